@@ -1,0 +1,41 @@
+// `gcu`: thin entry point. Wires the registered subcommands (cli/command.h) and turns
+// exceptions into one clear message and a non-zero exit code.
+#include "command.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+
+namespace gcu::cli {
+std::vector<Command>& commands() {
+  static std::vector<Command> all;
+  return all;
+}
+}  // namespace gcu::cli
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "gcu: does gradient compression pay off on my cluster, end to end?\n"
+      "Predicts iteration time and time-to-accuracy of compression schemes against FP32 and\n"
+      "FP16 data-parallel baselines, calibrates the predictions on real hardware, and runs\n"
+      "real compressed training to check them. `gcu <subcommand> --help` for each.",
+      "gcu"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "gcu 0.1.0");
+  auto& cmds = gcu::cli::commands();
+  std::stable_sort(cmds.begin(), cmds.end(),
+                   [](const auto& a, const auto& b) { return a.order < b.order; });
+  for (auto& c : cmds) c.setup(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const gcu::cli::UsageError& e) {
+    std::fprintf(stderr, "gcu: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gcu: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,44 @@
+#include "compressors/registry.h"
+
+#include <gtest/gtest.h>
+
+using namespace gcu::compress;
+
+TEST(SchemeArgs, ParsesNameAndParameters) {
+  auto a = SchemeArgs::parse("topkc:k=0.01, chunk=256");
+  EXPECT_EQ(a.name(), "topkc");
+  EXPECT_DOUBLE_EQ(a.get_fraction("k", 1.0), 0.01);
+  EXPECT_EQ(a.get_positive_int("chunk", 1), 256);
+  EXPECT_NO_THROW(a.require_all_used("k, chunk"));
+}
+
+TEST(SchemeArgs, RejectsMalformedSpecs) {
+  EXPECT_THROW(SchemeArgs::parse(":k=1"), CompressorError);
+  EXPECT_THROW(SchemeArgs::parse("topk:k"), CompressorError);
+  EXPECT_THROW(SchemeArgs::parse("topk:k=1,k=2"), CompressorError);
+  EXPECT_THROW(SchemeArgs::parse("topk:k=abc").get_double("k", 0), CompressorError);
+  EXPECT_THROW(SchemeArgs::parse("topk:k=1.5").get_fraction("k", 0.1), CompressorError);
+  EXPECT_THROW(SchemeArgs::parse("topk:chunk=0").get_positive_int("chunk", 1), CompressorError);
+}
+
+TEST(Registry, UnknownSchemeNamesTheKnownOnes) {
+  try {
+    make_compressor("nosuchscheme");
+    FAIL() << "expected an error";
+  } catch (const CompressorError& e) {
+    EXPECT_NE(std::string(e.what()).find("none"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registry, UnknownParameterIsAnError) {
+  EXPECT_THROW(make_compressor("none:k=0.1"), CompressorError);
+}
+
+TEST(Registry, EverySchemeHasACpuFactoryAndARoundTripSpec) {
+  for (const auto& s : Registry::instance().list()) {
+    ASSERT_TRUE(s.cpu) << s.name;
+    auto c = make_compressor(s.name);
+    auto again = make_compressor(c->spec());  // canonical spec parses back
+    EXPECT_EQ(again->spec(), c->spec()) << s.name;
+  }
+}
