@@ -117,6 +117,14 @@ class Compressor {
   // May advance per-bucket state the same way step() does (random streams, warm start).
   virtual void roundtrip(int64_t bucket_index, const float* in, float* out,
                          const BucketLayout& layout) = 0;
+  // step() that also writes this rank's own decompressed contribution C(x) (what
+  // roundtrip() gives, before averaging over ranks) to `local` (numel floats; nullptr:
+  // not wanted), advancing state once. Error feedback (error_feedback.h) needs it.
+  // Default: saves the state, runs roundtrip() into `local`, restores the state, then
+  // step(): exact whenever all randomness a scheme uses derives from the state that
+  // save_state() returns (e.g. counter-based streams keyed by seed, bucket index and an
+  // iteration counter kept in the state). Schemes override it to avoid encoding twice.
+  virtual void step_with_local(GradBucket bucket, Communicator& comm, float* local);
   // Serializable state for checkpoints (residuals, PowerSGD's Q, counters); empty when none.
   virtual std::vector<uint8_t> save_state() const { return {}; }
   virtual void load_state(const std::vector<uint8_t>& state);

@@ -3,6 +3,8 @@
 #include "registry.h"
 
 #include "none.h"
+#include "fp16.h"
+#include "bf16.h"
 
 namespace gcu::compress {
 
@@ -12,6 +14,8 @@ void register_all_cuda(Registry& r);  // compressors/cuda/register_cuda.cpp
 
 void register_all(Registry& r) {
   register_none(r);
+  register_fp16(r);
+  register_bf16(r);
 #ifdef GCU_WITH_CUDA
   register_all_cuda(r);
 #endif

@@ -49,6 +49,15 @@ int64_t Compressor::wire_bytes(const BucketLayout& layout, int world) const {
   return b;
 }
 
+void Compressor::step_with_local(GradBucket bucket, Communicator& comm, float* local) {
+  if (local && bucket.numel() > 0) {
+    const std::vector<uint8_t> saved = save_state();
+    roundtrip(bucket.index, bucket.data, local, *bucket.layout);
+    load_state(saved);
+  }
+  step(bucket, comm);
+}
+
 void Compressor::load_state(const std::vector<uint8_t>& state) {
   if (!state.empty())
     throw CompressorError(spec() + ": has no state, but a checkpoint holds " +
