@@ -1,0 +1,63 @@
+// Summary statistics of repeated timings (see stats.h).
+#include "calibrate/stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace gcu::calibrate {
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) throw std::invalid_argument("quantile: no samples");
+  if (!(q >= 0 && q <= 1)) throw std::invalid_argument("quantile: q must be in [0,1], got " + std::to_string(q));
+  std::sort(v.begin(), v.end());
+  const double pos = q * (v.size() - 1);
+  const size_t lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  const double t = pos - lo;
+  return v[lo] + t * (v[hi] - v[lo]);
+}
+
+double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
+
+Summary summarize(const std::vector<double>& samples, size_t warmup) {
+  if (samples.empty()) throw std::invalid_argument("summarize: no samples");
+  const size_t drop = std::min(warmup, samples.size() - 1);
+  std::vector<double> v(samples.begin() + drop, samples.end());
+  Summary s;
+  s.n = v.size();
+  s.discarded = drop;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+  s.median = quantile(v, 0.5);
+  s.p10 = quantile(v, 0.1);
+  s.p90 = quantile(v, 0.9);
+  return s;
+}
+
+std::vector<double> elementwise_median(const std::vector<std::vector<double>>& rows,
+                                       size_t warmup) {
+  if (rows.empty()) return {};
+  const size_t drop = std::min(warmup, rows.size() - 1);
+  const size_t width = rows[drop].size();
+  std::vector<double> out(width);
+  std::vector<double> col;
+  for (size_t j = 0; j < width; ++j) {
+    col.clear();
+    for (size_t i = drop; i < rows.size(); ++i) {
+      if (rows[i].size() != width)
+        throw std::invalid_argument("elementwise_median: row " + std::to_string(i) + " has " +
+                                    std::to_string(rows[i].size()) + " values, expected " +
+                                    std::to_string(width));
+      col.push_back(rows[i][j]);
+    }
+    out[j] = median(col);
+  }
+  return out;
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,37 @@
+// Summary statistics of repeated timings (SPEC §3: warm-up discarded, medians and spread
+// kept). No LibTorch.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace gcu::calibrate {
+
+struct Summary {
+  double median = 0;
+  double p10 = 0;  // 10th percentile (linear interpolation between order statistics)
+  double p90 = 0;
+  double min = 0;
+  double max = 0;
+  double mean = 0;
+  size_t n = 0;          // samples kept (after the warm-up discard)
+  size_t discarded = 0;  // warm-up samples dropped from the front
+  // (p90 - p10) / median: the spread reported next to each median; 0 when median is 0.
+  double rel_spread() const { return median > 0 ? (p90 - p10) / median : 0.0; }
+};
+
+// q-quantile (0 <= q <= 1) of `v` with linear interpolation (numpy's default); throws
+// std::invalid_argument on an empty vector or q outside [0, 1].
+double quantile(std::vector<double> v, double q);
+double median(std::vector<double> v);
+
+// Drops the first `warmup` samples (all but one when there are fewer), then summarizes.
+// Throws std::invalid_argument on an empty input.
+Summary summarize(const std::vector<double>& samples, size_t warmup = 0);
+
+// Element-wise median of equally long sample vectors (e.g. per-tensor gradient-ready
+// times over iterations), after dropping the first `warmup` vectors.
+std::vector<double> elementwise_median(const std::vector<std::vector<double>>& rows,
+                                       size_t warmup = 0);
+
+}  // namespace gcu::calibrate
