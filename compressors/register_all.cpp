@@ -5,6 +5,7 @@
 #include "none.h"
 #include "fp16.h"
 #include "bf16.h"
+#include "topk.h"
 
 namespace gcu::compress {
 
@@ -16,6 +17,7 @@ void register_all(Registry& r) {
   register_none(r);
   register_fp16(r);
   register_bf16(r);
+  register_topk(r);
 #ifdef GCU_WITH_CUDA
   register_all_cuda(r);
 #endif

@@ -1,0 +1,160 @@
+// Shared sparsification kernels on the CPU (sparse.h).
+#include "sparse.h"
+
+#include <algorithm>
+#include <numeric>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace gcu::compress::sparse {
+namespace {
+constexpr int64_t kSmallN = 4096;        // below: nth_element path
+constexpr int64_t kParallelMin = 1 << 18; // below: one thread
+constexpr int kBins = 1 << 16;
+
+int num_threads_for(int64_t n) {
+#ifdef _OPENMP
+  return n >= kParallelMin ? omp_get_max_threads() : 1;
+#else
+  (void)n;
+  return 1;
+#endif
+}
+}  // namespace
+
+void check_int32_range(const std::string& scheme, int64_t bucket_index, int64_t n) {
+  if (n > INT32_MAX)
+    throw CompressorError(scheme + ": bucket " + std::to_string(bucket_index) + " has " +
+                          std::to_string(n) + " elements; indices are int32 (at most 2^31-1)");
+}
+
+void select_topk_reference(const float* x, int64_t n, int64_t k, float* values,
+                           int32_t* indices) {
+  if (k <= 0) return;
+  std::vector<int32_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  auto before = [x](int32_t a, int32_t b) {
+    const uint32_t ka = mag_key(x[a]), kb = mag_key(x[b]);
+    return ka != kb ? ka > kb : a < b;
+  };
+  if (k < n) std::nth_element(idx.begin(), idx.begin() + (k - 1), idx.end(), before);
+  std::sort(idx.begin(), idx.begin() + k);
+  for (int64_t j = 0; j < k; ++j) {
+    indices[j] = idx[j];
+    values[j] = x[idx[j]];
+  }
+}
+
+void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices) {
+  if (k <= 0) return;
+  if (n <= kSmallN) return select_topk_reference(x, n, k, values, indices);
+  if (k == n) {
+    for (int64_t i = 0; i < n; ++i) { values[i] = x[i]; indices[i] = static_cast<int32_t>(i); }
+    return;
+  }
+  const int T = num_threads_for(n);
+  std::vector<uint32_t> h1(static_cast<size_t>(T) * kBins), h2(static_cast<size_t>(T) * kBins);
+  std::vector<int64_t> gt(T), eq(T), take(T), offset(T);
+  uint32_t hi_bin = 0, threshold = 0;
+  int64_t ties_needed = 0;
+#pragma omp parallel num_threads(T)
+  {
+#ifdef _OPENMP
+    const int t = omp_get_thread_num();
+    const int nt = omp_get_num_threads();
+#else
+    const int t = 0, nt = 1;
+#endif
+    const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+    uint32_t* my1 = h1.data() + static_cast<size_t>(t) * kBins;
+    uint32_t* my2 = h2.data() + static_cast<size_t>(t) * kBins;
+    // Pass 1: histogram of the upper 16 bits of the keys.
+    for (int64_t i = lo; i < hi; ++i) ++my1[mag_key(x[i]) >> 16];
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t acc = 0;
+      for (int b = kBins - 1; b >= 0; --b) {
+        int64_t c = 0;
+        for (int s = 0; s < nt; ++s) c += h1[static_cast<size_t>(s) * kBins + b];
+        if (acc + c >= k) { hi_bin = static_cast<uint32_t>(b); ties_needed = k - acc; break; }
+        acc += c;
+      }
+    }
+    // Pass 2: histogram of the lower 16 bits inside the boundary bin.
+    for (int64_t i = lo; i < hi; ++i) {
+      const uint32_t key = mag_key(x[i]);
+      if ((key >> 16) == hi_bin) ++my2[key & 0xffffu];
+    }
+#pragma omp barrier
+#pragma omp single
+    {
+      int64_t acc = 0;  // among the boundary bin, from the top
+      for (int b = kBins - 1; b >= 0; --b) {
+        int64_t c = 0;
+        for (int s = 0; s < nt; ++s) c += h2[static_cast<size_t>(s) * kBins + b];
+        if (acc + c >= ties_needed) {
+          threshold = (hi_bin << 16) | static_cast<uint32_t>(b);
+          ties_needed -= acc;
+          break;
+        }
+        acc += c;
+      }
+      const uint32_t lowb = threshold & 0xffffu;
+      int64_t ties_left = ties_needed, off = 0;
+      for (int s = 0; s < nt; ++s) {
+        const uint32_t* s1 = h1.data() + static_cast<size_t>(s) * kBins;
+        const uint32_t* s2 = h2.data() + static_cast<size_t>(s) * kBins;
+        int64_t g = 0;
+        for (int b = static_cast<int>(hi_bin) + 1; b < kBins; ++b) g += s1[b];
+        for (int b = static_cast<int>(lowb) + 1; b < kBins; ++b) g += s2[b];
+        gt[s] = g;
+        eq[s] = s2[lowb];
+        take[s] = std::min(eq[s], ties_left);
+        ties_left -= take[s];
+        offset[s] = off;
+        off += g + take[s];
+      }
+    }
+    // Pass 3: write the selection in ascending index order.
+    int64_t o = offset[t], ties = take[t];
+    const uint32_t thr = threshold;
+    for (int64_t i = lo; i < hi; ++i) {
+      const uint32_t key = mag_key(x[i]);
+      if (key > thr || (key == thr && ties > 0)) {
+        if (key == thr) --ties;
+        values[o] = x[i];
+        indices[o] = static_cast<int32_t>(i);
+        ++o;
+      }
+    }
+  }
+}
+
+void scatter_add(const float* values, const int32_t* indices, int64_t total, float* out,
+                 int64_t n, float scale) {
+#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) out[i] = 0.0f;
+  for (int64_t j = 0; j < total; ++j) out[indices[j]] += values[j] * scale;
+}
+
+void allgather_decode(Communicator& comm, const float* values, const int32_t* indices,
+                      int64_t count, float* out, int64_t n) {
+  const int p = comm.world_size();
+  std::vector<float> all_v(static_cast<size_t>(p) * count);
+  std::vector<int32_t> all_i(static_cast<size_t>(p) * count);
+  comm.all_gather(values, all_v.data(), count, WireType::F32);
+  comm.all_gather(indices, all_i.data(), count, WireType::I32);
+  scatter_add(all_v.data(), all_i.data(), static_cast<int64_t>(p) * count, out, n,
+              1.0f / static_cast<float>(p));
+}
+
+std::vector<CollectiveCall> allgather_plan(int64_t count) {
+  if (count == 0) return {};
+  return {{CollectiveKind::AllGather, WireType::F32, count, "values"},
+          {CollectiveKind::AllGather, WireType::I32, count, "indices"}};
+}
+
+}  // namespace gcu::compress::sparse

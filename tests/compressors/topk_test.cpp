@@ -1,0 +1,123 @@
+// Tests of "topk" (compressors/topk.h) and the shared selection in compressors/sparse.h.
+#include "compressors/sparse.h"
+#include "compressors/topk.h"
+#include "counting_comm.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace gcu::compress;
+using namespace gcu::compress::testing;
+
+namespace {
+std::vector<float> normal_vec(int64_t n, unsigned seed, float sigma = 1.0f) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> d(0.0f, sigma);
+  std::vector<float> v(n);
+  for (auto& e : v) e = d(gen);
+  return v;
+}
+}  // namespace
+
+TEST(Sparse, KeptCountIsCeilClampedToOneAndN) {
+  EXPECT_EQ(sparse::kept_count(0, 0.5), 0);
+  EXPECT_EQ(sparse::kept_count(100, 0.01), 1);  // 0.01 * 100 is 1.0000000000000002 in double
+  EXPECT_EQ(sparse::kept_count(101, 0.01), 2);
+  EXPECT_EQ(sparse::kept_count(5, 0.001), 1);
+  EXPECT_EQ(sparse::kept_count(7, 1.0), 7);
+  EXPECT_EQ(sparse::kept_count(25557032, 0.001), 25558);
+}
+
+TEST(Sparse, RadixSelectEqualsReferenceIncludingTies) {
+  for (int64_t n : {5000, 100000, 300000}) {
+    auto x = normal_vec(n, static_cast<unsigned>(n));
+    for (int64_t i = 0; i < n; i += 7) x[i] = 0.5f;  // many ties
+    for (int64_t i = 3; i < n; i += 11) x[i] = -0.5f;
+    for (int64_t k : {int64_t{1}, n / 100, n / 3, n - 1, n}) {
+      std::vector<float> v1(k), v2(k);
+      std::vector<int32_t> i1(k), i2(k);
+      sparse::select_topk(x.data(), n, k, v1.data(), i1.data());
+      sparse::select_topk_reference(x.data(), n, k, v2.data(), i2.data());
+      ASSERT_EQ(i1, i2) << "n=" << n << " k=" << k;
+      ASSERT_EQ(v1, v2);
+    }
+  }
+}
+
+TEST(Topk, KeepsExactlyKLargestMagnitudes) {
+  const int64_t n = 10007;
+  auto x = normal_vec(n, 5);
+  auto c = make_compressor("topk:k=0.013");
+  const int64_t K = sparse::kept_count(n, 0.013);
+  std::vector<float> y(n);
+  c->roundtrip(0, x.data(), y.data(), BucketLayout::flat(n));
+  int64_t kept = 0;
+  float min_kept = INFINITY, max_dropped = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] != 0.0f) {
+      ++kept;
+      EXPECT_EQ(y[i], x[i]);
+      min_kept = std::min(min_kept, std::fabs(x[i]));
+    } else {
+      max_dropped = std::max(max_dropped, std::fabs(x[i]));
+    }
+  }
+  EXPECT_EQ(kept, K);
+  EXPECT_GE(min_kept, max_dropped);
+}
+
+TEST(Topk, AggregationIsAverageOfScatteredSelectionsAndPlanMatches) {
+  for (int p : {1, 2, 4}) {
+    const int64_t n = 5003;
+    const auto layout = BucketLayout::flat(n);
+    std::vector<std::vector<float>> in;
+    for (int r = 0; r < p; ++r) in.push_back(normal_vec(n, 100 + r));
+    auto res = run_step("topk:k=0.02", in, layout);
+    auto c = make_compressor("topk:k=0.02");
+    std::vector<double> expect(n, 0.0);
+    for (int r = 0; r < p; ++r) {
+      std::vector<float> y(n);
+      c->roundtrip(0, in[r].data(), y.data(), layout);
+      for (int64_t i = 0; i < n; ++i) expect[i] += y[i] / p;
+    }
+    for (int r = 0; r < p; ++r) {
+      expect_calls_match_plan(res.calls[r], c->plan(layout, p));
+      for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(res.out[r][i], expect[i], 1e-6) << i;
+    }
+    EXPECT_EQ(c->wire_bytes(layout, p), 8 * sparse::kept_count(n, 0.02));
+  }
+}
+
+TEST(Topk, EdgeCases) {
+  auto c = make_compressor("topk:k=0.5");
+  EXPECT_TRUE(c->plan(BucketLayout::flat(0), 2).empty());
+  auto r0 = run_step("topk:k=0.5", {{}, {}}, BucketLayout::flat(0));
+  EXPECT_TRUE(r0.calls[0].empty());
+  // n = 1 with a tiny k keeps one element.
+  auto r1 = run_step("topk:k=0.0001", {{3.0f}, {1.0f}}, BucketLayout::flat(1));
+  EXPECT_FLOAT_EQ(r1.out[0][0], 2.0f);
+  // All zeros: keeps the first K indices (zeros), result is zero, nothing breaks.
+  std::vector<float> z(100, 0.0f), y(100, 1.0f);
+  c->roundtrip(0, z.data(), y.data(), BucketLayout::flat(100));
+  for (float v : y) EXPECT_EQ(v, 0.0f);
+  // NaN and Inf are selected first and propagate.
+  std::vector<float> x(50, 1.0f);
+  x[7] = NAN;
+  x[9] = -INFINITY;
+  auto r2 = run_step("topk:k=0.04", {x, x}, BucketLayout::flat(50));
+  EXPECT_TRUE(std::isnan(r2.out[0][7]));
+  EXPECT_TRUE(std::isinf(r2.out[0][9]));
+}
+
+TEST(Topk, SpecRoundTripsAndBadParametersAreErrors) {
+  EXPECT_EQ(make_compressor("topk")->spec(), "topk:k=0.01");
+  EXPECT_EQ(make_compressor("topk:k=0.001")->spec(), "topk:k=0.001");
+  EXPECT_EQ(make_compressor(make_compressor("topk:k=0.3")->spec())->spec(), "topk:k=0.3");
+  EXPECT_THROW(make_compressor("topk:k=0"), CompressorError);
+  EXPECT_THROW(make_compressor("topk:k=2"), CompressorError);
+  EXPECT_THROW(make_compressor("topk:k=x"), CompressorError);
+  EXPECT_THROW(make_compressor("topk:kk=0.1"), CompressorError);
+}
