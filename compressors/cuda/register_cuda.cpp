@@ -1,0 +1,34 @@
+// Registers the CUDA version of each scheme (registry.h: Registry::add_cuda). Called by
+// register_all() after every CPU scheme is registered, when gcu_compressors is built
+// with GCU_WITH_CUDA. A CUDA factory builds the CPU twin with the CPU factory (same
+// parameters, same plan) and wraps it (cuda_scheme.h). Adding a CUDA scheme = its .cu
+// file + one line in the table below + one line in compressors/cuda/CMakeLists.txt.
+#include "compressors/registry.h"
+#include "schemes_cuda.h"
+
+#include <string>
+
+namespace gcu::compress {
+
+namespace {
+struct CudaEntry {
+  const char* name;
+  gcu::cuda::CudaMaker make;
+};
+const CudaEntry kCudaSchemes[] = {
+    {"none", gcu::cuda::make_none_cuda},
+};
+}  // namespace
+
+void register_all_cuda(Registry& r) {
+  for (const CudaEntry& e : kCudaSchemes) {
+    Factory cpu;
+    for (const SchemeInfo& s : r.list())
+      if (s.name == e.name) cpu = s.cpu;
+    if (!cpu) continue;  // CPU scheme not (yet) in this build: nothing to pair with
+    const auto make = e.make;
+    r.add_cuda(e.name, [cpu, make](const SchemeArgs& a) { return make(cpu(a)); });
+  }
+}
+
+}  // namespace gcu::compress

@@ -1,0 +1,16 @@
+// Factories of the CUDA schemes, one per .cu file. Each takes the CPU twin built from the
+// same spec (see cuda_scheme.h) and returns the CUDA version. register_cuda.cpp maps
+// scheme names to these. Host code; no CUDA headers.
+#pragma once
+
+#include "compressors/compressor.h"
+
+#include <memory>
+
+namespace gcu::cuda {
+
+using CudaMaker = std::unique_ptr<compress::Compressor> (*)(std::unique_ptr<compress::Compressor> cpu);
+
+std::unique_ptr<compress::Compressor> make_none_cuda(std::unique_ptr<compress::Compressor> cpu);
+
+}  // namespace gcu::cuda
