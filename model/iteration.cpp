@@ -1,0 +1,311 @@
+// Iteration-time model (iteration.h): closed form, after-backward form and the event
+// model of backward overlapped with bucketed communication. Derivations: docs/model.md §2-3.
+#include "model/iteration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gcu::model {
+
+const char* model_name(IterationModel m) {
+  return m == IterationModel::ClosedForm ? "closed-form" : "event";
+}
+const char* mode_name(CompressionMode m) {
+  switch (m) {
+    case CompressionMode::Auto: return "auto";
+    case CompressionMode::AfterBackward: return "after-backward";
+    case CompressionMode::Overlapped: return "overlapped";
+  }
+  return "?";
+}
+const char* lane_name(Lane l) {
+  switch (l) {
+    case Lane::Compute: return "compute";
+    case Lane::Comm: return "comm";
+    case Lane::Encode: return "encode";
+    case Lane::Decode: return "decode";
+  }
+  return "?";
+}
+IterationModel parse_model(const std::string& s) {
+  if (s == "closed-form" || s == "closed") return IterationModel::ClosedForm;
+  if (s == "event") return IterationModel::Event;
+  throw ModelError("unknown iteration model '" + s + "' (known: closed-form, event)");
+}
+CompressionMode parse_mode(const std::string& s) {
+  if (s == "auto") return CompressionMode::Auto;
+  if (s == "after-backward" || s == "after") return CompressionMode::AfterBackward;
+  if (s == "overlapped" || s == "overlap") return CompressionMode::Overlapped;
+  throw ModelError("unknown compression mode '" + s + "' (known: auto, after-backward, overlapped)");
+}
+
+// Published closed form (k buckets: k-1 of size b, the last of size b'): the stream is busy
+// with the first k-1 buckets while backward (stretched by gamma) runs; the last bucket is
+// ready only when backward ends, so its communication is never hidden.
+Seconds closed_form_s(Seconds backward_s, double gamma, int k, Seconds comm_bucket_s,
+                      Seconds comm_last_s) {
+  if (k <= 0) return backward_s;
+  return std::max(gamma * backward_s, (k - 1) * comm_bucket_s) + comm_last_s;
+}
+
+Seconds after_backward_s(Seconds backward_s, Seconds chains_s) { return backward_s + chains_s; }
+
+std::vector<double> tensor_ready_fractions(const Model& m, const ComputeEntry& c) {
+  const size_t n = m.tensors.size();
+  std::vector<double> f(n, 1.0);
+  if (!c.ready_s.empty()) {
+    if (c.ready_s.size() != n)
+      throw ModelError("model.compute[batch " + std::to_string(c.batch_size) + "].ready_s has " +
+                       std::to_string(c.ready_s.size()) + " entries, model.tensors has " +
+                       std::to_string(n));
+    const double T = c.backward_s;
+    for (size_t i = 0; i < n; ++i) f[i] = T > 0 ? std::clamp(c.ready_s[i] / T, 0.0, 1.0) : 1.0;
+    return f;
+  }
+  // No measured ready times: backward time spread over tensors in proportion to their
+  // parameter counts, in backward order; tensor i is ready once its share is done.
+  double total = 0;
+  for (const auto& t : m.tensors) total += double(t.numel());
+  double cum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    cum += double(m.tensors[i].numel());
+    f[i] = total > 0 ? cum / total : 1.0;
+  }
+  return f;
+}
+
+// ---- Predictor --------------------------------------------------------------------------
+struct Predictor::Phase {
+  Seconds backward_s = 0, backward_comm_s = 0, comm_s = 0, encode_s = 0, decode_s = 0;
+};
+
+namespace {
+Cluster resolved_cluster(const Profile& p, const Setup& s) {
+  Cluster c = p.cluster;
+  if (s.nodes < 0 || s.gpus_per_node < 0)
+    throw ModelError("nodes = " + std::to_string(s.nodes) + ", gpus_per_node = " +
+                     std::to_string(s.gpus_per_node) + ": must be >= 1 (0 = the profile's)");
+  if (s.nodes > 0) c.nodes = s.nodes;
+  if (s.gpus_per_node > 0) c.gpus_per_node = s.gpus_per_node;
+  return c;
+}
+int resolved_batch(const Profile& p, const Setup& s) {
+  if (s.batch_size > 0) return s.batch_size;
+  if (p.model.compute.empty())
+    throw ModelError("profile: model.compute is empty: no forward/backward times");
+  return p.model.compute.front().batch_size;
+}
+bool cheap_cast_scheme(const std::string& spec) {
+  return spec == "none" || spec == "fp16" || spec == "bf16";
+}
+}  // namespace
+
+Predictor::Predictor(const Profile& profile, const Setup& setup)
+    : setup_(setup),
+      cluster_(resolved_cluster(profile, setup)),
+      cost_(cluster_),
+      compute_(compute_for_batch(profile.model, resolved_batch(profile, setup))) {
+  if (profile.model.tensors.empty())
+    throw ModelError("profile: model.tensors is empty: the model has no gradients to communicate");
+  if (!(cluster_.gamma > 0))
+    throw ModelError("cluster.gamma = " + std::to_string(cluster_.gamma) + " must be > 0");
+  if (!(cluster_.overlap_contention > 0))
+    throw ModelError("cluster.overlap_contention = " + std::to_string(cluster_.overlap_contention) +
+                     " must be > 0");
+  buckets_ = plan_buckets(profile.model.tensors, BucketOptions::from(profile.ddp));
+  plan_ = plan_scheme(setup.scheme, buckets_, cost_.world(), profile.compressors);
+  mode_ = setup.mode;
+  if (mode_ == CompressionMode::Auto)
+    mode_ = cheap_cast_scheme(plan_.scheme) ? CompressionMode::Overlapped : CompressionMode::AfterBackward;
+  const auto tf = tensor_ready_fractions(profile.model, compute_.compute);
+  double run = 0;  // buckets are handed to the stream in order: keep ready times monotone
+  for (const auto& b : buckets_) {
+    double r = 0;
+    for (int i : b.tensors) r = std::max(r, tf[size_t(i)]);
+    run = std::max(run, r);
+    bucket_ready_frac_.push_back(run);
+  }
+}
+
+Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<TimelineEvent>* tl,
+                                      Seconds t0) const {
+  if (!(cond.compute_speedup > 0) || !(cond.codec_speedup > 0) || !(cond.wire_scale > 0))
+    throw ModelError("conditions: compute_speedup, codec_speedup and wire_scale must be > 0");
+  const double cf = 1.0 / cond.compute_speedup;
+  const double kf = cf / cond.codec_speedup;
+  const double gamma = cond.gamma > 0 ? cond.gamma : cluster_.gamma;
+  const double cont = cond.overlap_contention > 0 ? cond.overlap_contention : cluster_.overlap_contention;
+  LinkOverride o;
+  if (cond.inter_bandwidth_gbps > 0) o.inter_beta_s_per_byte = beta_s_per_byte_from_gbps(cond.inter_bandwidth_gbps);
+  if (cond.intra_bandwidth_gbps > 0) o.intra_beta_s_per_byte = beta_s_per_byte_from_gbps(cond.intra_bandwidth_gbps);
+
+  const int B = int(plan_.buckets.size());
+  Phase ph;
+  const Seconds W = compute_.compute.backward_s * cf;
+  ph.backward_s = W;
+  auto call_cost = [&](int ci) {
+    const PlannedCall& c = plan_.calls[size_t(ci)];
+    return cost_.cost(c.kind, c.bytes * cond.wire_scale, o);
+  };
+  auto emit = [&](int b, int seg, Seconds start, Seconds dur) {
+    if (!tl) return;
+    const PlannedBucket& pb = plan_.buckets[size_t(b)];
+    if (seg == 0 || seg == pb.n_calls + 1) {
+      if (dur <= 0) return;
+      tl->push_back({"bucket " + std::to_string(b) + (seg == 0 ? " encode" : " decode"),
+                     seg == 0 ? Lane::Encode : Lane::Decode, t0 + start, dur});
+    } else {
+      const PlannedCall& c = plan_.calls[size_t(pb.first_call + seg - 1)];
+      const CollectiveCost cc = call_cost(pb.first_call + seg - 1);
+      tl->push_back({"bucket " + std::to_string(b) + " " + compress::collective_name(c.kind) + " " +
+                         c.label + " (" + cost_label(cc) + ")",
+                     Lane::Comm, t0 + start, dur});
+    }
+  };
+  // Duration (work) of segment `seg` of bucket b's chain: 0 = encode, 1..n = calls, n+1 = decode.
+  auto seg_work = [&](int b, int seg) -> Seconds {
+    const PlannedBucket& pb = plan_.buckets[size_t(b)];
+    if (seg == 0) return pb.encode_s * kf;
+    if (seg == pb.n_calls + 1) return pb.decode_s * kf;
+    return call_cost(pb.first_call + seg - 1).time_s;
+  };
+  auto tally = [&](int b, int seg, Seconds work) {
+    const PlannedBucket& pb = plan_.buckets[size_t(b)];
+    if (seg == 0) ph.encode_s += work;
+    else if (seg == pb.n_calls + 1) ph.decode_s += work;
+    else ph.comm_s += work;
+  };
+
+  if (mode_ == CompressionMode::AfterBackward) {
+    // Backward alone, then each bucket's chain in order (nothing overlaps, no gamma).
+    if (tl && W > 0) tl->push_back({"backward", Lane::Compute, t0, W});
+    Seconds t = W;
+    for (int b = 0; b < B; ++b)
+      for (int s = 0; s <= plan_.buckets[size_t(b)].n_calls + 1; ++s) {
+        const Seconds d = seg_work(b, s);
+        tally(b, s, d);
+        emit(b, s, t, d);
+        t += d;
+      }
+    ph.backward_comm_s = after_backward_s(W, t - W);
+    return ph;
+  }
+
+  if (setup_.model == IterationModel::ClosedForm) {
+    // max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1).
+    Seconds first = 0, last = 0;
+    for (int b = 0; b < B; ++b) {
+      Seconds chain = 0;
+      for (int s = 0; s <= plan_.buckets[size_t(b)].n_calls + 1; ++s) {
+        const Seconds d = seg_work(b, s);
+        tally(b, s, d);
+        chain += d;
+      }
+      (b + 1 < B ? first : last) += chain;
+    }
+    ph.backward_comm_s = std::max(gamma * W, first) + last;
+    if (tl) {
+      if (W > 0) tl->push_back({"backward (x gamma)", Lane::Compute, t0, gamma * W});
+      Seconds t = 0;
+      for (int b = 0; b < B; ++b) {
+        if (b + 1 == B) t = std::max(t, gamma * W);
+        for (int s = 0; s <= plan_.buckets[size_t(b)].n_calls + 1; ++s) {
+          const Seconds d = seg_work(b, s);
+          emit(b, s, t, d);
+          t += d;
+        }
+      }
+    }
+    return ph;
+  }
+
+  // Event model (docs/model.md §2.2). w = backward work done (seconds of unslowed backward),
+  // t = wall time. Bucket b is ready when w reaches ready_frac[b] * W. The stream runs the
+  // chains of ready buckets in order. Rates: a collective slows backward to 1/gamma; an
+  // encode/decode kernel and backward share the device, each at 1/cont; alone, rate 1.
+  int nb = 0;           // next bucket to become ready
+  int sb = 0, sseg = 0; // segment on the stream: bucket, index in its chain
+  Seconds rem = -1;     // remaining work of that segment (-1 = not started)
+  Seconds seg_start = 0, seg_w = 0;
+  Seconds t = 0, w = 0, bwd_end = W > 0 ? -1 : 0;
+  for (;;) {
+    while (nb < B && bucket_ready_frac_[size_t(nb)] * W <= w) ++nb;
+    const bool bwd = w < W;
+    const bool side = sb < nb;
+    if (!bwd && !side) break;
+    if (side && rem < 0) {
+      rem = seg_w = seg_work(sb, sseg);
+      seg_start = t;
+    }
+    const bool net = side && sseg >= 1 && sseg <= plan_.buckets[size_t(sb)].n_calls;
+    double rb = 1, rs = 1;
+    if (side && bwd) {
+      if (net) rb = 1.0 / gamma;
+      else rb = rs = 1.0 / cont;
+    }
+    const Seconds target = nb < B ? std::min(bucket_ready_frac_[size_t(nb)] * W, W) : W;
+    const Seconds dt_b = bwd ? (target - w) / rb : kInf;
+    const Seconds dt_s = side ? rem / rs : kInf;
+    if (dt_s <= dt_b) {
+      t += dt_s;
+      if (bwd) w = std::min(target, w + rb * dt_s);
+      tally(sb, sseg, seg_w);
+      emit(sb, sseg, seg_start, t - seg_start);
+      rem = -1;
+      if (++sseg > plan_.buckets[size_t(sb)].n_calls + 1) { ++sb; sseg = 0; }
+    } else {
+      t += dt_b;
+      w = target;
+      if (side) rem = std::max(0.0, rem - rs * dt_b);
+    }
+    if (bwd_end < 0 && w >= W) bwd_end = t;
+  }
+  if (tl && W > 0) tl->push_back({"backward", Lane::Compute, t0, bwd_end});
+  ph.backward_comm_s = std::max(t, bwd_end);
+  return ph;
+}
+
+IterationResult Predictor::predict(const Conditions& cond, bool timeline) const {
+  IterationResult r;
+  r.scheme = plan_.scheme;
+  r.model = setup_.model;
+  r.mode = mode_;
+  r.world = cost_.world();
+  r.batch_size = compute_.compute.batch_size;
+  r.compute_exact = compute_.exact;
+  r.note = compute_.note;
+  const double cf = 1.0 / cond.compute_speedup;
+  const ComputeEntry& c = compute_.compute;
+  r.data_s = c.data_s * cf;
+  r.forward_s = c.forward_s * cf;
+  r.optimizer_s = c.optimizer_s * cf;
+  const Seconds t0 = r.data_s + r.forward_s;
+  std::vector<TimelineEvent>* tl = timeline ? &r.timeline : nullptr;
+  if (tl) {
+    if (r.data_s > 0) tl->push_back({"data", Lane::Compute, 0, r.data_s});
+    if (r.forward_s > 0) tl->push_back({"forward", Lane::Compute, r.data_s, r.forward_s});
+  }
+  const Phase ph = run_phase(cond, tl, t0);
+  r.backward_s = ph.backward_s;
+  r.backward_comm_s = ph.backward_comm_s;
+  r.comm_s = ph.comm_s;
+  r.encode_s = ph.encode_s;
+  r.decode_s = ph.decode_s;
+  r.exposed_s = ph.backward_comm_s - ph.backward_s;
+  r.total_s = t0 + ph.backward_comm_s + r.optimizer_s;
+  if (tl && r.optimizer_s > 0)
+    tl->push_back({"optimizer", Lane::Compute, t0 + ph.backward_comm_s, r.optimizer_s});
+  r.buckets = int(plan_.buckets.size());
+  r.raw_bytes = plan_.raw_bytes;
+  r.wire_bytes = plan_.wire_bytes * cond.wire_scale;
+  return r;
+}
+
+Seconds Predictor::iteration_s(const Conditions& cond) const {
+  const double cf = 1.0 / cond.compute_speedup;
+  const ComputeEntry& c = compute_.compute;
+  return (c.data_s + c.forward_s + c.optimizer_s) * cf + run_phase(cond, nullptr, 0).backward_comm_s;
+}
+
+}  // namespace gcu::model

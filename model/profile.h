@@ -1,0 +1,171 @@
+// The profile: everything the model knows about one cluster + one model + the
+// compressors' costs + convergence figures. Plain data mirroring the JSON schema
+// "gcu.profile/1" (docs/profile-schema.md; read/write/validation in profile_json.h).
+// Units are in the field names (see units.h). No logic here beyond small lookups
+// (profile.cpp): the formulas live in collectives.h, iteration.h, tta.h.
+#pragma once
+
+#include "model/units.h"
+
+#include "compressors/compressor.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gcu::model {
+
+inline constexpr const char* kProfileSchema = "gcu.profile/1";
+
+struct Provenance {
+  std::string source;   // "published V100 study (SPEC §6)" | "gcu calibrate"
+  std::string device;
+  std::string date;     // ISO 8601
+  std::string command;
+  std::map<std::string, std::string> libraries;  // {"libtorch": "1.13.1", ...}
+  std::vector<std::string> assumptions;          // one line per assumed number
+};
+
+// ---- cluster -------------------------------------------------------------------------
+// A fitted (alpha, beta) for one collective over a message-size range [min, max) bytes.
+// alpha_s is the per-step latency and beta_s_per_byte the per-byte LINK time that go into
+// the algorithm formulas (collectives.h), i.e. what calibrate gets after the nccl-tests
+// busbw conversion, not the raw time/size slope of the whole collective.
+struct SizeRangeFit {
+  Bytes min_bytes = 0;
+  Bytes max_bytes = kInf;
+  Seconds alpha_s = 0;
+  double beta_s_per_byte = 0;
+};
+
+// One link level: "intra" (inside a node) or "inter" (between nodes; bandwidth_gbps is
+// the node's NIC, shared by its GPUs).
+struct LinkLevel {
+  Gbps bandwidth_gbps = 0;
+  Seconds alpha_s = 0;
+  // Optional per-collective, per-size-range fits, keyed "allreduce", "allgather",
+  // "reducescatter", "broadcast" (collective_key()). Override alpha_s/bandwidth_gbps
+  // for messages inside a range.
+  std::map<std::string, std::vector<SizeRangeFit>> collectives;
+};
+
+// "allreduce", "allgather", "reducescatter", "broadcast".
+const char* collective_key(compress::CollectiveKind k);
+
+struct Cluster {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  LinkLevel intra;
+  LinkLevel inter;
+  // Candidate algorithms, the cheapest per message wins (as NCCL does): "ring", "tree",
+  // "ps" (parameter server). Multi-node clusters also try each one hierarchically
+  // (intra-node reduce-scatter / inter-node algorithm / intra-node all-gather).
+  std::vector<std::string> algorithms = {"ring", "tree"};
+  double gamma = 1.0;               // backward slowdown while communication overlaps it
+  double overlap_contention = 1.0;  // slowdown of backward AND codec when they overlap
+  int world() const { return nodes * gpus_per_node; }
+};
+
+// ---- model ---------------------------------------------------------------------------
+struct TensorInfo {
+  std::string name;
+  std::vector<int64_t> shape;
+  int64_t numel() const;
+};
+
+// Measured (or assumed) compute at one per-GPU batch size.
+struct ComputeEntry {
+  int batch_size = 0;
+  Seconds forward_s = 0;
+  Seconds backward_s = 0;
+  Seconds optimizer_s = 0;
+  Seconds data_s = 0;
+  // Optional: time from backward start at which each tensor's gradient is ready, same
+  // order as Model::tensors (backward order), measured without communication.
+  std::vector<Seconds> ready_s;
+};
+
+struct Model {
+  std::string name;
+  int64_t parameters = 0;
+  std::vector<TensorInfo> tensors;  // in BACKWARD (gradient-ready) order: last layer first
+  std::vector<ComputeEntry> compute;
+  int64_t numel() const;  // sum over tensors
+};
+
+// DDP bucketing (PyTorch defaults: first bucket 1 MiB, then bucket_cap_mb = 25 MiB).
+struct DdpConfig {
+  Bytes first_bucket_bytes = 1 * kMiB;
+  Bytes bucket_cap_bytes = 25 * kMiB;
+};
+
+// ---- compressor costs ----------------------------------------------------------------
+// encode = fixed_s + per_element_s * n, charged per bucket (n = bucket elements).
+struct EncodeFit {
+  Seconds fixed_s = 0;
+  Seconds per_element_s = 0;
+};
+// decode = fixed_s + per_element_s * n + per_rank_element_s * n * p (all-gathered
+// payloads are decoded once per rank: signsgd's majority vote, topk's scatter-add).
+struct DecodeFit {
+  Seconds fixed_s = 0;
+  Seconds per_element_s = 0;
+  Seconds per_rank_element_s = 0;
+};
+struct CodecFit {
+  EncodeFit encode;
+  DecodeFit decode;
+  int64_t measured_n = 0;  // elements of the measurement the fit came from (information)
+};
+
+// ---- convergence ---------------------------------------------------------------------
+struct ConvergenceFigures {
+  std::optional<double> relative_error;     // E||C(g)-g||^2/||g||^2 without error feedback
+  std::optional<double> relative_error_ef;  // the same, measured with error feedback on
+  std::optional<bool> error_feedback;       // overrides the scheme's traits
+  std::optional<double> iterations;         // measured iterations to target (wins if set)
+  std::optional<bool> reaches_target;       // measured: false = never reaches the target
+};
+
+// Fitted constants of the TTA model (tta.h); defaults = the plain theory.
+struct ConvergenceConstants {
+  double ef_scale = 1.0;        // multiplier = 1 + ef_scale * (1/delta - 1)
+  double variance_scale = 1.0;  // multiplier = 1 + variance_scale * w / p
+  double biased_scale = 1.0;    // biased, no EF: 1 + biased_scale * e / (1 - e)
+  double max_biased_error = 0.5;  // biased without EF and e above this: never reaches
+  double max_multiplier = 100.0;  // above this: reported as never reaching the target
+};
+
+struct Convergence {
+  std::string target;               // "76% top-1"
+  double baseline_iterations = 0;   // FP32 DDP iterations to target (0 = unknown)
+  std::map<std::string, ConvergenceFigures> schemes;  // keyed by canonical scheme spec
+  ConvergenceConstants constants;
+};
+
+// ---- the profile ---------------------------------------------------------------------
+struct Profile {
+  std::string schema = kProfileSchema;
+  Provenance provenance;
+  Cluster cluster;
+  Model model;
+  DdpConfig ddp;
+  std::map<std::string, CodecFit> compressors;  // keyed by canonical scheme spec
+  Convergence convergence;
+};
+
+// Compute at a per-GPU batch size. Exact entry when present; otherwise linear
+// interpolation between the two nearest entries, or linear extrapolation from the two
+// nearest (one entry: proportional to batch size) for weak scaling. ready_s is scaled
+// from the nearest entry that has it (ready_s / backward_s kept). Throws ModelError when
+// the model has no compute entries or batch_size < 1.
+struct ComputeAt {
+  ComputeEntry compute;
+  bool exact = true;         // false when interpolated or extrapolated
+  std::string note;          // e.g. "batch 96 interpolated between 64 and 128"
+};
+ComputeAt compute_for_batch(const Model& m, int batch_size);
+
+}  // namespace gcu::model

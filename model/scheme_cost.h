@@ -1,0 +1,60 @@
+// Per-scheme cost plan: for one scheme, one bucket plan and one world size, the exact
+// collectives each bucket issues (from the compressor registry's plan(): wire bytes and
+// collective kinds, several dependent calls for PowerSGD/topkc) and the encode/decode
+// seconds from the profile's cost fits. Computed once; wire bytes do not depend on
+// bandwidth, so sweeps reuse it (docs/model.md §3).
+#pragma once
+
+#include "model/buckets.h"
+#include "model/profile.h"
+#include "model/units.h"
+
+#include "compressors/compressor.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace gcu::model {
+
+struct PlannedCall {
+  compress::CollectiveKind kind = compress::CollectiveKind::AllReduce;
+  Bytes bytes = 0;       // per rank (all-gather: each rank's part)
+  std::string label;     // "values", "P", "Q", ...
+};
+
+struct PlannedBucket {
+  int64_t numel = 0;
+  Bytes raw_bytes = 0;   // FP32 gradient bytes
+  Seconds encode_s = 0;  // at this plan's world size, no speed-up
+  Seconds decode_s = 0;
+  int first_call = 0;    // range into SchemePlan::calls
+  int n_calls = 0;
+};
+
+struct SchemePlan {
+  std::string scheme;            // canonical spec, as the registry prints it
+  compress::SchemeTraits traits;
+  bool allreduce_only = true;    // every call is an all-reduce (DDP-compatible)
+  int world = 1;
+  std::vector<PlannedBucket> buckets;
+  std::vector<PlannedCall> calls;
+  Bytes raw_bytes = 0;           // sum over buckets
+  Bytes wire_bytes = 0;          // per rank, sum over all calls
+  double compression_ratio() const { return wire_bytes > 0 ? raw_bytes / wire_bytes : kInf; }
+};
+
+// encode_s = fixed_s + per_element_s * n
+Seconds encode_seconds(const EncodeFit& f, int64_t n);
+// decode_s = fixed_s + per_element_s * n + per_rank_element_s * n * p
+Seconds decode_seconds(const DecodeFit& f, int64_t n, int p);
+
+// Schemes that need no cost fit: "none" (nothing to encode).
+bool scheme_needs_codec_fit(const std::string& canonical_spec);
+
+// Throws ModelError when the scheme is not registered (naming it and the known ones),
+// its parameters are bad, or the profile has no cost fit for it ("compressors.<spec>").
+SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buckets, int world,
+                       const std::map<std::string, CodecFit>& fits);
+
+}  // namespace gcu::model

@@ -1,0 +1,277 @@
+// What-if analyses (whatif.h): sweeps, ratio needed for linear scaling, the codec-vs-bytes
+// trade, bandwidth crossover and recommendation. Derivations: docs/model.md §5.
+#include "model/whatif.h"
+
+#include "compressors/registry.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace gcu::model {
+
+const char* axis_name(Axis a) {
+  switch (a) {
+    case Axis::Bandwidth: return "bandwidth_gbps";
+    case Axis::Nodes: return "nodes";
+    case Axis::BatchSize: return "batch_size";
+    case Axis::ComputeSpeedup: return "compute_speedup";
+  }
+  return "?";
+}
+
+Axis parse_axis(const std::string& s) {
+  if (s == "bandwidth" || s == "bandwidth_gbps" || s == "bw") return Axis::Bandwidth;
+  if (s == "nodes" || s == "gpus") return Axis::Nodes;
+  if (s == "batch" || s == "batch_size") return Axis::BatchSize;
+  if (s == "speedup" || s == "compute_speedup") return Axis::ComputeSpeedup;
+  throw ModelError("unknown sweep axis '" + s + "' (known: bandwidth, nodes, batch, speedup)");
+}
+
+Seconds linear_scaling_s(const Predictor& pred, const Conditions& cond) {
+  const ComputeEntry& c = pred.compute().compute;
+  return (c.data_s + c.forward_s + c.backward_s + c.optimizer_s) / cond.compute_speedup;
+}
+
+namespace {
+int as_int(double v, const char* what) {
+  if (!(v >= 1) || v != std::floor(v) || v > 1e9)
+    throw ModelError(std::string(what) + " = " + std::to_string(v) + " must be a whole number >= 1");
+  return int(v);
+}
+
+std::optional<TtaResult> tta_for(const Profile& p, const Predictor& pred, Seconds iter_s,
+                                 std::string* why) {
+  try {
+    return time_to_accuracy(
+        iterations_to_target(p.convergence, pred.plan().scheme, pred.plan().traits, pred.world()),
+        iter_s);
+  } catch (const ModelError& e) {
+    if (why) *why = e.what();
+    return std::nullopt;
+  }
+}
+}  // namespace
+
+std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
+  if (req.schemes.empty()) throw ModelError("sweep: no schemes given");
+  std::vector<SweepRow> rows;
+  // Predictors for the cheap axes are built once per scheme.
+  std::map<std::string, std::unique_ptr<Predictor>> fixed;
+  auto predictor_for = [&](const std::string& scheme, double x) -> std::unique_ptr<Predictor> {
+    Setup s = req.base;
+    s.scheme = scheme;
+    if (req.axis == Axis::Nodes) s.nodes = as_int(x, "nodes");
+    if (req.axis == Axis::BatchSize) s.batch_size = as_int(x, "batch_size");
+    return std::make_unique<Predictor>(p, s);
+  };
+  for (double x : req.values) {
+    Conditions c = req.cond;
+    if (req.axis == Axis::Bandwidth) {
+      if (!(x > 0)) throw ModelError("bandwidth " + std::to_string(x) + " Gbps must be > 0");
+      c.inter_bandwidth_gbps = x;
+      // A single-node cluster has only the intra level: sweep that one.
+      if (p.cluster.nodes == 1 && req.base.nodes <= 1) c.intra_bandwidth_gbps = x;
+    }
+    if (req.axis == Axis::ComputeSpeedup) {
+      if (!(x > 0)) throw ModelError("compute speed-up " + std::to_string(x) + " must be > 0");
+      c.compute_speedup = x;
+    }
+    const size_t first = rows.size();
+    for (const auto& scheme : req.schemes) {
+      std::unique_ptr<Predictor> own;
+      const Predictor* pred;
+      if (req.axis == Axis::Nodes || req.axis == Axis::BatchSize) {
+        own = predictor_for(scheme, x);
+        pred = own.get();
+      } else {
+        auto& f = fixed[scheme];
+        if (!f) f = predictor_for(scheme, x);
+        pred = f.get();
+      }
+      SweepRow r;
+      r.scheme = pred->plan().scheme;
+      r.x = x;
+      r.iteration = pred->predict(c);
+      r.linear_s = linear_scaling_s(*pred, c);
+      if (req.with_tta) r.tta = tta_for(p, *pred, r.iteration.total_s, &r.tta_note);
+      else r.tta_note = "not requested";
+      rows.push_back(std::move(r));
+    }
+    const SweepRow* none = nullptr;
+    for (size_t i = first; i < rows.size(); ++i)
+      if (rows[i].scheme == "none") none = &rows[i];
+    if (none)
+      for (size_t i = first; i < rows.size(); ++i)
+        rows[i].speedup_vs_none = none->iteration.total_s / rows[i].iteration.total_s;
+  }
+  return rows;
+}
+
+// T(r) = iteration time with wire bytes / r is non-increasing in r: bisection on log r.
+RatioNeeded ratio_for_linear_scaling(const Profile& p, const Setup& setup, const Conditions& cond,
+                                     double within) {
+  if (!(within >= 0)) throw ModelError("within = " + std::to_string(within) + " must be >= 0");
+  const Predictor pred(p, setup);
+  RatioNeeded out;
+  out.target_s = (1 + within) * linear_scaling_s(pred, cond);
+  auto T = [&](double r) {
+    Conditions c = cond;
+    c.wire_scale = cond.wire_scale / r;
+    return pred.iteration_s(c);
+  };
+  out.at_ratio_1_s = T(1);
+  if (out.at_ratio_1_s <= out.target_s) {
+    out.ratio = 1;
+    out.note = "already within target without compression";
+    return out;
+  }
+  const double rmax = 1e6;
+  if (T(rmax) > out.target_s) {
+    out.note = "not reachable: even ratio 1e6 leaves latency, encode/decode or exposed time above target";
+    return out;
+  }
+  double lo = 0, hi = std::log(rmax);  // T(e^lo) > target >= T(e^hi)
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (T(std::exp(mid)) > out.target_s ? lo : hi) = mid;
+  }
+  out.ratio = std::exp(hi);
+  return out;
+}
+
+std::vector<TradeRow> codec_ratio_trade(const Profile& p, const Setup& setup, const Conditions& cond,
+                                        const std::vector<double>& ks, double l) {
+  if (!(l > 0)) throw ModelError("trade factor l = " + std::to_string(l) + " must be > 0");
+  const Predictor pred(p, setup);
+  std::vector<TradeRow> rows;
+  for (double k : ks) {
+    if (!(k > 0)) throw ModelError("codec speed-up k = " + std::to_string(k) + " must be > 0");
+    Conditions c = cond;
+    c.codec_speedup = cond.codec_speedup * k;
+    c.wire_scale = cond.wire_scale * l * k;
+    rows.push_back({k, l * k, pred.predict(c)});
+  }
+  return rows;
+}
+
+Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const std::string& baseline,
+                              const Setup& setup, const Conditions& cond, Gbps lo_gbps, Gbps hi_gbps,
+                              Metric metric) {
+  if (!(lo_gbps > 0) || !(hi_gbps > lo_gbps))
+    throw ModelError("crossover range [" + std::to_string(lo_gbps) + ", " + std::to_string(hi_gbps) +
+                     "] Gbps must satisfy 0 < lo < hi");
+  Setup s1 = setup, s0 = setup;
+  s1.scheme = scheme;
+  s0.scheme = baseline;
+  const Predictor a(p, s1), b(p, s0);
+  double ma = 1, mb = 1;  // TTA = iterations x iteration time; iterations don't depend on bandwidth
+  if (metric == Metric::Tta) {
+    const auto ia = iterations_to_target(p.convergence, a.plan().scheme, a.plan().traits, a.world());
+    const auto ib = iterations_to_target(p.convergence, b.plan().scheme, b.plan().traits, b.world());
+    Crossover c;
+    if (ia.status == TtaStatus::NeverReaches || ib.status == TtaStatus::NeverReaches) {
+      c.note = (ia.status == TtaStatus::NeverReaches ? a.plan().scheme : b.plan().scheme) +
+               " never reaches the target: no crossover";
+      return c;
+    }
+    ma = *ia.iterations;
+    mb = *ib.iterations;
+  }
+  const bool single = p.cluster.nodes == 1 && setup.nodes <= 1;
+  // d(bw) = scheme - baseline (negative: scheme wins).
+  auto d = [&](double g) {
+    Conditions c = cond;
+    c.inter_bandwidth_gbps = g;
+    if (single) c.intra_bandwidth_gbps = g;
+    return ma * a.iteration_s(c) - mb * b.iteration_s(c);
+  };
+  const int n = 64;
+  const double llo = std::log(lo_gbps), lhi = std::log(hi_gbps);
+  double xprev = llo, dprev = d(lo_gbps);
+  Crossover out;
+  for (int i = 1; i <= n; ++i) {
+    const double x = llo + (lhi - llo) * i / n;
+    const double dx = d(std::exp(x));
+    if ((dprev < 0) != (dx < 0)) {
+      double l = xprev, h = x;
+      const bool neg_at_l = dprev < 0;
+      for (int it = 0; it < 60; ++it) {
+        const double m = 0.5 * (l + h);
+        ((d(std::exp(m)) < 0) == neg_at_l ? l : h) = m;
+      }
+      out.gbps = std::exp(0.5 * (l + h));
+      out.scheme_wins_below = neg_at_l;
+      std::ostringstream s;
+      s << a.plan().scheme << (neg_at_l ? " wins below " : " wins above ") << *out.gbps
+        << " Gbps against " << b.plan().scheme;
+      out.note = s.str();
+      return out;
+    }
+    xprev = x;
+    dprev = dx;
+  }
+  std::ostringstream s;
+  s << "no crossover in [" << lo_gbps << ", " << hi_gbps << "] Gbps: " << a.plan().scheme
+    << (dprev < 0 ? " wins" : " loses") << " against " << b.plan().scheme << " throughout";
+  out.note = s.str();
+  return out;
+}
+
+std::vector<std::string> default_candidates() {
+  const std::vector<std::string> all = {
+      "none", "fp16", "bf16",
+      "powersgd:rank=1", "powersgd:rank=2", "powersgd:rank=4", "powersgd:rank=8",
+      "powersgd:rank=16", "powersgd:rank=32",
+      "topk:k=0.1", "topk:k=0.01", "topk:k=0.001",
+      "topkc:k=0.1", "topkc:k=0.01", "topkc:k=0.001",
+      "randomk:k=0.1", "randomk:k=0.01", "randomk:k=0.001",
+      "mstopk:k=0.01", "mstopk:k=0.001", "dgc:k=0.01", "dgc:k=0.001",
+      "signsgd", "efsignsgd", "qsgd", "terngrad", "thc"};
+  std::vector<std::string> out;
+  for (const auto& s : all) {
+    try {
+      compress::make_compressor(s);
+      out.push_back(s);
+    } catch (const compress::CompressorError&) {
+      // not registered in this build (or a parameter it does not take): left out
+    }
+  }
+  return out;
+}
+
+std::vector<Recommendation> recommend(const Profile& p, const std::vector<std::string>& candidates,
+                                      const Setup& setup, const Conditions& cond, Metric metric) {
+  std::vector<Recommendation> out;
+  for (const auto& spec : candidates) {
+    Recommendation r;
+    r.scheme = spec;
+    try {
+      Setup s = setup;
+      s.scheme = spec;
+      const Predictor pred(p, s);
+      r.scheme = pred.plan().scheme;
+      r.iteration = pred.predict(cond);
+      std::string why;
+      r.tta = tta_for(p, pred, r.iteration->total_s, &why);
+      if (metric == Metric::Tta && !r.tta) r.skipped = why;
+    } catch (const ModelError& e) {
+      r.skipped = e.what();
+    }
+    out.push_back(std::move(r));
+  }
+  // Key: usable and reaching first, then by the metric.
+  auto key = [&](const Recommendation& r) -> std::pair<int, double> {
+    if (!r.skipped.empty() || !r.iteration) return {2, 0};
+    if (metric == Metric::Iteration) return {0, r.iteration->total_s};
+    if (!r.tta || r.tta->status == TtaStatus::NeverReaches || !r.tta->tta_s) return {1, 0};
+    return {0, *r.tta->tta_s};
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const Recommendation& a, const Recommendation& b) { return key(a) < key(b); });
+  return out;
+}
+
+}  // namespace gcu::model

@@ -1,0 +1,97 @@
+// What-if analyses over the iteration and TTA models (SPEC §1, "What-if analyses").
+// Every function returns plain structs; simulate/ formats them. Predictors are built once
+// per (scheme, GPU count, batch size) and reused across the cheap axes.
+#pragma once
+
+#include "model/iteration.h"
+#include "model/profile.h"
+#include "model/tta.h"
+#include "model/units.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gcu::model {
+
+enum class Axis { Bandwidth, Nodes, BatchSize, ComputeSpeedup };
+const char* axis_name(Axis a);  // "bandwidth_gbps", "nodes", "batch_size", "compute_speedup"
+Axis parse_axis(const std::string& s);
+
+struct SweepRequest {
+  Axis axis = Axis::Bandwidth;
+  std::vector<double> values;        // Gbps (inter level), nodes, per-GPU batch, factor
+  std::vector<std::string> schemes;  // specs, e.g. "none", "fp16", "powersgd:rank=4"
+  Setup base;                        // base.scheme is ignored
+  Conditions cond;
+  bool with_tta = true;              // TTA when the profile has convergence figures
+};
+
+struct SweepRow {
+  std::string scheme;
+  double x = 0;
+  IterationResult iteration;      // no timeline
+  Seconds linear_s = 0;           // same point without any communication (ideal scaling)
+  double speedup_vs_none = 0;     // T_none / T_scheme at the same point (0 if none absent)
+  std::optional<TtaResult> tta;   // absent when with_tta is off or figures are missing
+  std::string tta_note;           // why tta is absent
+};
+
+// One row per (value, scheme), values outer. Throws ModelError on a bad scheme or value.
+std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req);
+
+// Iteration time with no communication at all (linear-scaling reference).
+Seconds linear_scaling_s(const Predictor& pred, const Conditions& cond = {});
+
+// Smallest compression ratio r (wire bytes / r, codec costs of `setup.scheme` kept, its
+// mode kept) such that T <= (1 + within) * T_linear. Absent when even r = 1e6 does not
+// get there (latency-bound).
+struct RatioNeeded {
+  std::optional<double> ratio;
+  Seconds target_s = 0;      // (1 + within) * T_linear
+  Seconds at_ratio_1_s = 0;  // the scheme as it is
+  std::string note;
+};
+RatioNeeded ratio_for_linear_scaling(const Profile& p, const Setup& setup,
+                                     const Conditions& cond, double within);
+
+// Encode/decode k times faster costs l*k times more bytes: one row per k.
+struct TradeRow {
+  double k = 1;
+  double bytes_factor = 1;  // l * k
+  IterationResult iteration;
+};
+std::vector<TradeRow> codec_ratio_trade(const Profile& p, const Setup& setup,
+                                        const Conditions& cond, const std::vector<double>& ks,
+                                        double l);
+
+enum class Metric { Iteration, Tta };
+
+// Inter-node bandwidth in [lo, hi] Gbps where `scheme` and `baseline` swap places
+// (found on a log grid, refined by bisection). Absent when they never swap in range.
+struct Crossover {
+  std::optional<Gbps> gbps;
+  bool scheme_wins_below = false;  // direction of the swap
+  std::string note;                // e.g. "topk:k=0.01 wins below 3.2 Gbps"
+};
+Crossover crossover_bandwidth(const Profile& p, const std::string& scheme,
+                              const std::string& baseline, const Setup& setup,
+                              const Conditions& cond, Gbps lo_gbps, Gbps hi_gbps,
+                              Metric metric = Metric::Iteration);
+
+// Candidates: every registered scheme with the usual parameter grids (powersgd rank
+// 1..32, topk k in {0.1, 0.01, 0.001}, ...). Specs whose scheme is not registered are left out.
+std::vector<std::string> default_candidates();
+
+struct Recommendation {
+  std::string scheme;
+  std::optional<IterationResult> iteration;
+  std::optional<TtaResult> tta;
+  std::string skipped;  // non-empty: why this candidate could not be evaluated
+};
+// Sorted best first by the metric (never-reaching and skipped ones last).
+std::vector<Recommendation> recommend(const Profile& p, const std::vector<std::string>& candidates,
+                                      const Setup& setup, const Conditions& cond,
+                                      Metric metric = Metric::Tta);
+
+}  // namespace gcu::model
