@@ -5,6 +5,9 @@
 #include "none.h"
 #include "fp16.h"
 #include "bf16.h"
+#include "signsgd.h"
+#include "qsgd.h"
+#include "terngrad.h"
 #include "topk.h"
 
 namespace gcu::compress {
@@ -17,6 +20,9 @@ void register_all(Registry& r) {
   register_none(r);
   register_fp16(r);
   register_bf16(r);
+  register_signsgd(r);
+  register_qsgd(r);
+  register_terngrad(r);
   register_topk(r);
 #ifdef GCU_WITH_CUDA
   register_all_cuda(r);

@@ -1,0 +1,353 @@
+// Bit-level kernels of bitpack.h: AVX2 intrinsics for the sign paths (movemask packing,
+// byte-broadcast unpacking), auto-vectorized clones for the level codes, OpenMP over
+// blocks of elements when the buffer is large.
+#include "bitpack.h"
+
+#include "half.h"
+#include "rng.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define GCU_HAVE_X86 1
+#endif
+
+namespace gcu::compress::bits {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "wire formats assume little endian");
+
+constexpr int64_t kParallelMin = 1 << 16;  // elements; below this OpenMP costs more than it saves
+
+bool have_avx2() {
+#ifdef GCU_HAVE_X86
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+#else
+  return false;
+#endif
+}
+
+double pack_signs_scalar(const float* x, int64_t n, uint64_t* words) {
+  double total = 0;
+  const int64_t nw = sign_words(n);
+#pragma omp parallel for reduction(+ : total) if (n > kParallelMin) schedule(static)
+  for (int64_t w = 0; w < nw; ++w) {
+    const int64_t b = w * 64, e = std::min(n, b + 64);
+    uint64_t word = 0;
+    float part = 0;
+    for (int64_t i = b; i < e; ++i) {
+      const uint32_t u = float_bits(x[i]);
+      word |= static_cast<uint64_t>(u >> 31) << (i - b);
+      part += bits_float(u & 0x7fffffffu);
+    }
+    words[w] = word;
+    total += part;
+  }
+  return total;
+}
+
+#ifdef GCU_HAVE_X86
+__attribute__((target("avx2"))) double pack_signs_avx2(const float* x, int64_t n, uint64_t* words) {
+  const int64_t full = n / 64;
+  double total = 0;
+  const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+#pragma omp parallel for reduction(+ : total) if (n > kParallelMin) schedule(static)
+  for (int64_t w = 0; w < full; ++w) {
+    const float* p = x + w * 64;
+    uint64_t word = 0;
+    __m256 acc = _mm256_setzero_ps();
+    for (int g = 0; g < 8; ++g) {
+      const __m256 v = _mm256_loadu_ps(p + 8 * g);
+      word |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_ps(v))) << (8 * g);
+      acc = _mm256_add_ps(acc, _mm256_and_ps(v, absmask));
+    }
+    words[w] = word;
+    const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
+    const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    total += _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
+  }
+  if (full * 64 < n) total += pack_signs_scalar(x + full * 64, n - full * 64, words + full);
+  return total;
+}
+
+// For 8 elements starting at bit 8g of a word: lane j is all ones when bit j is set.
+__attribute__((target("avx2"))) inline __m256i lanes_of_byte(uint64_t word, int g) {
+  const __m256i sel = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  const __m256i b = _mm256_set1_epi32(static_cast<int>((word >> (8 * g)) & 0xffu));
+  return _mm256_cmpeq_epi32(_mm256_and_si256(b, sel), sel);
+}
+
+__attribute__((target("avx2"))) void store_partial(float* out, __m256 v, int64_t count) {
+  if (count >= 8) { _mm256_storeu_ps(out, v); return; }
+  alignas(32) float tmp[8];
+  _mm256_store_ps(tmp, v);
+  for (int64_t j = 0; j < count; ++j) out[j] = tmp[j];
+}
+
+__attribute__((target("avx2"))) void vote_signs_avx2(const uint64_t* all, int64_t stride, int p,
+                                                     int64_t n, float pos, float neg, float tie,
+                                                     float* out) {
+  const int64_t nw = sign_words(n);
+  const __m256i P = _mm256_set1_epi32(p);
+  const __m256 vpos = _mm256_set1_ps(pos), vneg = _mm256_set1_ps(neg), vtie = _mm256_set1_ps(tie);
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (int64_t w = 0; w < nw; ++w) {
+    for (int g = 0; g < 8; ++g) {
+      const int64_t i0 = w * 64 + 8 * g;
+      if (i0 >= n) break;
+      __m256i cnt = _mm256_setzero_si256();
+      for (int r = 0; r < p; ++r) cnt = _mm256_sub_epi32(cnt, lanes_of_byte(all[r * stride + w], g));
+      const __m256i twice = _mm256_add_epi32(cnt, cnt);
+      const __m256 more_neg = _mm256_castsi256_ps(_mm256_cmpgt_epi32(twice, P));
+      const __m256 more_pos = _mm256_castsi256_ps(_mm256_cmpgt_epi32(P, twice));
+      __m256 v = _mm256_blendv_ps(vtie, vneg, more_neg);
+      v = _mm256_blendv_ps(v, vpos, more_pos);
+      store_partial(out + i0, v, n - i0);
+    }
+  }
+}
+
+__attribute__((target("avx2"))) void sum_signs_avx2(const uint64_t* all, int64_t stride, int p,
+                                                    int64_t n, const float* scale, float* out) {
+  const int64_t nw = sign_words(n);
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (int64_t w = 0; w < nw; ++w) {
+    for (int g = 0; g < 8; ++g) {
+      const int64_t i0 = w * 64 + 8 * g;
+      if (i0 >= n) break;
+      __m256 acc = _mm256_setzero_ps();
+      for (int r = 0; r < p; ++r) {
+        const __m256 m = _mm256_castsi256_ps(lanes_of_byte(all[r * stride + w], g));
+        acc = _mm256_add_ps(acc, _mm256_blendv_ps(_mm256_set1_ps(scale[r]), _mm256_set1_ps(-scale[r]), m));
+      }
+      store_partial(out + i0, acc, n - i0);
+    }
+  }
+}
+#endif
+
+inline bool bit_of(const uint64_t* words, int64_t i) { return (words[i >> 6] >> (i & 63)) & 1u; }
+
+// Runs fn(begin, end, segment) over [0, n) in blocks, in parallel for large n.
+template <class Fn>
+void for_segment_blocks(const std::vector<int64_t>& seg, Fn fn) {
+  const int64_t n = seg.back();
+  constexpr int64_t kBlock = 1 << 15;
+  const int64_t nb = (n + kBlock - 1) / kBlock;
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (int64_t blk = 0; blk < nb; ++blk) {
+    int64_t b = blk * kBlock;
+    const int64_t e = std::min(n, b + kBlock);
+    int64_t k = std::upper_bound(seg.begin(), seg.end(), b) - seg.begin() - 1;
+    while (b < e) {
+      const int64_t se = std::min(e, seg[k + 1]);
+      if (se > b) fn(b, se, k);
+      b = se;
+      ++k;
+    }
+  }
+}
+
+template <class Code>
+GCU_CLONES void levels_kernel(const float* x, int64_t b, int64_t e, float inv, uint32_t s,
+                              uint32_t shift, uint64_t key, Code* codes) {
+  const uint32_t klo = static_cast<uint32_t>(key), khi = static_cast<uint32_t>(key >> 32);
+  for (int64_t i = b; i < e; ++i) {
+    const uint32_t u = float_bits(x[i]);
+    const float a = bits_float(u & 0x7fffffffu);
+    const uint32_t h = rng::hash32(rng::hash32(static_cast<uint32_t>(i) ^ klo) ^ khi ^
+                                   static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32));
+    const float v = a * inv + static_cast<float>(h >> 8) * 0x1p-24f;
+    uint32_t lvl = static_cast<uint32_t>(static_cast<int32_t>(v));
+    lvl = lvl < s ? lvl : s;
+    codes[i] = static_cast<Code>(lvl | ((u >> 31) << shift));
+  }
+}
+
+template <class Code>
+GCU_CLONES void unlevels_kernel(const Code* codes, int64_t b, int64_t e, float mult,
+                                uint32_t shift, bool accumulate, float* out) {
+  const uint32_t mask = (1u << shift) - 1u;
+  if (accumulate) {
+    for (int64_t i = b; i < e; ++i) {
+      const uint32_t c = codes[i];
+      const float v = static_cast<float>(c & mask) * mult;
+      out[i] += (c >> shift) ? -v : v;
+    }
+  } else {
+    for (int64_t i = b; i < e; ++i) {
+      const uint32_t c = codes[i];
+      const float v = static_cast<float>(c & mask) * mult;
+      out[i] = (c >> shift) ? -v : v;
+    }
+  }
+}
+
+GCU_CLONES void unlevels_small(const uint32_t* words, int width, int64_t b, int64_t e, float mult,
+                               bool accumulate, float* out) {
+  const uint32_t shift = static_cast<uint32_t>(width - 1), mask = (1u << shift) - 1u;
+  const int per_log2 = width == 2 ? 4 : 3;  // 16 or 8 codes per word
+  const uint32_t wmask = (1u << width) - 1u;
+  for (int64_t i = b; i < e; ++i) {
+    const uint32_t c = (words[i >> per_log2] >> ((i & ((1 << per_log2) - 1)) * width)) & wmask;
+    const float v = static_cast<float>(c & mask) * mult;
+    const float r = (c >> shift) ? -v : v;
+    out[i] = accumulate ? out[i] + r : r;
+  }
+}
+
+}  // namespace
+
+double pack_signs(const float* x, int64_t n, uint64_t* words) {
+  if (n <= 0) return 0.0;
+#ifdef GCU_HAVE_X86
+  if (have_avx2()) return pack_signs_avx2(x, n, words);
+#endif
+  return pack_signs_scalar(x, n, words);
+}
+
+void vote_signs(const uint64_t* all, int64_t stride, int p, int64_t n, float pos, float neg,
+                float tie, float* out) {
+  if (n <= 0) return;
+#ifdef GCU_HAVE_X86
+  if (have_avx2()) return vote_signs_avx2(all, stride, p, n, pos, neg, tie, out);
+#endif
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    int cnt = 0;
+    for (int r = 0; r < p; ++r) cnt += bit_of(all + r * stride, i);
+    out[i] = 2 * cnt > p ? neg : (2 * cnt < p ? pos : tie);
+  }
+}
+
+void sum_signs(const uint64_t* all, int64_t stride, int p, int64_t n, const float* scale,
+               float* out) {
+  if (n <= 0) return;
+#ifdef GCU_HAVE_X86
+  if (have_avx2()) return sum_signs_avx2(all, stride, p, n, scale, out);
+#endif
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (int64_t i = 0; i < n; ++i) {
+    float acc = 0;
+    for (int r = 0; r < p; ++r) acc += bit_of(all + r * stride, i) ? -scale[r] : scale[r];
+    out[i] = acc;
+  }
+}
+
+int code_width(int64_t s) {
+  if (s < 1 || s > 32767)
+    throw CompressorError("levels s=" + std::to_string(s) + " is out of range [1, 32767]");
+  for (int w : {2, 4, 8, 16})
+    if (s <= (int64_t{1} << (w - 1)) - 1) return w;
+  return 16;
+}
+
+std::vector<int64_t> segments_for(const BucketLayout& layout, int64_t block) {
+  std::vector<int64_t> seg{0};
+  const int64_t n = layout.numel();
+  if (block > 0) {
+    for (int64_t b = block; b < n; b += block) seg.push_back(b);
+  } else {
+    int64_t at = 0;
+    for (const auto& shape : layout.shapes) {
+      int64_t e = 1;
+      for (int64_t d : shape) e *= d;
+      if (e == 0) continue;
+      if (at > 0) seg.push_back(at);
+      at += e;
+    }
+  }
+  if (n > 0) seg.push_back(n);
+  return seg;  // n == 0: {0}: no segment
+}
+
+void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale) {
+  for (size_t k = 0; k + 1 < seg.size(); ++k) {
+    const int64_t b = seg[k], e = seg[k + 1];
+    double acc = 0;
+    int64_t bad = 0;
+    if (l2) {
+#pragma omp parallel for reduction(+ : acc) if (e - b > kParallelMin) schedule(static)
+      for (int64_t i = b; i < e; ++i) acc += static_cast<double>(x[i]) * x[i];
+      bad = std::isfinite(acc) ? 0 : 1;
+      acc = std::sqrt(acc);
+    } else {
+      float m = 0;
+#pragma omp parallel for reduction(max : m) reduction(+ : bad) if (e - b > kParallelMin) schedule(static)
+      for (int64_t i = b; i < e; ++i) {
+        const float a = std::fabs(x[i]);
+        m = a > m ? a : m;
+        bad += !(a <= 3.4028234663852886e38f);  // NaN or Inf
+      }
+      acc = m;
+    }
+    scale[k] = bad ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(acc);
+  }
+}
+
+void encode_levels(const float* x, const std::vector<int64_t>& seg, const float* scale,
+                   int64_t s, int width, uint64_t key, uint32_t* words) {
+  const int64_t n = seg.back();
+  if (n == 0) return;
+  const uint32_t shift = static_cast<uint32_t>(width - 1), su = static_cast<uint32_t>(s);
+  auto inv_of = [&](int64_t k) {
+    return scale[k] > 0 && std::isfinite(scale[k]) ? static_cast<float>(s) / scale[k] : 0.0f;
+  };
+  if (width == 8 || width == 16) {
+    for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
+      if (!std::isfinite(scale[k])) {  // non-finite input: codes unused (decode gives NaN)
+        std::fill(reinterpret_cast<uint8_t*>(words) + b * (width / 8),
+                  reinterpret_cast<uint8_t*>(words) + e * (width / 8), uint8_t{0});
+      } else if (width == 8)
+        levels_kernel(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
+      else
+        levels_kernel(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint16_t*>(words));
+    });
+    const int64_t per = 32 / width, nw = code_words(n, width);
+    for (int64_t i = n; i < nw * per; ++i) {  // zero the unused codes of the last word
+      if (width == 8) reinterpret_cast<uint8_t*>(words)[i] = 0;
+      else reinterpret_cast<uint16_t*>(words)[i] = 0;
+    }
+    return;
+  }
+  // 2 and 4 bits: one byte per code first, then pack.
+  thread_local std::vector<uint8_t> codes;
+  codes.resize(static_cast<size_t>(n));
+  for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
+    if (!std::isfinite(scale[k])) std::fill(codes.begin() + b, codes.begin() + e, uint8_t{0});
+    else levels_kernel(x, b, e, inv_of(k), su, shift, key, codes.data());
+  });
+  const int per = 32 / width;
+  const int64_t nw = code_words(n, width);
+#pragma omp parallel for if (n > kParallelMin) schedule(static)
+  for (int64_t w = 0; w < nw; ++w) {
+    uint32_t word = 0;
+    const int64_t b = w * per;
+    const int cnt = static_cast<int>(std::min<int64_t>(per, n - b));
+    for (int j = 0; j < cnt; ++j) word |= static_cast<uint32_t>(codes[b + j]) << (j * width);
+    words[w] = word;
+  }
+}
+
+void decode_levels(const uint32_t* words, const std::vector<int64_t>& seg, const float* scale,
+                   int64_t s, int width, float factor, bool accumulate, float* out) {
+  if (seg.back() == 0) return;
+  const uint32_t shift = static_cast<uint32_t>(width - 1);
+  for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
+    const float mult = factor * scale[k] / static_cast<float>(s);
+    if (width == 8)
+      unlevels_kernel(reinterpret_cast<const uint8_t*>(words), b, e, mult, shift, accumulate, out);
+    else if (width == 16)
+      unlevels_kernel(reinterpret_cast<const uint16_t*>(words), b, e, mult, shift, accumulate, out);
+    else
+      unlevels_small(words, width, b, e, mult, accumulate, out);
+  });
+}
+
+}  // namespace gcu::compress::bits

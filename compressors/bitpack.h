@@ -1,0 +1,73 @@
+// Bit-level kernels shared by the sign and quantization schemes (signsgd, efsignsgd,
+// qsgd, terngrad): packing IEEE sign bits into 64-bit words, majority vote and weighted
+// sums over p ranks' packed signs, and "sign + level" codes of 2, 4, 8 or 16 bits.
+// The layouts here ARE the wire formats; the CUDA versions must produce the same words.
+//
+// Sign words (U64): element i -> bit (i % 64) of word (i / 64); bit = IEEE sign bit of the
+//   float (so -0.0 and negative NaNs count as negative); unused bits of the last word are 0.
+// Level codes (U32 words): width w in {2, 4, 8, 16} bits, 32/w codes per word, element i ->
+//   bits [(i % (32/w)) * w, +w) of word i / (32/w) (little-endian, so for w = 8 and 16 the
+//   words are simply a byte / uint16 array). Code = level | (sign << (w - 1)), level in
+//   [0, 2^(w-1) - 1]; unused codes of the last word are 0.
+// Segments: a bucket is cut into segments [begin[k], begin[k+1]) that each get one scale
+//   (qsgd's norm, terngrad's max); see segments_for().
+#pragma once
+
+#include "compressor.h"
+
+#include <cstdint>
+#include <vector>
+
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+// Compile a hot loop for AVX2 and for the baseline; the loader picks one at run time.
+#define GCU_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GCU_CLONES
+#endif
+
+namespace gcu::compress::bits {
+
+constexpr int64_t sign_words(int64_t n) { return (n + 63) / 64; }
+
+// Packs the sign bits of x[0, n) into sign_words(n) words; returns sum |x| in double
+// (NaN/Inf in x make it non-finite: the schemes use that as their non-finite flag).
+double pack_signs(const float* x, int64_t n, uint64_t* words);
+
+// Majority vote over p ranks: rank r's words start at all + r * stride. Element i gets
+// pos_value when fewer than half of the ranks have its sign bit set, neg_value when more
+// than half do, tie_value on a tie.
+void vote_signs(const uint64_t* all, int64_t stride, int p, int64_t n, float pos_value,
+                float neg_value, float tie_value, float* out);
+
+// out[i] = sum_r scale[r] * (bit_r(i) ? -1 : +1).
+void sum_signs(const uint64_t* all, int64_t stride, int p, int64_t n, const float* scale,
+               float* out);
+
+// ---- sign + level codes ----------------------------------------------------------------
+// Smallest width in {2, 4, 8, 16} holding levels 0..s plus a sign bit; throws above 32767.
+int code_width(int64_t s);
+constexpr int64_t code_words(int64_t n, int width) {
+  const int64_t per = 32 / width;
+  return (n + per - 1) / per;
+}
+
+// Segment starts: block == 0 -> one segment per tensor of the layout (empty tensors
+// skipped); block > 0 -> consecutive blocks of `block` elements. Always ends with n.
+std::vector<int64_t> segments_for(const BucketLayout& layout, int64_t block);
+
+// One scale per segment: the L2 norm (l2 = true) or max |x_i| (l2 = false), accumulated in
+// double and rounded to float; NaN for a segment holding NaN/Inf, +Inf if the norm
+// overflows float (the schemes treat any non-finite scale as "result is NaN").
+void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale);
+
+// Stochastic levels: level(i) = min(s, floor(|x_i| * s / scale_k + uniform(key, i))) for
+// element i of segment k (level 0 when scale_k == 0), written as codes into `words`
+// (code_words(n, width) words). `scale` has one entry per segment.
+void encode_levels(const float* x, const std::vector<int64_t>& seg, const float* scale,
+                   int64_t s, int width, uint64_t key, uint32_t* words);
+
+// out[i] (= when !accumulate, += when accumulate) factor * scale_k / s * (+-level(i)).
+void decode_levels(const uint32_t* words, const std::vector<int64_t>& seg, const float* scale,
+                   int64_t s, int width, float factor, bool accumulate, float* out);
+
+}  // namespace gcu::compress::bits

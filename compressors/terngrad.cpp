@@ -1,0 +1,26 @@
+// "terngrad" on the CPU (terngrad.h): LevelCompressor with one level and max-norm scales.
+#include "terngrad.h"
+
+namespace gcu::compress {
+
+std::string TernGradCompressor::spec() const {
+  std::string s = "terngrad";
+  std::string sep = ":";
+  if (bucket_ != 0) { s += sep + "bucket=" + std::to_string(bucket_); sep = ","; }
+  if (seed_ != 0) s += sep + "seed=" + std::to_string(seed_);
+  return s;
+}
+
+void register_terngrad(Registry& r) {
+  r.add({"terngrad", "bucket=<elements per scale, default 0 = per tensor>, seed=<default 0>",
+         "TernGrad: stochastic ternary {-1,0,1} x max|g|; unbiased; all-gather of 2-bit codes",
+         [](const SchemeArgs& a) {
+           const int64_t bucket = a.get_int("bucket", 0);
+           if (bucket < 0)
+             throw CompressorError("terngrad: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
+           return std::make_unique<TernGradCompressor>(bucket, static_cast<uint64_t>(a.get_int("seed", 0)));
+         },
+         nullptr});
+}
+
+}  // namespace gcu::compress
