@@ -17,6 +17,9 @@ struct CudaEntry {
 };
 const CudaEntry kCudaSchemes[] = {
     {"none", gcu::cuda::make_none_cuda},
+    {"fp16", gcu::cuda::make_fp16_cuda},
+    {"bf16", gcu::cuda::make_bf16_cuda},
+    {"topk", gcu::cuda::make_topk_cuda},
 };
 }  // namespace
 

@@ -12,5 +12,8 @@ namespace gcu::cuda {
 using CudaMaker = std::unique_ptr<compress::Compressor> (*)(std::unique_ptr<compress::Compressor> cpu);
 
 std::unique_ptr<compress::Compressor> make_none_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_fp16_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_bf16_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_topk_cuda(std::unique_ptr<compress::Compressor> cpu);
 
 }  // namespace gcu::cuda

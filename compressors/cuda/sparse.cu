@@ -1,0 +1,181 @@
+// Exact top-k by radix select and the sparse decode on the GPU (sparse.cuh).
+#include "sparse.cuh"
+
+#include "kernels_common.cuh"
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_scan.cuh>
+
+namespace gcu::cuda::sparse {
+namespace {
+
+constexpr int kPasses = 3;
+constexpr int kShift[kPasses] = {20, 10, 0};
+constexpr int kBits[kPasses] = {11, 10, 10};
+constexpr int kMaxBins = 2048;
+constexpr int kScanThreads = 1024;       // digit selection: 2 bins per thread
+constexpr int kTileThreads = 256;
+constexpr int kItems = 8;                // per thread in the compaction
+constexpr int kTile = kTileThreads * kItems;
+
+__global__ void init_state(SelectState* st, long long k) {
+  st->prefix = 0;
+  st->mask = 0;
+  st->k_rem = k;
+}
+
+// Histogram of the digit (key >> shift) & (bins-1) over keys matching the prefix.
+__global__ void histogram(const float* x, int64_t n, const SelectState* st, int shift, int bins,
+                          unsigned* hist) {
+  __shared__ unsigned h[kMaxBins];
+  for (int b = threadIdx.x; b < bins; b += blockDim.x) h[b] = 0;
+  __syncthreads();
+  const uint32_t prefix = st->prefix, mask = st->mask;
+  GCU_GRID_STRIDE(i, n) {
+    const uint32_t key = mag_key(x[i]);
+    if ((key & mask) == prefix) atomicAdd(&h[(key >> shift) & (bins - 1)], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < bins; b += blockDim.x)
+    if (h[b]) atomicAdd(&hist[b], h[b]);
+}
+
+// Finds the digit d where the count of matching keys with digit >= d first reaches
+// k_rem (scanning from the top), fixes it in the prefix and keeps k_rem for the ties.
+__global__ void choose_digit(const unsigned* hist, SelectState* st, int shift, int bins) {
+  using Scan = cub::BlockScan<unsigned long long, kScanThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  // Thread t owns bins (bins-1-2t) and (bins-2-2t): descending digits in thread order.
+  const int d0 = bins - 1 - 2 * static_cast<int>(threadIdx.x), d1 = d0 - 1;
+  unsigned long long c[2] = {d0 >= 0 ? hist[d0] : 0ull, d1 >= 0 ? hist[d1] : 0ull};
+  unsigned long long inc[2];
+  Scan(temp).InclusiveSum(c, inc);
+  const long long k_rem = st->k_rem;
+  __syncthreads();  // everyone has read k_rem before it changes
+  for (int j = 0; j < 2; ++j) {
+    const int d = j == 0 ? d0 : d1;
+    if (d < 0) continue;
+    const long long ge = static_cast<long long>(inc[j]);
+    const long long gt = ge - static_cast<long long>(c[j]);
+    if (ge >= k_rem && gt < k_rem) {
+      st->prefix |= static_cast<uint32_t>(d) << shift;
+      st->mask |= static_cast<uint32_t>(bins - 1) << shift;
+      st->k_rem = k_rem - gt;
+    }
+  }
+}
+
+// Per tile: (number of keys > T) << 32 | (number == T).
+__global__ void count_tiles(const float* x, int64_t n, const SelectState* st,
+                            unsigned long long* counts) {
+  using Reduce = cub::BlockScan<unsigned long long, kTileThreads>;
+  __shared__ typename Reduce::TempStorage temp;
+  const uint32_t T = st->prefix;
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x * kItems;
+  unsigned long long c = 0;
+  for (int j = 0; j < kItems; ++j) {
+    const int64_t i = base + j;
+    if (i < n) {
+      const uint32_t key = mag_key(x[i]);
+      c += key > T ? (1ull << 32) : (key == T ? 1ull : 0ull);
+    }
+  }
+  unsigned long long total;
+  unsigned long long ignored;
+  Reduce(temp).ExclusiveSum(c, ignored, total);
+  if (threadIdx.x == 0) counts[blockIdx.x] = total;
+}
+
+__global__ void write_selection(const float* x, int64_t n, const SelectState* st,
+                                const unsigned long long* offsets, float* values,
+                                int32_t* indices) {
+  using Scan = cub::BlockScan<unsigned long long, kTileThreads>;
+  __shared__ typename Scan::TempStorage temp;
+  const uint32_t T = st->prefix;
+  const long long ties = st->k_rem;
+  const int64_t base = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x * kItems;
+  uint32_t keys[kItems];
+  unsigned long long c = 0;
+  for (int j = 0; j < kItems; ++j) {
+    const int64_t i = base + j;
+    keys[j] = i < n ? mag_key(x[i]) : 0u;
+    if (i < n) c += keys[j] > T ? (1ull << 32) : (keys[j] == T ? 1ull : 0ull);
+  }
+  unsigned long long before;
+  Scan(temp).ExclusiveSum(c, before);
+  before += offsets[blockIdx.x];
+  long long gt = static_cast<long long>(before >> 32);
+  long long eq = static_cast<long long>(before & 0xffffffffull);
+  for (int j = 0; j < kItems; ++j) {
+    const int64_t i = base + j;
+    if (i >= n) break;
+    const bool is_gt = keys[j] > T, is_eq = keys[j] == T;
+    if (is_gt || (is_eq && eq < ties)) {
+      const long long pos = gt + (eq < ties ? eq : ties);
+      values[pos] = x[i];
+      indices[pos] = static_cast<int32_t>(i);
+    }
+    gt += is_gt;
+    eq += is_eq;
+  }
+}
+
+__global__ void scatter_rank(const float* v, const int32_t* idx, int64_t m, float* out, float scale) {
+  GCU_GRID_STRIDE(j, m) out[idx[j]] += v[j] * scale;
+}
+
+}  // namespace
+
+void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices,
+                 SelectScratch& s) {
+  if (k <= 0 || n <= 0) return;
+  unsigned* hist = s.hist.reserve(kPasses * kMaxBins);
+  SelectState* st = s.state.reserve(1);
+  CUDA_CHECK(cudaMemsetAsync(hist, 0, kPasses * kMaxBins * sizeof(unsigned), 0));
+  init_state<<<1, 1>>>(st, static_cast<long long>(k));
+  CUDA_CHECK_LAUNCH();
+  const unsigned grid = grid_for(n) < 4096 ? grid_for(n) : 4096;
+  for (int p = 0; p < kPasses; ++p) {
+    const int bins = 1 << kBits[p];
+    histogram<<<grid, kBlock>>>(x, n, st, kShift[p], bins, hist + p * kMaxBins);
+    CUDA_CHECK_LAUNCH();
+    choose_digit<<<1, kScanThreads>>>(hist + p * kMaxBins, st, kShift[p], bins);
+    CUDA_CHECK_LAUNCH();
+  }
+  const int64_t tiles = (n + kTile - 1) / kTile;
+  unsigned long long* counts = s.tile_counts.reserve(static_cast<size_t>(tiles));
+  unsigned long long* offsets = s.tile_offsets.reserve(static_cast<size_t>(tiles));
+  count_tiles<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, st, counts);
+  CUDA_CHECK_LAUNCH();
+  size_t temp_bytes = 0;
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets,
+                                           static_cast<int>(tiles)));
+  void* temp = s.scan_temp.reserve(temp_bytes);
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets,
+                                           static_cast<int>(tiles)));
+  write_selection<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, st, offsets, values, indices);
+  CUDA_CHECK_LAUNCH();
+}
+
+void scatter_add(const float* values, const int32_t* indices, int64_t count, int p, float* out,
+                 int64_t n, float scale) {
+  zero(out, n);
+  if (count <= 0) return;
+  for (int r = 0; r < p; ++r) {
+    scatter_rank<<<grid_for(count), kBlock>>>(values + r * count, indices + r * count, count, out, scale);
+    CUDA_CHECK_LAUNCH();
+  }
+}
+
+void allgather_decode(compress::Communicator& comm, const float* values, const int32_t* indices,
+                      int64_t count, float* out, int64_t n, DeviceArray<float>& gathered_values,
+                      DeviceArray<int32_t>& gathered_indices) {
+  const int p = comm.world_size();
+  float* all_v = gathered_values.reserve(static_cast<size_t>(p) * count);
+  int32_t* all_i = gathered_indices.reserve(static_cast<size_t>(p) * count);
+  comm.all_gather(values, all_v, count, compress::WireType::F32);
+  comm.all_gather(indices, all_i, count, compress::WireType::I32);
+  scatter_add(all_v, all_i, count, p, out, n, 1.0f / static_cast<float>(p));
+}
+
+}  // namespace gcu::cuda::sparse

@@ -1,0 +1,49 @@
+// Device twins of compressors/sparse.h, shared by the CUDA sparsifiers (topk, topkc,
+// randomk, mstopk, dgc): exact top-k by magnitude with the CPU's tie rule and output order,
+// and the all-gather + rank-ordered scatter-add decode. C++17; .cu files only.
+#pragma once
+
+#include "compressors/compressor.h"
+#include "device_array.h"
+
+#include <cstdint>
+
+namespace gcu::cuda::sparse {
+
+// Device state of one radix selection (see select_topk).
+struct SelectState {
+  uint32_t prefix;     // key bits fixed so far (then: the threshold key T)
+  uint32_t mask;       // which bits of prefix are fixed
+  long long k_rem;     // elements still to take among those matching prefix
+};
+
+// Scratch kept by a compressor between calls (grow-only).
+struct SelectScratch {
+  DeviceArray<unsigned> hist;
+  DeviceArray<SelectState> state;
+  DeviceArray<unsigned long long> tile_counts, tile_offsets;
+  DeviceArray<unsigned char> scan_temp;
+};
+
+// sparse::mag_key on the device: the float's bits with the sign cleared.
+__device__ __forceinline__ uint32_t mag_key(float x) { return __float_as_uint(x) & 0x7fffffffu; }
+
+// The k elements of x[0, n) with the largest mag_key, ties at the threshold going to the
+// lowest indices, written in ascending index order: values[j] = x[indices[j]].
+// 0 <= k <= n < 2^31. Device pointers; enqueued on stream 0, no host synchronization.
+// Three histogram passes (11 + 10 + 10 bits of the 31-bit key) then one compaction.
+void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices,
+                 SelectScratch& s);
+
+// out[0, n) = 0, then for r = 0..p-1 in order, j < count: out[idx[r*count+j]] += val[r*count+j]
+// * scale (one launch per rank; indices distinct within a rank), as sparse::scatter_add.
+void scatter_add(const float* values, const int32_t* indices, int64_t count, int p, float* out,
+                 int64_t n, float scale);
+
+// Two all-gathers (F32 "values", I32 "indices") of count pairs per rank, then the
+// average decode into out[0, n). gathered_* grow to p * count.
+void allgather_decode(compress::Communicator& comm, const float* values, const int32_t* indices,
+                      int64_t count, float* out, int64_t n, DeviceArray<float>& gathered_values,
+                      DeviceArray<int32_t>& gathered_indices);
+
+}  // namespace gcu::cuda::sparse
