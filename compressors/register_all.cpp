@@ -8,6 +8,8 @@
 #include "signsgd.h"
 #include "qsgd.h"
 #include "terngrad.h"
+#include "efsignsgd.h"
+#include "thc.h"
 #include "topk.h"
 
 namespace gcu::compress {
@@ -23,6 +25,8 @@ void register_all(Registry& r) {
   register_signsgd(r);
   register_qsgd(r);
   register_terngrad(r);
+  register_efsignsgd(r);
+  register_thc(r);
   register_topk(r);
 #ifdef GCU_WITH_CUDA
   register_all_cuda(r);
