@@ -20,6 +20,9 @@ const CudaEntry kCudaSchemes[] = {
     {"fp16", gcu::cuda::make_fp16_cuda},
     {"bf16", gcu::cuda::make_bf16_cuda},
     {"topk", gcu::cuda::make_topk_cuda},
+    {"signsgd", gcu::cuda::make_signsgd_cuda},
+    {"qsgd", gcu::cuda::make_qsgd_cuda},
+    {"terngrad", gcu::cuda::make_terngrad_cuda},
 };
 }  // namespace
 

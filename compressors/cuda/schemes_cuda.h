@@ -15,5 +15,8 @@ std::unique_ptr<compress::Compressor> make_none_cuda(std::unique_ptr<compress::C
 std::unique_ptr<compress::Compressor> make_fp16_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_bf16_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_topk_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_signsgd_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_qsgd_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_terngrad_cuda(std::unique_ptr<compress::Compressor> cpu);
 
 }  // namespace gcu::cuda

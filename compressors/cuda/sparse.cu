@@ -121,7 +121,8 @@ __global__ void write_selection(const float* x, int64_t n, const SelectState* st
 }
 
 __global__ void scatter_rank(const float* v, const int32_t* idx, int64_t m, float* out, float scale) {
-  GCU_GRID_STRIDE(j, m) out[idx[j]] += v[j] * scale;
+  // Explicit rounding: no fused multiply-add, as on the CPU (ISO C++ mode: no contraction).
+  GCU_GRID_STRIDE(j, m) out[idx[j]] = __fadd_rn(out[idx[j]], __fmul_rn(v[j], scale));
 }
 
 }  // namespace
