@@ -11,6 +11,10 @@
 #include "efsignsgd.h"
 #include "thc.h"
 #include "topk.h"
+#include "topkc.h"
+#include "randomk.h"
+#include "mstopk.h"
+#include "dgc.h"
 
 namespace gcu::compress {
 
@@ -28,6 +32,10 @@ void register_all(Registry& r) {
   register_efsignsgd(r);
   register_thc(r);
   register_topk(r);
+  register_topkc(r);
+  register_randomk(r);
+  register_mstopk(r);
+  register_dgc(r);
 #ifdef GCU_WITH_CUDA
   register_all_cuda(r);
 #endif

@@ -1,6 +1,8 @@
 // Scheme registry and the generic parts of Compressor (registry.h, compressor.h).
 #include "registry.h"
 
+#include "error_feedback.h"
+
 #include <algorithm>
 #include <mutex>
 
@@ -94,6 +96,9 @@ const SchemeInfo& Registry::find(const std::string& name) const {
 std::vector<SchemeInfo> Registry::list() const { return schemes_; }
 
 std::unique_ptr<Compressor> make_compressor(const std::string& spec, Device device) {
+  std::string inner;
+  if (parse_ef_spec(spec, &inner))  // "ef(<inner spec>)": error feedback around any scheme
+    return std::make_unique<ErrorFeedback>(make_compressor(inner, device));
   const SchemeArgs args = SchemeArgs::parse(spec);
   const SchemeInfo& info = Registry::instance().find(args.name());
   const Factory& f = device == Device::CUDA ? info.cuda : info.cpu;

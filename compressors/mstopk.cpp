@@ -1,0 +1,146 @@
+// "mstopk" on the CPU (mstopk.h).
+#include "mstopk.h"
+
+#include "sparse.h"
+#include "topk.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gcu::compress {
+namespace {
+constexpr int64_t kParallelMin = 1 << 18;
+
+int64_t count_ge(const float* x, int64_t n, float thr) {
+  int64_t c = 0;
+#pragma omp parallel for simd reduction(+ : c) schedule(static) if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) c += std::fabs(x[i]) >= thr ? 1 : 0;
+  return c;
+}
+}  // namespace
+
+std::string MstopkCompressor::spec() const {
+  return "mstopk:k=" + format_param(k_) + ",iters=" + std::to_string(iters_);
+}
+
+std::vector<CollectiveCall> MstopkCompressor::plan(const BucketLayout& layout, int) const {
+  return sparse::allgather_plan(sparse::kept_count(layout.numel(), k_));
+}
+
+void MstopkCompressor::select(const float* x, int64_t n, float* values, int32_t* indices) const {
+  const int64_t K = sparse::kept_count(n, k_);
+  if (K == 0) return;
+  double sum = 0.0;
+  float u = 0.0f;
+  bool finite = true;
+#pragma omp parallel for simd reduction(+ : sum) reduction(max : u) reduction(&& : finite) \
+    schedule(static) if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    const float a = std::fabs(x[i]);
+    sum += a;
+    u = a > u ? a : u;
+    finite = finite && (sparse::mag_key(x[i]) < 0x7f800000u);
+  }
+  if (!finite) return sparse::select_topk(x, n, K, values, indices);
+  // (mean <= u mathematically; the clamp keeps every threshold >= mean after rounding)
+  const float mean = std::min(u, static_cast<float>(sum / static_cast<double>(n)));
+  const float inf = std::numeric_limits<float>::infinity();
+  float l = 0.0f, r = 1.0f, thr1 = inf, thr2 = 0.0f;
+  int64_t k1 = 0, k2 = n;
+  // Candidates: elements with thr(l) <= a < thr(r); above = #{a >= thr(r)}.
+  // Start on the whole buffer; compact once the interval holds few elements.
+  std::vector<float> cand;
+  bool compacted = false;
+  float lo_thr = mean, hi_thr = inf;
+  int64_t above = 0, inside = n;  // `inside` is an upper bound before compaction
+  for (int64_t it = 0; it < iters_; ++it) {
+    const float ratio = l + (r - l) / 2.0f;
+    const float thr = mean + ratio * (u - mean);
+    int64_t nnz;
+    if (compacted) {
+      int64_t c = 0;
+      for (float a : cand) c += a >= thr ? 1 : 0;
+      nnz = above + c;
+    } else {
+      nnz = count_ge(x, n, thr);
+    }
+    if (nnz <= K) {
+      r = ratio;
+      inside -= nnz - above;
+      hi_thr = thr;
+      above = nnz;
+      if (nnz > k1) { k1 = nnz; thr1 = thr; }
+    } else {
+      l = ratio;
+      lo_thr = thr;
+      inside = nnz - above;
+      if (nnz < k2) { k2 = nnz; thr2 = thr; }
+    }
+    if (compacted) {
+      std::vector<float> next;
+      next.reserve(cand.size());
+      for (float a : cand)
+        if (a >= lo_thr && a < hi_thr) next.push_back(a);
+      cand.swap(next);
+    } else if (inside <= n / 16 && it + 1 < iters_) {
+      for (int64_t i = 0; i < n; ++i) {
+        const float a = std::fabs(x[i]);
+        if (a >= lo_thr && a < hi_thr) cand.push_back(a);
+      }
+      compacted = true;
+    }
+  }
+  // Output: Set1 plus the first K - k1 of the band, ascending index.
+  int64_t o = 0, band_left = K - k1;
+  for (int64_t i = 0; i < n && o < K; ++i) {
+    const float a = std::fabs(x[i]);
+    if (a >= thr1) {
+      values[o] = x[i];
+      indices[o++] = static_cast<int32_t>(i);
+    } else if (band_left > 0 && a >= thr2) {
+      --band_left;
+      values[o] = x[i];
+      indices[o++] = static_cast<int32_t>(i);
+    }
+  }
+}
+
+void MstopkCompressor::step(GradBucket b, Communicator& comm) { step_with_local(b, comm, nullptr); }
+
+void MstopkCompressor::step_with_local(GradBucket b, Communicator& comm, float* local) {
+  const int64_t n = b.numel();
+  if (n == 0) return;
+  sparse::check_int32_range("mstopk", b.index, n);
+  const int64_t K = sparse::kept_count(n, k_);
+  values_.resize(K);
+  indices_.resize(K);
+  select(b.data, n, values_.data(), indices_.data());
+  if (local) sparse::scatter_add(values_.data(), indices_.data(), K, local, n, 1.0f);
+  sparse::allgather_decode(comm, values_.data(), indices_.data(), K, b.data, n);
+}
+
+void MstopkCompressor::roundtrip(int64_t bucket_index, const float* in, float* out,
+                                 const BucketLayout& layout) {
+  const int64_t n = layout.numel();
+  if (n == 0) return;
+  sparse::check_int32_range("mstopk", bucket_index, n);
+  const int64_t K = sparse::kept_count(n, k_);
+  values_.resize(K);
+  indices_.resize(K);
+  select(in, n, values_.data(), indices_.data());
+  sparse::scatter_add(values_.data(), indices_.data(), K, out, n, 1.0f);
+}
+
+void register_mstopk(Registry& r) {
+  r.add({"mstopk",
+         "k=<fraction kept, (0,1], default 0.01>, iters=<binary-search passes, default 20>",
+         "top-k by MSTopK threshold binary search; all-gather of values (f32) + indices (i32)",
+         [](const SchemeArgs& a) {
+           return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01),
+                                                     a.get_positive_int("iters", 20));
+         },
+         nullptr});
+}
+
+}  // namespace gcu::compress
