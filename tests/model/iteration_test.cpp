@@ -1,0 +1,221 @@
+// Iteration model (model/iteration.h): fixed numbers on tiny inputs, the event model
+// against the published closed form under its assumptions, modes, monotonicity.
+#include "model/iteration.h"
+
+#include "fixtures.h"
+
+#include "compressors/registry.h"
+
+#include <gtest/gtest.h>
+
+namespace gcu::model {
+namespace {
+
+using testing::tiny_profile;
+
+// 4 tensors of 8e6 FP32 elements (32e6 B, each >= 25 MiB: one bucket each), one node of
+// 4 GPUs, intra 100 Gbps (beta 8e-11), alpha 5e-6, ring only. Per bucket:
+//   c = 2*3*5e-6 + 2*3/4 * 32e6 * 8e-11 = 3e-5 + 3.84e-3 = 3.87e-3.
+// Backward 0.020 s, ready times spread by parameter count: buckets ready at 5, 10, 15, 20 ms.
+constexpr double kC = 3.87e-3;
+Profile four_buckets() { return tiny_profile(4, 8000000, 1, 4); }
+
+model::Setup with(const std::string& scheme, IterationModel m, CompressionMode mode = CompressionMode::Auto) {
+  model::Setup s;
+  s.scheme = scheme;
+  s.model = m;
+  s.mode = mode;
+  return s;
+}
+
+TEST(Iteration, ClosedFormFormula) {
+  // max(1.07*0.1, 3*0.02) + 0.03 = 0.137; comm-bound: max(0.107, 9*0.02) + 0.03 = 0.21.
+  EXPECT_NEAR(closed_form_s(0.1, 1.07, 4, 0.02, 0.03), 0.137, 1e-15);
+  EXPECT_NEAR(closed_form_s(0.1, 1.07, 10, 0.02, 0.03), 0.21, 1e-15);
+  EXPECT_DOUBLE_EQ(after_backward_s(0.1, 0.05), 0.15);
+}
+
+TEST(Iteration, ReadyFractionsProportionalToParameters) {
+  Model m;
+  m.tensors = {{"a", {1}}, {"b", {3}}, {"c", {4}}};
+  auto f = tensor_ready_fractions(m, ComputeEntry{});
+  EXPECT_EQ(f, (std::vector<double>{0.125, 0.5, 1.0}));
+  ComputeEntry c{1, 0, 0.02, 0, 0, {0.005, 0.01, 0.02}};
+  EXPECT_EQ(tensor_ready_fractions(m, c), (std::vector<double>{0.25, 0.5, 1.0}));
+  c.ready_s.pop_back();
+  EXPECT_THROW(tensor_ready_fractions(m, c), ModelError);
+}
+
+TEST(Iteration, FixedNumbersComputeBound) {
+  // Each bucket's all-reduce (3.87 ms) finishes before the next is ready (5 ms apart):
+  // only the last one is exposed. Total = forward 0.010 + (0.020 + c) + optimizer 0.002.
+  const Profile p = four_buckets();
+  for (auto m : {IterationModel::Event, IterationModel::ClosedForm}) {
+    Predictor pred(p, with("none", m));
+    ASSERT_EQ(pred.buckets().size(), 4u);
+    auto r = pred.predict();
+    EXPECT_EQ(r.model, m);
+    EXPECT_EQ(r.mode, CompressionMode::Overlapped);
+    EXPECT_NEAR(r.backward_comm_s, 0.020 + kC, 1e-12) << model_name(m);
+    EXPECT_NEAR(r.total_s, 0.032 + kC, 1e-12);
+    EXPECT_NEAR(r.comm_s, 4 * kC, 1e-12);
+    EXPECT_NEAR(r.exposed_s, kC, 1e-12);
+    EXPECT_DOUBLE_EQ(r.wire_bytes, 128e6);
+    EXPECT_NEAR(pred.iteration_s(), r.total_s, 1e-15);
+  }
+}
+
+TEST(Iteration, EventEqualsClosedFormWhenStreamNeverStarves) {
+  // Comm-bound (intra at 10 Gbps: c = 3e-5 + 1.5*32e6*8e-10 = 0.03843) with gamma 1.07 and
+  // the first three buckets ready at once: the stream is busy all through backward, so
+  // backward is stretched by gamma throughout, exactly the closed form's assumptions:
+  // max(1.07*0.02, 3c) + c = 4c = 0.15372.
+  Profile p = four_buckets();
+  p.cluster.gamma = 1.07;
+  p.model.compute[0].ready_s = {0, 0, 0, 0.020};
+  Conditions c;
+  c.intra_bandwidth_gbps = 10;
+  const double ev = Predictor(p, with("none", IterationModel::Event)).predict(c).backward_comm_s;
+  const double cf = Predictor(p, with("none", IterationModel::ClosedForm)).predict(c).backward_comm_s;
+  EXPECT_NEAR(cf, 4 * 0.03843, 1e-12);
+  EXPECT_NEAR(ev, cf, 1e-12);
+}
+
+TEST(Iteration, EventAddsFirstReadyTimeWhenCommBound) {
+  // Same, ready times spread uniformly: the stream cannot start before the first bucket
+  // is ready (5 ms), which the closed form ignores: event = closed form + 5 ms.
+  Profile p = four_buckets();
+  p.cluster.gamma = 1.07;
+  Conditions c;
+  c.intra_bandwidth_gbps = 10;
+  const double ev = Predictor(p, with("none", IterationModel::Event)).predict(c).backward_comm_s;
+  const double cf = Predictor(p, with("none", IterationModel::ClosedForm)).predict(c).backward_comm_s;
+  EXPECT_NEAR(ev, cf + 0.005, 1e-12);
+}
+
+TEST(Iteration, EventStretchesBackwardOnlyWhileCommunicating) {
+  // Compute-bound with gamma 1.07: the closed form stretches all of backward; the event
+  // model only the 3 x c of overlapped communication: T + 3c*(1 - 1/gamma)... bounded by
+  // T + c (gamma 1) below and the closed form above.
+  Profile p = four_buckets();
+  p.cluster.gamma = 1.07;
+  const double ev = Predictor(p, with("none", IterationModel::Event)).predict().backward_comm_s;
+  const double cf = Predictor(p, with("none", IterationModel::ClosedForm)).predict().backward_comm_s;
+  EXPECT_NEAR(cf, 1.07 * 0.020 + kC, 1e-12);
+  EXPECT_GT(ev, 0.020 + kC);
+  EXPECT_LT(ev, cf);
+  // Backward work during the three overlapped collectives proceeds at 1/gamma: each costs
+  // c*(1-1/gamma) of extra wall time.
+  EXPECT_NEAR(ev, 0.020 + kC + 3 * kC * (1 - 1 / 1.07), 1e-12);
+}
+
+TEST(Iteration, TimelineIsConsistent) {
+  Predictor pred(four_buckets(), with("none", IterationModel::Event));
+  auto r = pred.predict({}, true);
+  int comm = 0;
+  double end = 0, prev_comm_end = 0;
+  for (const auto& e : r.timeline) {
+    EXPECT_GE(e.start_s, 0.0);
+    EXPECT_GE(e.duration_s, 0.0);
+    end = std::max(end, e.start_s + e.duration_s);
+    if (e.lane == Lane::Comm) {
+      ++comm;
+      EXPECT_GE(e.start_s + 1e-15, prev_comm_end);  // one stream: no overlap
+      prev_comm_end = e.start_s + e.duration_s;
+      EXPECT_NE(e.name.find("all-reduce"), std::string::npos);
+    }
+  }
+  EXPECT_EQ(comm, 4);
+  EXPECT_NEAR(end, r.total_s, 1e-12);
+  EXPECT_TRUE(pred.predict().timeline.empty());
+}
+
+bool registered(const std::string& s) {
+  try {
+    compress::make_compressor(s);
+    return true;
+  } catch (const compress::CompressorError&) {
+    return false;
+  }
+}
+
+TEST(Iteration, AfterBackwardAndOverlappedFp16) {
+  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  // fp16 fit: encode = decode = 1e-4 + 1e-10 n; n = 8e6: 9e-4 each. All-reduce of 16e6 B:
+  // 3e-5 + 1.5*16e6*8e-11 = 1.95e-3. Chain = 9e-4 + 1.95e-3 + 9e-4 = 3.75e-3.
+  Profile p = four_buckets();
+  p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
+  auto after = Predictor(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward)).predict();
+  EXPECT_EQ(after.mode, CompressionMode::AfterBackward);
+  EXPECT_NEAR(after.backward_comm_s, 0.020 + 4 * 3.75e-3, 1e-12);
+  EXPECT_NEAR(after.encode_s, 4 * 9e-4, 1e-12);
+  // Auto = overlapped for fp16; with contention 1 each chain fits in the 5 ms gaps.
+  auto over = Predictor(p, with("fp16", IterationModel::Event)).predict();
+  EXPECT_EQ(over.mode, CompressionMode::Overlapped);
+  EXPECT_NEAR(over.backward_comm_s, 0.020 + 3.75e-3, 1e-12);
+  // Contention makes overlapped encode/decode (and backward) slower.
+  p.cluster.overlap_contention = 2.0;
+  auto slow = Predictor(p, with("fp16", IterationModel::Event)).predict();
+  EXPECT_GT(slow.backward_comm_s, over.backward_comm_s + 1e-4);
+}
+
+TEST(Iteration, SpeedupsAndWireScale) {
+  const Profile p = four_buckets();
+  Predictor pred(p, with("none", IterationModel::Event));
+  Conditions c;
+  c.compute_speedup = 2;  // backward 10 ms, ready every 2.5 ms < c: now comm-bound
+  auto r = pred.predict(c);
+  EXPECT_NEAR(r.forward_s, 0.005, 1e-15);
+  EXPECT_NEAR(r.backward_comm_s, 0.0025 + 4 * kC, 1e-12);
+  Conditions w;
+  w.wire_scale = 0.5;  // half the bytes: c = 3e-5 + 1.92e-3
+  EXPECT_NEAR(pred.predict(w).backward_comm_s, 0.020 + 3e-5 + 1.92e-3, 1e-12);
+  Conditions bad;
+  bad.compute_speedup = 0;
+  EXPECT_THROW(pred.predict(bad), ModelError);
+}
+
+TEST(Iteration, SetupOverridesAndErrors) {
+  Profile p = four_buckets();
+  model::Setup s;
+  s.nodes = 3;
+  s.gpus_per_node = 2;
+  s.batch_size = 64;
+  Predictor pred(p, s);
+  EXPECT_EQ(pred.world(), 6);
+  auto r = pred.predict();
+  EXPECT_FALSE(r.compute_exact);
+  EXPECT_EQ(r.batch_size, 64);
+  EXPECT_NEAR(r.backward_s, 0.040, 1e-15);
+  s.scheme = "nosuchscheme";
+  EXPECT_THROW(Predictor(p, s), ModelError);
+  p.model.tensors.clear();
+  EXPECT_THROW(Predictor(p, model::Setup{}), ModelError);
+  EXPECT_THROW(parse_mode("sideways"), ModelError);
+  EXPECT_EQ(parse_model("closed-form"), IterationModel::ClosedForm);
+}
+
+TEST(Iteration, MoreBandwidthIsNeverSlowerOnBert) {
+  Profile p = testing::bert_base_profile();
+  std::vector<std::string> schemes = {"none"};
+  for (const char* s : {"fp16", "topk:k=0.01", "signsgd", "powersgd:rank=4"})
+    if (registered(s)) {
+      schemes.push_back(s);
+      p.compressors[s] = {{1e-3, 1e-10}, {1e-3, 1e-10, 1e-12}, 0};
+    }
+  for (const auto& scheme : schemes)
+    for (auto m : {IterationModel::Event, IterationModel::ClosedForm}) {
+      Predictor pred(p, with(scheme, m));
+      double prev = kInf;
+      for (double g = 0.5; g <= 200; g *= 1.3) {
+        Conditions c;
+        c.inter_bandwidth_gbps = g;
+        const double t = pred.iteration_s(c);
+        EXPECT_LE(t, prev + 1e-15) << scheme << " " << model_name(m) << " at " << g << " Gbps";
+        prev = t;
+      }
+    }
+}
+
+}  // namespace
+}  // namespace gcu::model

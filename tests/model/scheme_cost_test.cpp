@@ -1,0 +1,103 @@
+// Per-scheme cost plans (model/scheme_cost.h): wire bytes from the registry against direct
+// counts, codec fits, errors. Schemes not yet registered are skipped with a message.
+#include "model/scheme_cost.h"
+
+#include "compressors/registry.h"
+
+#include <gtest/gtest.h>
+
+namespace gcu::model {
+namespace {
+
+bool registered(const std::string& spec) {
+  try {
+    compress::make_compressor(spec);
+    return true;
+  } catch (const compress::CompressorError&) {
+    return false;
+  }
+}
+#define REQUIRE_SCHEME(s) \
+  if (!registered(s)) GTEST_SKIP() << "scheme '" << s << "' is not registered yet"
+
+std::vector<Bucket> two_buckets() {
+  return plan_buckets({{"w", {1000, 300}}, {"b", {1000}}, {"w2", {512, 512}}});
+}
+std::map<std::string, CodecFit> fits_for(const std::vector<std::string>& specs) {
+  std::map<std::string, CodecFit> f;
+  for (const auto& s : specs) f[s] = {{1e-4, 1e-9}, {2e-4, 1e-9, 1e-10}, 0};
+  return f;
+}
+
+TEST(SchemeCost, CodecFormulas) {
+  // encode 1e-4 + 1e-9 * 1e6 = 1.1e-3; decode 2e-4 + 1e-9*1e6 + 1e-10*1e6*8 = 2e-3.
+  EXPECT_NEAR(encode_seconds({1e-4, 1e-9}, 1000000), 1.1e-3, 1e-15);
+  EXPECT_NEAR(decode_seconds({2e-4, 1e-9, 1e-10}, 1000000, 8), 2e-3, 1e-15);
+}
+
+TEST(SchemeCost, NoneSendsRawBytesAndNeedsNoFit) {
+  auto bs = two_buckets();
+  auto p = plan_scheme("none", bs, 8, {});
+  EXPECT_EQ(p.scheme, "none");
+  EXPECT_TRUE(p.allreduce_only);
+  EXPECT_DOUBLE_EQ(p.raw_bytes, 4.0 * (300000 + 1000 + 262144));
+  EXPECT_DOUBLE_EQ(p.wire_bytes, p.raw_bytes);
+  EXPECT_DOUBLE_EQ(p.compression_ratio(), 1.0);
+  ASSERT_EQ(p.buckets.size(), bs.size());
+  EXPECT_EQ(p.buckets[0].encode_s, 0.0);
+}
+
+TEST(SchemeCost, Fp16HalvesBytesAndChargesCodecPerBucket) {
+  REQUIRE_SCHEME("fp16");
+  auto bs = two_buckets();
+  auto p = plan_scheme("fp16", bs, 4, fits_for({"fp16"}));
+  EXPECT_DOUBLE_EQ(p.wire_bytes, p.raw_bytes / 2);
+  EXPECT_TRUE(p.allreduce_only);
+  EXPECT_NEAR(p.buckets[0].encode_s, 1e-4 + 1e-9 * double(bs[0].numel), 1e-15);
+  EXPECT_NEAR(p.buckets[0].decode_s, 2e-4 + 1e-9 * double(bs[0].numel) + 4e-10 * double(bs[0].numel), 1e-15);
+}
+
+TEST(SchemeCost, HigherCompressionNeverSendsMoreBytes) {
+  auto bs = plan_buckets({{"w", {4096, 1024}}, {"b", {4096}}, {"w2", {1024, 1024}}});
+  auto check = [&](const std::string& hi, const std::string& lo) {
+    if (!registered(hi) || !registered(lo)) return;
+    auto f = fits_for({hi, lo});
+    const double bh = plan_scheme(hi, bs, 16, f).wire_bytes;
+    const double bl = plan_scheme(lo, bs, 16, f).wire_bytes;
+    EXPECT_LT(bh, bl) << hi << " vs " << lo;
+    EXPECT_LT(bl, plan_scheme("none", bs, 16, {}).wire_bytes) << lo;
+  };
+  REQUIRE_SCHEME("topk:k=0.01");
+  check("topk:k=0.001", "topk:k=0.01");
+  check("topk:k=0.01", "topk:k=0.1");
+  check("powersgd:rank=4", "powersgd:rank=8");
+  check("randomk:k=0.001", "randomk:k=0.01");
+  check("topkc:k=0.001", "topkc:k=0.01");
+}
+
+TEST(SchemeCost, AllGatherSchemesAreNotAllReduceOnly) {
+  REQUIRE_SCHEME("topk:k=0.01");
+  auto p = plan_scheme("topk:k=0.01", two_buckets(), 4, fits_for({"topk:k=0.01"}));
+  EXPECT_FALSE(p.allreduce_only);
+  EXPECT_GT(p.compression_ratio(), 1.0);
+}
+
+TEST(SchemeCost, ClearErrors) {
+  auto bs = two_buckets();
+  try {
+    plan_scheme("nosuchscheme", bs, 4, {});
+    FAIL() << "no throw";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("nosuchscheme"), std::string::npos);
+  }
+  REQUIRE_SCHEME("fp16");
+  try {
+    plan_scheme("fp16", bs, 4, fits_for({"bf16"}));
+    FAIL() << "no throw";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("compressors.\"fp16\""), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gcu::model

@@ -1,0 +1,154 @@
+// What-if analyses (model/whatif.h): sweeps, ratio for linear scaling, codec trade,
+// crossover consistent with direct evaluation, recommendation order.
+#include "model/whatif.h"
+
+#include "fixtures.h"
+
+#include "compressors/registry.h"
+
+#include <gtest/gtest.h>
+
+namespace gcu::model {
+namespace {
+
+bool registered(const std::string& s) {
+  try {
+    compress::make_compressor(s);
+    return true;
+  } catch (const compress::CompressorError&) {
+    return false;
+  }
+}
+
+// 2 nodes x 4 GPUs, 4 buckets of 32e6 B; fp16 with a large codec cost (2 ms per bucket).
+Profile profile() {
+  Profile p = testing::tiny_profile(4, 8000000, 2, 4);
+  p.compressors["fp16"] = {{1e-3, 0}, {1e-3, 0, 0}, 0};
+  return p;
+}
+
+TEST(WhatIf, BandwidthSweepRows) {
+  SweepRequest r;
+  r.axis = Axis::Bandwidth;
+  r.values = {1, 10, 40};
+  r.schemes = {"none"};
+  if (registered("fp16")) r.schemes.push_back("fp16");
+  auto rows = sweep(profile(), r);
+  ASSERT_EQ(rows.size(), r.values.size() * r.schemes.size());
+  EXPECT_EQ(rows[0].x, 1);
+  EXPECT_EQ(rows[0].scheme, "none");
+  EXPECT_DOUBLE_EQ(rows[0].speedup_vs_none, 1.0);
+  for (const auto& row : rows) {
+    EXPECT_GE(row.iteration.total_s, row.linear_s);
+    EXPECT_TRUE(row.tta.has_value()) << row.tta_note;
+  }
+  EXPECT_LT(rows.back().iteration.total_s, rows.front().iteration.total_s);
+}
+
+TEST(WhatIf, NodesAndBatchSweeps) {
+  SweepRequest r;
+  r.axis = Axis::Nodes;
+  r.values = {1, 2, 8};
+  r.schemes = {"none"};
+  auto rows = sweep(profile(), r);
+  EXPECT_EQ(rows[0].iteration.world, 4);
+  EXPECT_EQ(rows[2].iteration.world, 32);
+  r.axis = Axis::BatchSize;
+  r.values = {32, 64};
+  rows = sweep(profile(), r);
+  EXPECT_TRUE(rows[0].iteration.compute_exact);
+  EXPECT_FALSE(rows[1].iteration.compute_exact);
+  EXPECT_NEAR(rows[1].iteration.backward_s, 2 * rows[0].iteration.backward_s, 1e-15);
+  r.values = {1.5};
+  EXPECT_THROW(sweep(profile(), r), ModelError);
+}
+
+TEST(WhatIf, ComputeSpeedupMakesCommunicationMatterMore) {
+  SweepRequest r;
+  r.axis = Axis::ComputeSpeedup;
+  r.values = {1, 3};
+  r.schemes = {"none"};
+  auto rows = sweep(profile(), r);
+  // Network unchanged: the exposed share grows.
+  EXPECT_GT(rows[1].iteration.exposed_s / rows[1].iteration.total_s,
+            rows[0].iteration.exposed_s / rows[0].iteration.total_s);
+}
+
+TEST(WhatIf, RatioNeededIsTightAgainstDirectEvaluation) {
+  const Profile p = profile();
+  model::Setup s;
+  Conditions c;
+  c.inter_bandwidth_gbps = 1;
+  auto need = ratio_for_linear_scaling(p, s, c, 0.10);
+  ASSERT_TRUE(need.ratio.has_value()) << need.note;
+  EXPECT_GT(*need.ratio, 1.0);
+  Predictor pred(p, s);
+  Conditions at = c, below = c;
+  at.wire_scale = 1 / (*need.ratio * (1 + 1e-9));
+  below.wire_scale = 1 / (*need.ratio * 0.99);
+  EXPECT_LE(pred.iteration_s(at), need.target_s * (1 + 1e-12));
+  EXPECT_GT(pred.iteration_s(below), need.target_s);
+  // Within 0 of linear can't be reached: the last bucket's latency is never hidden.
+  EXPECT_FALSE(ratio_for_linear_scaling(p, s, c, 0.0).ratio.has_value());
+}
+
+TEST(WhatIf, CodecTrade) {
+  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  model::Setup s;
+  s.scheme = "fp16";
+  s.mode = CompressionMode::AfterBackward;
+  auto rows = codec_ratio_trade(profile(), s, {}, {1, 2, 4}, 1.0);
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_DOUBLE_EQ(rows[2].bytes_factor, 4);
+  EXPECT_NEAR(rows[1].iteration.encode_s, rows[0].iteration.encode_s / 2, 1e-15);
+  EXPECT_NEAR(rows[1].iteration.wire_bytes, rows[0].iteration.wire_bytes * 2, 1e-6);
+}
+
+TEST(WhatIf, CrossoverConsistentWithDirectEvaluation) {
+  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  const Profile p = profile();
+  model::Setup s;
+  s.mode = CompressionMode::AfterBackward;
+  auto x = crossover_bandwidth(p, "fp16", "none", s, {}, 0.1, 1000);
+  ASSERT_TRUE(x.gbps.has_value()) << x.note;
+  EXPECT_TRUE(x.scheme_wins_below);  // fp16 halves bytes but pays a codec cost
+  model::Setup a = s, b = s;
+  a.scheme = "fp16";
+  b.scheme = "none";
+  Predictor pa(p, a), pb(p, b);
+  Conditions lo, hi;
+  lo.inter_bandwidth_gbps = *x.gbps * 0.95;
+  hi.inter_bandwidth_gbps = *x.gbps * 1.05;
+  EXPECT_LT(pa.iteration_s(lo), pb.iteration_s(lo));
+  EXPECT_GT(pa.iteration_s(hi), pb.iteration_s(hi));
+  // Out of range: none.
+  auto none = crossover_bandwidth(p, "fp16", "none", s, {}, 0.1, 0.2);
+  EXPECT_FALSE(none.gbps.has_value());
+  EXPECT_NE(none.note.find("no crossover"), std::string::npos);
+  EXPECT_THROW(crossover_bandwidth(p, "fp16", "none", s, {}, 5, 1), ModelError);
+}
+
+TEST(WhatIf, RecommendationOrder) {
+  Profile p = profile();
+  std::vector<std::string> cands = {"nosuchscheme", "none"};
+  if (registered("topk:k=0.01")) {
+    cands.push_back("topk:k=0.01");
+    p.compressors["topk:k=0.01"] = {{1e-3, 0}, {1e-3, 0, 0}, 0};
+    p.convergence.schemes["topk:k=0.01"] = {0.95, std::nullopt, false, std::nullopt, std::nullopt};
+  }
+  if (registered("fp16")) cands.push_back("fp16");
+  auto rec = recommend(p, cands, model::Setup{}, {}, Metric::Tta);
+  ASSERT_EQ(rec.size(), cands.size());
+  EXPECT_TRUE(rec.back().skipped.find("nosuchscheme") != std::string::npos) << rec.back().skipped;
+  EXPECT_TRUE(rec.front().tta && rec.front().tta->tta_s);
+  for (size_t i = 1; i < rec.size(); ++i)
+    if (rec[i].tta && rec[i].tta->tta_s) EXPECT_LE(*rec[i - 1].tta->tta_s, *rec[i].tta->tta_s);
+  for (const auto& r : rec)
+    if (r.scheme == "topk:k=0.01") EXPECT_EQ(r.tta->status, TtaStatus::NeverReaches);
+  auto cands_default = default_candidates();
+  ASSERT_FALSE(cands_default.empty());
+  EXPECT_EQ(cands_default.front(), "none");
+}
+
+}  // namespace
+}  // namespace gcu::model
