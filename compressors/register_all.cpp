@@ -10,6 +10,7 @@
 #include "terngrad.h"
 #include "efsignsgd.h"
 #include "thc.h"
+#include "powersgd.h"
 #include "topk.h"
 #include "topkc.h"
 #include "randomk.h"
@@ -31,6 +32,7 @@ void register_all(Registry& r) {
   register_terngrad(r);
   register_efsignsgd(r);
   register_thc(r);
+  register_powersgd(r);
   register_topk(r);
   register_topkc(r);
   register_randomk(r);
