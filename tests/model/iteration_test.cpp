@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace gcu::model {
 namespace {
 
@@ -193,6 +195,29 @@ TEST(Iteration, SetupOverridesAndErrors) {
   EXPECT_THROW(Predictor(p, model::Setup{}), ModelError);
   EXPECT_THROW(parse_mode("sideways"), ModelError);
   EXPECT_EQ(parse_model("closed-form"), IterationModel::ClosedForm);
+}
+
+TEST(Iteration, EveryRegisteredSchemePredictsInBothModes) {
+  Profile p = testing::tiny_profile(6, 300000, 2, 4);
+  for (const auto& info : compress::Registry::instance().list()) {
+    std::string spec;
+    try {
+      spec = compress::make_compressor(info.name)->spec();
+    } catch (const compress::CompressorError&) {
+      continue;
+    }
+    p.compressors[spec] = {{1e-4, 1e-10}, {1e-4, 1e-10, 1e-12}, 0};
+    for (auto mode : {CompressionMode::AfterBackward, CompressionMode::Overlapped})
+      for (auto m : {IterationModel::Event, IterationModel::ClosedForm}) {
+        auto r = Predictor(p, with(info.name, m, mode)).predict({}, true);
+        EXPECT_EQ(r.mode, mode);
+        EXPECT_TRUE(std::isfinite(r.total_s)) << spec;
+        // Never faster than the same iteration with free communication and codecs.
+        EXPECT_GE(r.total_s, 0.032 - 1e-12) << spec << " " << mode_name(mode);
+        EXPECT_GE(r.backward_comm_s + 1e-12, r.backward_s) << spec;
+        EXPECT_FALSE(r.timeline.empty()) << spec;
+      }
+  }
 }
 
 TEST(Iteration, MoreBandwidthIsNeverSlowerOnBert) {

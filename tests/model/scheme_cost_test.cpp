@@ -82,6 +82,34 @@ TEST(SchemeCost, AllGatherSchemesAreNotAllReduceOnly) {
   EXPECT_GT(p.compression_ratio(), 1.0);
 }
 
+TEST(SchemeCost, WireBytesMatchDirectCountsForEveryRegisteredScheme) {
+  auto bs = plan_buckets({{"w", {1000, 300}}, {"b", {1000}}, {"w2", {512, 512}}, {"v", {7}}});
+  int n = 0;
+  for (const auto& info : compress::Registry::instance().list()) {
+    std::unique_ptr<compress::Compressor> c;
+    try {
+      c = compress::make_compressor(info.name);
+    } catch (const compress::CompressorError&) {
+      continue;  // needs parameters without defaults
+    }
+    for (int p : {1, 4, 32}) {
+      auto plan = plan_scheme(info.name, bs, p, fits_for({c->spec()}));
+      double direct = 0;
+      size_t calls = 0;
+      for (const auto& b : bs) {
+        direct += double(c->wire_bytes(b.layout, p));
+        calls += c->plan(b.layout, p).size();
+      }
+      EXPECT_DOUBLE_EQ(plan.wire_bytes, direct) << info.name << " p=" << p;
+      EXPECT_EQ(plan.calls.size(), calls) << info.name;
+      EXPECT_GT(plan.wire_bytes, 0.0) << info.name;
+      EXPECT_EQ(plan.traits.biased, c->traits().biased) << info.name;
+    }
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+}
+
 TEST(SchemeCost, ClearErrors) {
   auto bs = two_buckets();
   try {
