@@ -221,15 +221,12 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
 }
 
 std::vector<std::string> default_candidates() {
-  const std::vector<std::string> all = {
-      "none", "fp16", "bf16",
-      "powersgd:rank=1", "powersgd:rank=2", "powersgd:rank=4", "powersgd:rank=8",
-      "powersgd:rank=16", "powersgd:rank=32",
-      "topk:k=0.1", "topk:k=0.01", "topk:k=0.001",
-      "topkc:k=0.1", "topkc:k=0.01", "topkc:k=0.001",
-      "randomk:k=0.1", "randomk:k=0.01", "randomk:k=0.001",
-      "mstopk:k=0.01", "mstopk:k=0.001", "dgc:k=0.01", "dgc:k=0.001",
-      "signsgd", "efsignsgd", "qsgd", "terngrad", "thc"};
+  std::vector<std::string> all;
+  for (const char* pat : {"none", "fp16", "bf16", "powersgd:rank={1|2|4|8|16|32}",
+                          "topk:k={0.1|0.01|0.001}", "topkc:k={0.1|0.01|0.001}",
+                          "randomk:k={0.1|0.01|0.001}", "mstopk:k={0.01|0.001}",
+                          "dgc:k={0.01|0.001}", "signsgd", "efsignsgd", "qsgd", "terngrad", "thc"})
+    for (auto& s : expand_candidates(pat)) all.push_back(s);
   std::vector<std::string> out;
   for (const auto& s : all) {
     try {
@@ -238,6 +235,32 @@ std::vector<std::string> default_candidates() {
     } catch (const compress::CompressorError&) {
       // not registered in this build (or a parameter it does not take): left out
     }
+  }
+  return out;
+}
+
+std::vector<std::string> expand_candidates(const std::string& pattern) {
+  const auto open = pattern.find('{');
+  if (open == std::string::npos) {
+    if (pattern.find('}') != std::string::npos)
+      throw ModelError("candidate pattern '" + pattern + "': '}' without '{'");
+    return {pattern};
+  }
+  const auto close = pattern.find('}', open);
+  if (close == std::string::npos)
+    throw ModelError("candidate pattern '" + pattern + "': '{' without '}'");
+  const std::string body = pattern.substr(open + 1, close - open - 1);
+  std::vector<std::string> out;
+  size_t pos = 0;
+  for (;;) {
+    const auto bar = body.find('|', pos);
+    const std::string alt = body.substr(pos, bar == std::string::npos ? std::string::npos : bar - pos);
+    if (alt.empty())
+      throw ModelError("candidate pattern '" + pattern + "': empty alternative in '{" + body + "}'");
+    for (auto& rest : expand_candidates(pattern.substr(close + 1)))
+      out.push_back(pattern.substr(0, open) + alt + rest);
+    if (bar == std::string::npos) break;
+    pos = bar + 1;
   }
   return out;
 }

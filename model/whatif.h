@@ -83,6 +83,11 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme,
 // 1..32, topk k in {0.1, 0.01, 0.001}, ...). Specs whose scheme is not registered are left out.
 std::vector<std::string> default_candidates();
 
+// Parameter grids in a spec: every "{a|b|c}" is replaced by each alternative, several
+// braces give the product: "powersgd:rank={1|2|4}" -> 3 specs, "topk:k={0.1|0.01}" -> 2.
+// Throws ModelError on an unclosed or empty brace.
+std::vector<std::string> expand_candidates(const std::string& pattern);
+
 struct Recommendation {
   std::string scheme;
   std::optional<IterationResult> iteration;

@@ -128,6 +128,33 @@ TEST(WhatIf, CrossoverConsistentWithDirectEvaluation) {
   EXPECT_THROW(crossover_bandwidth(p, "fp16", "none", s, {}, 5, 1), ModelError);
 }
 
+TEST(WhatIf, ExpandCandidates) {
+  EXPECT_EQ(expand_candidates("powersgd:rank={1|2|4}"),
+            (std::vector<std::string>{"powersgd:rank=1", "powersgd:rank=2", "powersgd:rank=4"}));
+  EXPECT_EQ(expand_candidates("topkc:k={0.1|0.01},chunk={64|256}").size(), 4u);
+  EXPECT_EQ(expand_candidates("none"), (std::vector<std::string>{"none"}));
+  EXPECT_THROW(expand_candidates("topk:k={0.1"), ModelError);
+  EXPECT_THROW(expand_candidates("topk:k={0.1||0.2}"), ModelError);
+}
+
+TEST(WhatIf, TtaCrossoverAccountsForIterations) {
+  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  // fp16 needing 2x the iterations can never win on TTA unless twice as fast per
+  // iteration: its crossover moves to lower bandwidth (or vanishes).
+  Profile p = profile();
+  model::Setup s;
+  s.mode = CompressionMode::AfterBackward;
+  auto it = crossover_bandwidth(p, "fp16", "none", s, {}, 0.01, 1000, Metric::Iteration);
+  p.convergence.schemes["fp16"] = {std::nullopt, std::nullopt, std::nullopt, 2000.0, std::nullopt};
+  auto tta = crossover_bandwidth(p, "fp16", "none", s, {}, 0.01, 1000, Metric::Tta);
+  ASSERT_TRUE(it.gbps.has_value());
+  if (tta.gbps) EXPECT_LT(*tta.gbps, *it.gbps);
+  p.convergence.schemes["fp16"].reaches_target = false;
+  auto never = crossover_bandwidth(p, "fp16", "none", s, {}, 0.01, 1000, Metric::Tta);
+  EXPECT_FALSE(never.gbps.has_value());
+  EXPECT_NE(never.note.find("never"), std::string::npos);
+}
+
 TEST(WhatIf, RecommendationOrder) {
   Profile p = profile();
   std::vector<std::string> cands = {"nosuchscheme", "none"};
