@@ -119,6 +119,11 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
   if (mode_ == CompressionMode::Auto)
     mode_ = cheap_cast_scheme(plan_.scheme) ? CompressionMode::Overlapped : CompressionMode::AfterBackward;
   const auto tf = tensor_ready_fractions(profile.model, compute_.compute);
+  note_ = compute_.note;
+  if (setup.model == IterationModel::Event && mode_ == CompressionMode::Overlapped)
+    note_ += std::string(note_.empty() ? "" : "; ") +
+             (compute_.compute.ready_s.empty() ? "ready times: backward spread by parameter count"
+                                               : "ready times: measured ready_s");
   double run = 0;  // buckets are handed to the stream in order: keep ready times monotone
   for (const auto& b : buckets_) {
     double r = 0;
@@ -274,7 +279,7 @@ IterationResult Predictor::predict(const Conditions& cond, bool timeline) const 
   r.world = cost_.world();
   r.batch_size = compute_.compute.batch_size;
   r.compute_exact = compute_.exact;
-  r.note = compute_.note;
+  r.note = note_;
   const double cf = 1.0 / cond.compute_speedup;
   const ComputeEntry& c = compute_.compute;
   r.data_s = c.data_s * cf;

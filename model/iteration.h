@@ -70,7 +70,7 @@ struct IterationResult {
   int world = 1;
   int batch_size = 0;
   bool compute_exact = true;     // false: compute interpolated/extrapolated (see note)
-  std::string note;
+  std::string note;              // compute lookup and ready-time basis, "; "-separated
   Seconds data_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;  // after speed-up
   Seconds backward_comm_s = 0;   // backward start -> last decode done
   Seconds comm_s = 0;            // sum of collective times
@@ -122,6 +122,7 @@ class Predictor {
   SchemePlan plan_;
   CompressionMode mode_ = CompressionMode::Overlapped;
   std::vector<double> bucket_ready_frac_;  // per bucket: last member's ready fraction
+  std::string note_;
 };
 
 }  // namespace gcu::model

@@ -197,6 +197,37 @@ TEST(Iteration, SetupOverridesAndErrors) {
   EXPECT_EQ(parse_model("closed-form"), IterationModel::ClosedForm);
 }
 
+TEST(Iteration, PowerSgdRunsDependentCollectivesInOrder) {
+  if (!registered("powersgd:rank=4")) GTEST_SKIP() << "powersgd not registered yet";
+  Profile p = testing::tiny_profile(2, 1, 1, 4);
+  p.model.tensors = {{"w", {1024, 512}}, {"b", {1024}}};
+  p.compressors["powersgd:rank=4"] = {{1e-4, 0}, {1e-4, 0, 0}, 0};
+  Predictor pred(p, with("powersgd:rank=4", IterationModel::Event));
+  auto r = pred.predict({}, true);
+  EXPECT_EQ(r.mode, CompressionMode::AfterBackward);
+  std::vector<std::string> comm;
+  double sum = 0;
+  for (const auto& e : r.timeline)
+    if (e.lane == Lane::Comm) {
+      comm.push_back(e.name);
+      sum += e.duration_s;
+    }
+  ASSERT_GE(comm.size(), 2u);
+  EXPECT_NEAR(sum, r.comm_s, 1e-15);
+  // Per bucket, P's all-reduce comes before Q's.
+  auto pos = [&](const std::string& label) {
+    for (size_t i = 0; i < comm.size(); ++i)
+      if (comm[i].find(" " + label + " ") != std::string::npos) return int(i);
+    return -1;
+  };
+  ASSERT_GE(pos("P"), 0) << comm[0];
+  EXPECT_LT(pos("P"), pos("Q"));
+  // Rank 4 of a 1024 x 512 matrix: (1024 + 512) * 4 floats, far fewer than 1024 * 512.
+  EXPECT_LT(r.wire_bytes, r.raw_bytes / 10);
+  EXPECT_NE(Predictor(p, with("none", IterationModel::Event)).predict().note.find("parameter count"),
+            std::string::npos);
+}
+
 TEST(Iteration, EveryRegisteredSchemePredictsInBothModes) {
   Profile p = testing::tiny_profile(6, 300000, 2, 4);
   for (const auto& info : compress::Registry::instance().list()) {
