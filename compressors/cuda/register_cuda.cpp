@@ -23,6 +23,10 @@ const CudaEntry kCudaSchemes[] = {
     {"signsgd", gcu::cuda::make_signsgd_cuda},
     {"qsgd", gcu::cuda::make_qsgd_cuda},
     {"terngrad", gcu::cuda::make_terngrad_cuda},
+    {"randomk", gcu::cuda::make_randomk_cuda},
+    {"topkc", gcu::cuda::make_topkc_cuda},
+    {"dgc", gcu::cuda::make_dgc_cuda},
+    {"mstopk", gcu::cuda::make_mstopk_cuda},
 };
 }  // namespace
 

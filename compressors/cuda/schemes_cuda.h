@@ -18,5 +18,9 @@ std::unique_ptr<compress::Compressor> make_topk_cuda(std::unique_ptr<compress::C
 std::unique_ptr<compress::Compressor> make_signsgd_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_qsgd_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_terngrad_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_randomk_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_topkc_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_dgc_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_mstopk_cuda(std::unique_ptr<compress::Compressor> cpu);
 
 }  // namespace gcu::cuda

@@ -24,6 +24,18 @@ __global__ void init_state(SelectState* st, long long k) {
   st->k_rem = k;
 }
 
+// After the radix passes: T = prefix; take keys > T and the first k_rem keys == T.
+__global__ void finalize_topk(SelectState* st) {
+  st->hi = st->prefix + 1u;
+  st->lo = st->prefix;
+  st->ties = st->k_rem;
+}
+
+// Category of a key: 1 << 32 (all taken), 1 (tie band), 0 (not selected).
+__device__ __forceinline__ unsigned long long category(uint32_t key, uint32_t hi, uint32_t lo) {
+  return key >= hi ? (1ull << 32) : (key >= lo ? 1ull : 0ull);
+}
+
 // Histogram of the digit (key >> shift) & (bins-1) over keys matching the prefix.
 __global__ void histogram(const float* x, int64_t n, const SelectState* st, int shift, int bins,
                           unsigned* hist) {
@@ -65,20 +77,17 @@ __global__ void choose_digit(const unsigned* hist, SelectState* st, int shift, i
   }
 }
 
-// Per tile: (number of keys > T) << 32 | (number == T).
+// Per tile: (number of keys >= hi) << 32 | (number in [lo, hi)).
 __global__ void count_tiles(const float* x, int64_t n, const SelectState* st,
                             unsigned long long* counts) {
   using Reduce = cub::BlockScan<unsigned long long, kTileThreads>;
   __shared__ typename Reduce::TempStorage temp;
-  const uint32_t T = st->prefix;
+  const uint32_t hi = st->hi, lo = st->lo;
   const int64_t base = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x * kItems;
   unsigned long long c = 0;
   for (int j = 0; j < kItems; ++j) {
     const int64_t i = base + j;
-    if (i < n) {
-      const uint32_t key = mag_key(x[i]);
-      c += key > T ? (1ull << 32) : (key == T ? 1ull : 0ull);
-    }
+    if (i < n) c += category(mag_key(x[i]), hi, lo);
   }
   unsigned long long total;
   unsigned long long ignored;
@@ -91,15 +100,15 @@ __global__ void write_selection(const float* x, int64_t n, const SelectState* st
                                 int32_t* indices) {
   using Scan = cub::BlockScan<unsigned long long, kTileThreads>;
   __shared__ typename Scan::TempStorage temp;
-  const uint32_t T = st->prefix;
-  const long long ties = st->k_rem;
+  const uint32_t hi = st->hi, lo = st->lo;
+  const long long ties = st->ties;
   const int64_t base = static_cast<int64_t>(blockIdx.x) * kTile + threadIdx.x * kItems;
-  uint32_t keys[kItems];
+  unsigned long long cat[kItems];
   unsigned long long c = 0;
   for (int j = 0; j < kItems; ++j) {
     const int64_t i = base + j;
-    keys[j] = i < n ? mag_key(x[i]) : 0u;
-    if (i < n) c += keys[j] > T ? (1ull << 32) : (keys[j] == T ? 1ull : 0ull);
+    cat[j] = i < n ? category(mag_key(x[i]), hi, lo) : 0ull;
+    c += cat[j];
   }
   unsigned long long before;
   Scan(temp).ExclusiveSum(c, before);
@@ -109,7 +118,7 @@ __global__ void write_selection(const float* x, int64_t n, const SelectState* st
   for (int j = 0; j < kItems; ++j) {
     const int64_t i = base + j;
     if (i >= n) break;
-    const bool is_gt = keys[j] > T, is_eq = keys[j] == T;
+    const bool is_gt = cat[j] == (1ull << 32), is_eq = cat[j] == 1ull;
     if (is_gt || (is_eq && eq < ties)) {
       const long long pos = gt + (eq < ties ? eq : ties);
       values[pos] = x[i];
@@ -120,9 +129,36 @@ __global__ void write_selection(const float* x, int64_t n, const SelectState* st
   }
 }
 
+// Total selected: gt + min(eq, ties) from the last tile's offset and count.
+__global__ void total_kernel(const unsigned long long* counts, const unsigned long long* offsets,
+                             int64_t tiles, SelectState* st) {
+  const unsigned long long t = offsets[tiles - 1] + counts[tiles - 1];
+  const long long gt = static_cast<long long>(t >> 32), eq = static_cast<long long>(t & 0xffffffffull);
+  st->selected = gt + (eq < st->ties ? eq : st->ties);
+}
+
 __global__ void scatter_rank(const float* v, const int32_t* idx, int64_t m, float* out, float scale) {
-  // Explicit rounding: no fused multiply-add, as on the CPU (ISO C++ mode: no contraction).
-  GCU_GRID_STRIDE(j, m) out[idx[j]] = __fadd_rn(out[idx[j]], __fmul_rn(v[j], scale));
+  // Explicit rounding: no fused multiply-add, as on the CPU (which is built without FMA).
+  // Zero values are skipped: they change nothing and may be padding pairs sharing index 0.
+  GCU_GRID_STRIDE(j, m) {
+    const float val = v[j];
+    if (val != 0.0f) out[idx[j]] = __fadd_rn(out[idx[j]], __fmul_rn(val, scale));
+  }
+}
+
+// count_tiles + exclusive scan of the tile counts into s.tile_offsets; returns #tiles.
+int64_t count_and_scan(const float* x, int64_t n, SelectScratch& s) {
+  SelectState* st = s.state.get();
+  const int64_t tiles = (n + kTile - 1) / kTile;
+  unsigned long long* counts = s.tile_counts.reserve(static_cast<size_t>(tiles));
+  unsigned long long* offsets = s.tile_offsets.reserve(static_cast<size_t>(tiles));
+  count_tiles<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, st, counts);
+  CUDA_CHECK_LAUNCH();
+  size_t temp_bytes = 0;
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets, static_cast<int>(tiles)));
+  void* temp = s.scan_temp.reserve(temp_bytes);
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, static_cast<int>(tiles)));
+  return tiles;
 }
 
 }  // namespace
@@ -143,19 +179,29 @@ void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* i
     choose_digit<<<1, kScanThreads>>>(hist + p * kMaxBins, st, kShift[p], bins);
     CUDA_CHECK_LAUNCH();
   }
-  const int64_t tiles = (n + kTile - 1) / kTile;
-  unsigned long long* counts = s.tile_counts.reserve(static_cast<size_t>(tiles));
-  unsigned long long* offsets = s.tile_offsets.reserve(static_cast<size_t>(tiles));
-  count_tiles<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, st, counts);
+  finalize_topk<<<1, 1>>>(st);
   CUDA_CHECK_LAUNCH();
-  size_t temp_bytes = 0;
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets,
-                                           static_cast<int>(tiles)));
-  void* temp = s.scan_temp.reserve(temp_bytes);
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets,
-                                           static_cast<int>(tiles)));
-  write_selection<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, st, offsets, values, indices);
+  select_by_state(x, n, values, indices, s);
+}
+
+SelectState* state_of(SelectScratch& s) { return s.state.reserve(1); }
+
+void select_by_state(const float* x, int64_t n, float* values, int32_t* indices, SelectScratch& s) {
+  if (n <= 0) return;
+  const int64_t tiles = count_and_scan(x, n, s);
+  write_selection<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, s.state.get(), s.tile_offsets.get(),
+                                                                   values, indices);
   CUDA_CHECK_LAUNCH();
+}
+
+int64_t count_selection(const float* x, int64_t n, SelectScratch& s) {
+  if (n <= 0) return 0;
+  const int64_t tiles = count_and_scan(x, n, s);
+  total_kernel<<<1, 1>>>(s.tile_counts.get(), s.tile_offsets.get(), tiles, s.state.get());
+  CUDA_CHECK_LAUNCH();
+  long long selected = 0;
+  CUDA_CHECK(cudaMemcpy(&selected, &s.state.get()->selected, sizeof selected, cudaMemcpyDeviceToHost));
+  return selected;
 }
 
 void scatter_add(const float* values, const int32_t* indices, int64_t count, int p, float* out,

@@ -10,11 +10,16 @@
 
 namespace gcu::cuda::sparse {
 
-// Device state of one radix selection (see select_topk).
+// Device state of one selection. The radix passes fix prefix/mask/k_rem; the compaction
+// then takes every element with key >= hi, plus the first `ties` elements (by index) with
+// lo <= key < hi, in ascending index order. Exact top-k: hi = T + 1, lo = T, ties = k_rem.
 struct SelectState {
   uint32_t prefix;     // key bits fixed so far (then: the threshold key T)
   uint32_t mask;       // which bits of prefix are fixed
   long long k_rem;     // elements still to take among those matching prefix
+  uint32_t hi, lo;     // compaction bounds (see above)
+  long long ties;
+  long long selected;  // set by count_selection()
 };
 
 // Scratch kept by a compressor between calls (grow-only).
@@ -35,8 +40,17 @@ __device__ __forceinline__ uint32_t mag_key(float x) { return __float_as_uint(x)
 void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices,
                  SelectScratch& s);
 
+// Compaction by the bounds already in s.state (set by a scheme's own kernel): writes the
+// selected elements in ascending index order; returns nothing (count unknown on the host).
+void select_by_state(const float* x, int64_t n, float* values, int32_t* indices, SelectScratch& s);
+// Number of elements select_by_state() would write (synchronizes: one 8-byte copy).
+int64_t count_selection(const float* x, int64_t n, SelectScratch& s);
+// Device pointer to the state (for schemes' kernels that set hi/lo/ties); allocates it.
+SelectState* state_of(SelectScratch& s);
+
 // out[0, n) = 0, then for r = 0..p-1 in order, j < count: out[idx[r*count+j]] += val[r*count+j]
-// * scale (one launch per rank; indices distinct within a rank), as sparse::scatter_add.
+// * scale (one launch per rank; indices distinct within a rank, except value-0 padding
+// pairs, which are skipped: adding 0 changes nothing), as sparse::scatter_add.
 void scatter_add(const float* values, const int32_t* indices, int64_t count, int p, float* out,
                  int64_t n, float scale);
 
