@@ -114,9 +114,13 @@ LinkCost::LinkCost(const LinkLevel& level, const std::string& level_name) {
     std::sort(fits_[idx].begin(), fits_[idx].end(),
               [](const SizeRangeFit& a, const SizeRangeFit& b) { return a.min_bytes < b.min_bytes; });
   }
-  if (level.bandwidth_gbps <= 0 && level.collectives.empty())
-    throw ModelError("cluster.levels." + level_name + ".bandwidth_gbps = " +
-                     std::to_string(level.bandwidth_gbps) + " must be > 0");
+  if (!(level.bandwidth_gbps > 0)) {
+    if (level.bandwidth_gbps < 0 || !level.collectives.empty())
+      throw ModelError("cluster.levels." + level_name + ".bandwidth_gbps = " +
+                       std::to_string(level.bandwidth_gbps) + " must be > 0");
+    present_ = false;  // a level the cluster may not need (e.g. inter on one node)
+  }
+  name_ = level_name;
 }
 
 AlphaBeta LinkCost::at(CollectiveKind k, Bytes n, double beta_override) const {
@@ -131,6 +135,7 @@ void LinkCost::set_bandwidth_gbps(Gbps g) {
   if (!(g > 0)) throw ModelError("bandwidth " + std::to_string(g) + " Gbps must be > 0");
   const double b = beta_s_per_byte_from_gbps(g);
   base_.beta_s_per_byte = b;
+  present_ = true;
   for (auto& v : fits_)
     for (auto& f : v) f.beta_s_per_byte = b;
 }
@@ -164,6 +169,13 @@ ClusterCost::ClusterCost(int nodes, int gpus_per_node, LinkCost intra, LinkCost 
                          std::vector<Algorithm> algorithms)
     : nodes_(nodes), gpn_(gpus_per_node), intra_(std::move(intra)), inter_(std::move(inter)),
       algs_(std::move(algorithms)) {
+  // A level used by this cluster shape must have a bandwidth.
+  if (gpus_per_node > 1 && !intra_.present())
+    throw ModelError("cluster.levels." + intra_.name() + ".bandwidth_gbps must be > 0 with " +
+                     std::to_string(gpus_per_node) + " GPUs per node");
+  if (nodes > 1 && !inter_.present())
+    throw ModelError("cluster.levels." + inter_.name() + ".bandwidth_gbps must be > 0 with " +
+                     std::to_string(nodes) + " nodes");
   if (nodes_ < 1) throw ModelError("cluster.nodes = " + std::to_string(nodes_) + " must be >= 1");
   if (gpn_ < 1)
     throw ModelError("cluster.gpus_per_node = " + std::to_string(gpn_) + " must be >= 1");

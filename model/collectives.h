@@ -10,6 +10,7 @@
 #include "model/units.h"
 
 #include <array>
+#include <string>
 #include <vector>
 
 namespace gcu::model {
@@ -62,8 +63,12 @@ Seconds flat_collective_s(CollectiveKind k, Algorithm a, int p, Bytes n, AlphaBe
 class LinkCost {
  public:
   LinkCost() = default;
-  // beta from bandwidth_gbps; throws ModelError when bandwidth <= 0 and no fits cover.
+  // beta from bandwidth_gbps. bandwidth_gbps == 0 without fits = an absent level
+  // (present() false; ClusterCost throws if the cluster shape needs it); negative, or 0
+  // with fits, throws ModelError naming cluster.levels.<level_name>.bandwidth_gbps.
   LinkCost(const LinkLevel& level, const std::string& level_name);
+  bool present() const { return present_; }
+  const std::string& name() const { return name_; }
   // The (alpha, beta) to use for a message of n bytes of collective k; a positive
   // beta_override replaces beta (what-if bandwidth), latencies are kept.
   AlphaBeta at(CollectiveKind k, Bytes n, double beta_override = 0) const;
@@ -75,6 +80,8 @@ class LinkCost {
  private:
   AlphaBeta base_;
   std::array<std::vector<SizeRangeFit>, 4> fits_;  // indexed by CollectiveKind
+  bool present_ = true;
+  std::string name_ = "?";
 };
 
 // The result of costing one collective: time and the algorithm that won.

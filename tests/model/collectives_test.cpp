@@ -112,7 +112,17 @@ TEST(Collectives, SizeRangeFitsOverrideDefaults) {
 
 TEST(Collectives, BadInputsNameTheField) {
   try {
-    LinkCost(LinkLevel{0.0, 1e-5, {}}, "inter");
+    LinkCost(LinkLevel{-1.0, 1e-5, {}}, "inter");
+    FAIL() << "no throw";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("cluster.levels.inter.bandwidth_gbps"), std::string::npos);
+  }
+  // An absent level (bandwidth 0) is fine on one node, an error across nodes.
+  LinkCost absent(LinkLevel{0.0, 0.0, {}}, "inter");
+  EXPECT_FALSE(absent.present());
+  EXPECT_NO_THROW(ClusterCost(1, 4, LinkCost({8.0, 1e-5, {}}, "intra"), absent, {Algorithm::Ring}));
+  try {
+    ClusterCost(2, 4, LinkCost({8.0, 1e-5, {}}, "intra"), absent, {Algorithm::Ring});
     FAIL() << "no throw";
   } catch (const ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("cluster.levels.inter.bandwidth_gbps"), std::string::npos);
