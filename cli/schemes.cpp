@@ -1,0 +1,122 @@
+// `gcu schemes`: the registered compression schemes, their parameters, collectives and
+// exact wire bytes per rank for a bucket of n floats (or a layout of tensors) on p ranks,
+// as a table or JSON (compressors/describe.h does the work).
+#include "command.h"
+#include "compressors/describe.h"
+#include "compressors/registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gcu::cli {
+namespace {
+using namespace gcu::compress;
+
+struct SchemesOptions {
+  int64_t n = 25557032;  // ResNet-50's parameter count (SPEC §6)
+  int world = 8;
+  std::string layout;
+  std::vector<std::string> specs;
+  bool json = false;
+};
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') { o += '\\'; o += c; }
+    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
+    else o += c;
+  }
+  return o;
+}
+
+void print_json(const std::vector<SchemeDescription>& ds, int64_t n, int world) {
+  std::printf("{\n  \"numel\": %lld,\n  \"world_size\": %d,\n  \"schemes\": [\n",
+              static_cast<long long>(n), world);
+  for (size_t i = 0; i < ds.size(); ++i) {
+    const auto& d = ds[i];
+    std::printf("    {\"name\": \"%s\", \"spec\": \"%s\", \"params\": \"%s\", \"summary\": \"%s\",\n",
+                json_escape(d.name).c_str(), json_escape(d.spec).c_str(),
+                json_escape(d.params).c_str(), json_escape(d.summary).c_str());
+    std::printf("     \"collectives\": [");
+    for (size_t j = 0; j < d.calls.size(); ++j) {
+      const auto& c = d.calls[j];
+      std::printf("%s{\"kind\": \"%s\", \"type\": \"%s\", \"count\": %lld, \"bytes_per_rank\": %lld, \"label\": \"%s\"}",
+                  j ? ", " : "", collective_name(c.kind), wire_type_name(c.type),
+                  static_cast<long long>(c.count), static_cast<long long>(c.bytes_per_rank()),
+                  json_escape(c.label).c_str());
+    }
+    std::printf("],\n     \"wire_bytes\": %lld, \"fp32_bytes\": %lld, \"ratio\": %.6g, "
+                "\"biased\": %s, \"error_feedback\": %s, \"stateful\": %s}%s\n",
+                static_cast<long long>(d.wire_bytes), static_cast<long long>(d.fp32_bytes), d.ratio,
+                d.traits.biased ? "true" : "false", d.traits.error_feedback ? "true" : "false",
+                d.traits.stateful ? "true" : "false", i + 1 < ds.size() ? "," : "");
+  }
+  std::printf("  ]\n}\n");
+}
+
+void print_table(const std::vector<SchemeDescription>& ds, int64_t n, int world) {
+  std::printf("Wire bytes per rank for %lld floats on %d ranks (fp32 all-reduce payload: %lld bytes)\n\n",
+              static_cast<long long>(n), world, static_cast<long long>(4 * n));
+  int w = 4;
+  for (const auto& d : ds) w = std::max(w, static_cast<int>(d.spec.size()));
+  std::printf("%-*s %14s %9s  %-6s %-3s %-5s  %s\n", w, "spec", "wire_bytes", "ratio", "biased", "ef",
+              "state", "collectives");
+  for (const auto& d : ds)
+    std::printf("%-*s %14lld %8.1fx  %-6s %-3s %-5s  %s\n", w, d.spec.c_str(),
+                static_cast<long long>(d.wire_bytes), d.ratio, d.traits.biased ? "yes" : "no",
+                d.traits.error_feedback ? "yes" : "no", d.traits.stateful ? "yes" : "no",
+                format_calls(d.calls).c_str());
+  std::printf("\nParameters (spec syntax name:key=value,...; wrap any spec in ef(...) for error feedback):\n");
+  std::vector<std::string> seen;
+  for (const auto& d : ds) {
+    bool dup = false;
+    for (const auto& s : seen) dup = dup || s == d.name;
+    if (dup) continue;
+    seen.push_back(d.name);
+    std::printf("  %-10s %s\n", d.name.c_str(), d.params.empty() ? "(none)" : d.params.c_str());
+  }
+}
+
+void run_schemes(const SchemesOptions& o) {
+  if (o.world < 1) throw UsageError("--world must be >= 1, got " + std::to_string(o.world));
+  if (o.n < 0) throw UsageError("-n must be >= 0, got " + std::to_string(o.n));
+  BucketLayout layout;
+  try {
+    layout = o.layout.empty() ? BucketLayout::flat(o.n) : parse_layout(o.layout);
+  } catch (const CompressorError& e) {
+    throw UsageError(e.what());
+  }
+  std::vector<SchemeDescription> ds;
+  try {
+    if (o.specs.empty()) ds = describe_all(layout, o.world);
+    for (const auto& s : o.specs) ds.push_back(describe_scheme(s, layout, o.world));
+  } catch (const CompressorError& e) {
+    throw UsageError(e.what());
+  }
+  if (o.json) print_json(ds, layout.numel(), o.world);
+  else print_table(ds, layout.numel(), o.world);
+}
+
+void setup_schemes(CLI::App& app) {
+  auto o = std::make_shared<SchemesOptions>();
+  auto* sub = app.add_subcommand(
+      "schemes", "List the compression schemes: parameters, collectives and exact wire bytes per rank");
+  sub->add_option("-n,--numel", o->n, "Bucket size in floats (one 1-D tensor)")->capture_default_str();
+  sub->add_option("-p,--world", o->world, "Number of ranks")->capture_default_str();
+  sub->add_option("--layout", o->layout,
+                  "Tensors instead of -n, e.g. 2048x1000,1000 (PowerSGD compresses matrices only)");
+  sub->add_option("--spec", o->specs, "Scheme specs to describe, ';'-separated (default: every scheme "
+                                      "with default parameters), e.g. 'topk:k=0.001;ef(randomk:k=0.01)'")
+      ->delimiter(';');
+  sub->add_flag("--json", o->json, "Print JSON instead of a table");
+  sub->callback([o] { run_schemes(*o); });
+}
+
+const Registrar reg{"schemes", 40, &setup_schemes};
+
+}  // namespace
+}  // namespace gcu::cli
