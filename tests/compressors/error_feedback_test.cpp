@@ -1,5 +1,6 @@
 // Tests of the error-feedback wrapper (compressors/error_feedback.h).
 #include "compressors/error_feedback.h"
+#include "compressors/local_group.h"
 #include "counting_comm.h"
 #include "test_data.h"
 
@@ -134,4 +135,26 @@ TEST(ErrorFeedback, DefaultStepWithLocalMatchesRoundTripForStatefulSchemes) {
     c->step_with_local({0, x.data(), &layout}, comm, local.data());
     for (float v : local) EXPECT_EQ(v, 1.5f);
   });
+}
+
+TEST(ErrorFeedback, LocalOutputOfEverySchemeIsWhatOneRankAggregates) {
+  // With p = 1 the aggregated result IS the rank's own contribution, so the `local` output
+  // of step_with_local (what ef() subtracts) must equal it, for every registered scheme,
+  // on consecutive steps (random streams must not drift between roundtrip and step).
+  const BucketLayout layout{{{16, 24}, {40}}};
+  const int64_t n = layout.numel();
+  for (const auto& info : Registry::instance().list()) {
+    auto c = make_compressor(info.name);
+    LocalGroup g(1);
+    g.run([&](Communicator& comm) {
+      for (int t = 0; t < 3; ++t) {
+        auto x = gaussian(n, 300 + t);
+        std::vector<float> local(n, -1.0f);
+        c->step_with_local({0, x.data(), &layout}, comm, local.data());
+        for (int64_t i = 0; i < n; ++i)
+          ASSERT_NEAR(local[i], x[i], 1e-5 * (1 + std::fabs(x[i])))
+              << info.name << " step " << t << " element " << i;
+      }
+    });
+  }
 }
