@@ -27,6 +27,9 @@ const CudaEntry kCudaSchemes[] = {
     {"topkc", gcu::cuda::make_topkc_cuda},
     {"dgc", gcu::cuda::make_dgc_cuda},
     {"mstopk", gcu::cuda::make_mstopk_cuda},
+    {"efsignsgd", gcu::cuda::make_efsignsgd_cuda},
+    {"thc", gcu::cuda::make_thc_cuda},
+    {"powersgd", gcu::cuda::make_powersgd_cuda},
 };
 }  // namespace
 

@@ -22,5 +22,8 @@ std::unique_ptr<compress::Compressor> make_randomk_cuda(std::unique_ptr<compress
 std::unique_ptr<compress::Compressor> make_topkc_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_dgc_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_mstopk_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_efsignsgd_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_thc_cuda(std::unique_ptr<compress::Compressor> cpu);
+std::unique_ptr<compress::Compressor> make_powersgd_cuda(std::unique_ptr<compress::Compressor> cpu);
 
 }  // namespace gcu::cuda
