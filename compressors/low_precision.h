@@ -8,6 +8,10 @@
 
 namespace gcu::compress::lowp {
 
+// Use the x86 F16C instructions when the CPU has them (default: on). Returns whether the
+// SIMD path is now active; tests switch it off to check the portable code too.
+bool use_simd(bool on);
+
 // dst[i] = half(src[i] * scale)
 void to_half(const float* src, uint16_t* dst, int64_t n, float scale);
 // dst[i] = float(src[i]) * scale

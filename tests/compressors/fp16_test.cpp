@@ -11,7 +11,22 @@
 using namespace gcu::compress;
 using namespace gcu::compress::testing;
 
+namespace {
+void check_bit_identical();
+}
+
 TEST(Fp16, VectorConversionIsBitIdenticalToScalarReference) {
+  const bool simd = lowp::use_simd(true);
+  check_bit_identical();
+  if (simd) {  // also the portable path
+    lowp::use_simd(false);
+    check_bit_identical();
+    lowp::use_simd(true);
+  }
+}
+
+namespace {
+void check_bit_identical() {
   std::vector<float> x = {0.0f, -0.0f, 1.0f, 65504.0f, 65519.0f, 65520.0f, 65536.0f, 1e30f,
                           6.1035156e-05f, 6.0e-05f, 5.9604645e-08f, 2.98e-08f, 2.9802322e-08f,
                           3.0e-08f, 1e-10f, INFINITY, -INFINITY, NAN, -NAN, 1.0f + 1.0f / 4096};
@@ -26,7 +41,12 @@ TEST(Fp16, VectorConversionIsBitIdenticalToScalarReference) {
   lowp::from_half(all.data(), back.data(), 65536, 1.0f);
   for (int i = 0; i < 65536; ++i)
     ASSERT_EQ(float_bits(back[i]), float_bits(half_to_float(all[i]))) << i;
+  // with a scale (the decode of an averaged sum)
+  lowp::from_half(all.data(), back.data(), 65536, 0.25f);
+  for (int i = 0; i < 65536; ++i)
+    if (!std::isnan(back[i])) ASSERT_EQ(back[i], half_to_float(all[i]) * 0.25f) << i;
 }
+}  // namespace
 
 TEST(Fp16, RoundTripErrorIsWithinHalfAnUlp) {
   auto c = make_compressor("fp16");
