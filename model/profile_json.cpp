@@ -1,0 +1,470 @@
+// Profile JSON reading (with strict type checks), validation and writing
+// (profile_json.h; the schema is documented in docs/profile-schema.md).
+//
+// Reading is in two passes: the reader below checks types and field names while it
+// fills the structs, then validate_profile() checks ranges and consistency on the
+// structs. Both report the field as a JSON pointer.
+#include "model/profile_json.h"
+
+#include "compressors/params.h"
+
+#include <cmath>
+#include <set>
+#include <vector>
+
+namespace gcu::model {
+namespace {
+
+std::string message(const std::string& file, const std::string& path, const std::string& expected,
+                    const std::string& got) {
+  std::string m;
+  if (!file.empty()) m += file + ": ";
+  m += (path.empty() ? std::string("(document)") : path) + ": expected " + expected + ", got " + got;
+  return m;
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& got) {
+  throw ProfileError(path, expected, got);
+}
+
+// What a JSON value looks like, for "got ...".
+std::string describe(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array of " + std::to_string(v.size());
+    case Json::value_t::string: {
+      std::string s = v.get<std::string>();
+      if (s.size() > 60) s = s.substr(0, 57) + "...";
+      return "the string \"" + s + "\"";
+    }
+    case Json::value_t::boolean: return v.get<bool>() ? "true" : "false";
+    default: {
+      std::string s = v.dump();
+      if (s.size() > 60) s = s.substr(0, 57) + "...";
+      return s;
+    }
+  }
+}
+
+std::string escape_key(const std::string& k) {
+  std::string out;
+  for (char c : k) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string child(const std::string& path, const std::string& key) { return path + "/" + escape_key(key); }
+std::string child(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
+
+// An object being read: remembers which keys were read to report unknown ones.
+class Fields {
+ public:
+  Fields(const Json& j, std::string path, std::vector<std::string> known)
+      : j_(j), path_(std::move(path)), known_(std::move(known)) {
+    if (!j_.is_object()) fail(path_, "an object", describe(j_));
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      const std::string& k = it.key();
+      if (!k.empty() && k[0] == '_') continue;  // comment
+      bool ok = false;
+      for (const auto& n : known_) ok = ok || n == k;
+      if (!ok) {
+        std::string list;
+        for (const auto& n : known_) list += (list.empty() ? "" : ", ") + n;
+        fail(child(path_, k), "one of the fields of " + (path_.empty() ? std::string("the profile") : path_) +
+                                  " (" + list + ")",
+             "an unknown field");
+      }
+    }
+  }
+  const Json* opt(const std::string& key) const {
+    auto it = j_.find(key);
+    return it == j_.end() ? nullptr : &*it;
+  }
+  const Json& req(const std::string& key, const std::string& expected) const {
+    const Json* v = opt(key);
+    if (!v) fail(child(path_, key), expected, "nothing (the field is missing)");
+    return *v;
+  }
+  std::string at(const std::string& key) const { return child(path_, key); }
+
+ private:
+  const Json& j_;
+  std::string path_;
+  std::vector<std::string> known_;
+};
+
+double number(const Json& v, const std::string& path) {
+  if (!v.is_number()) fail(path, "a number", describe(v));
+  const double d = v.get<double>();
+  if (!std::isfinite(d)) fail(path, "a finite number", describe(v));
+  return d;
+}
+
+int64_t integer(const Json& v, const std::string& path) {
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9e15) return static_cast<int64_t>(d);
+  }
+  fail(path, "an integer", describe(v));
+}
+
+std::string string(const Json& v, const std::string& path) {
+  if (!v.is_string()) fail(path, "a string", describe(v));
+  return v.get<std::string>();
+}
+
+bool boolean(const Json& v, const std::string& path) {
+  if (!v.is_boolean()) fail(path, "true or false", describe(v));
+  return v.get<bool>();
+}
+
+const Json& array(const Json& v, const std::string& path, const std::string& of) {
+  if (!v.is_array()) fail(path, "an array of " + of, describe(v));
+  return v;
+}
+
+// Optional number into a field that has a default.
+void opt_number(const Fields& f, const std::string& key, double& out) {
+  if (const Json* v = f.opt(key)) out = number(*v, f.at(key));
+}
+
+// ---- readers, one per struct -----------------------------------------------------------
+Provenance read_provenance(const Json& j, const std::string& path) {
+  Fields f(j, path, {"source", "device", "date", "command", "libraries", "assumptions"});
+  Provenance p;
+  if (auto v = f.opt("source")) p.source = string(*v, f.at("source"));
+  if (auto v = f.opt("device")) p.device = string(*v, f.at("device"));
+  if (auto v = f.opt("date")) p.date = string(*v, f.at("date"));
+  if (auto v = f.opt("command")) p.command = string(*v, f.at("command"));
+  if (auto v = f.opt("libraries")) {
+    if (!v->is_object()) fail(f.at("libraries"), "an object of name: version strings", describe(*v));
+    for (auto it = v->begin(); it != v->end(); ++it)
+      p.libraries[it.key()] = string(it.value(), child(f.at("libraries"), it.key()));
+  }
+  if (auto v = f.opt("assumptions")) {
+    const auto& a = array(*v, f.at("assumptions"), "strings");
+    for (size_t i = 0; i < a.size(); ++i) p.assumptions.push_back(string(a[i], child(f.at("assumptions"), i)));
+  }
+  return p;
+}
+
+LinkLevel read_level(const Json& j, const std::string& path) {
+  Fields f(j, path, {"bandwidth_gbps", "alpha_s", "collectives"});
+  LinkLevel l;
+  l.bandwidth_gbps = number(f.req("bandwidth_gbps", "a bandwidth in Gbps (a number > 0)"), f.at("bandwidth_gbps"));
+  l.alpha_s = number(f.req("alpha_s", "a latency in seconds (a number >= 0)"), f.at("alpha_s"));
+  if (auto v = f.opt("collectives")) {
+    const std::string cp = f.at("collectives");
+    Fields c(*v, cp, {"allreduce", "allgather", "reducescatter", "broadcast"});
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      if (!it.key().empty() && it.key()[0] == '_') continue;
+      const std::string kp = child(cp, it.key());
+      const auto& a = array(it.value(), kp, "size-range fits");
+      auto& fits = l.collectives[it.key()];
+      for (size_t i = 0; i < a.size(); ++i) {
+        const std::string ip = child(kp, i);
+        Fields r(a[i], ip, {"min_bytes", "max_bytes", "alpha_s", "beta_s_per_byte"});
+        SizeRangeFit s;
+        opt_number(r, "min_bytes", s.min_bytes);
+        if (auto m = r.opt("max_bytes"); m && !m->is_null()) s.max_bytes = number(*m, r.at("max_bytes"));
+        s.alpha_s = number(r.req("alpha_s", "a latency in seconds"), r.at("alpha_s"));
+        s.beta_s_per_byte = number(r.req("beta_s_per_byte", "seconds per byte"), r.at("beta_s_per_byte"));
+        fits.push_back(s);
+      }
+    }
+  }
+  return l;
+}
+
+Cluster read_cluster(const Json& j, const std::string& path) {
+  Fields f(j, path, {"nodes", "gpus_per_node", "levels", "algorithms", "gamma", "overlap_contention"});
+  Cluster c;
+  c.nodes = static_cast<int>(integer(f.req("nodes", "an integer >= 1"), f.at("nodes")));
+  c.gpus_per_node = static_cast<int>(integer(f.req("gpus_per_node", "an integer >= 1"), f.at("gpus_per_node")));
+  const std::string lp = f.at("levels");
+  Fields lv(f.req("levels", "an object with \"intra\" and \"inter\" link levels"), lp, {"intra", "inter"});
+  // A level may be left out when the cluster shape does not use it (one GPU per node:
+  // no intra; one node: no inter); validate_profile() checks that.
+  if (auto v = lv.opt("intra")) c.intra = read_level(*v, lv.at("intra"));
+  if (auto v = lv.opt("inter")) c.inter = read_level(*v, lv.at("inter"));
+  if (auto v = f.opt("algorithms")) {
+    const auto& a = array(*v, f.at("algorithms"), "algorithm names");
+    c.algorithms.clear();
+    for (size_t i = 0; i < a.size(); ++i) c.algorithms.push_back(string(a[i], child(f.at("algorithms"), i)));
+  }
+  opt_number(f, "gamma", c.gamma);
+  opt_number(f, "overlap_contention", c.overlap_contention);
+  return c;
+}
+
+Model read_model(const Json& j, const std::string& path) {
+  Fields f(j, path, {"name", "parameters", "tensors", "compute"});
+  Model m;
+  m.name = string(f.req("name", "the model's name (a string)"), f.at("name"));
+  m.parameters = integer(f.req("parameters", "the number of parameters (an integer)"), f.at("parameters"));
+  const std::string tp = f.at("tensors");
+  const auto& ts = array(f.req("tensors", "the gradient tensors in backward order"), tp, "tensors");
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const std::string ip = child(tp, i);
+    Fields t(ts[i], ip, {"name", "shape"});
+    TensorInfo ti;
+    ti.name = string(t.req("name", "the tensor's name (a string)"), t.at("name"));
+    const auto& sh = array(t.req("shape", "the tensor's shape (an array of integers)"), t.at("shape"), "integers");
+    for (size_t d = 0; d < sh.size(); ++d) ti.shape.push_back(integer(sh[d], child(t.at("shape"), d)));
+    m.tensors.push_back(std::move(ti));
+  }
+  const std::string cp = f.at("compute");
+  const auto& cs = array(f.req("compute", "compute timings per batch size"), cp, "compute entries");
+  for (size_t i = 0; i < cs.size(); ++i) {
+    const std::string ip = child(cp, i);
+    Fields c(cs[i], ip, {"batch_size", "forward_s", "backward_s", "optimizer_s", "data_s", "ready_s"});
+    ComputeEntry e;
+    e.batch_size = static_cast<int>(integer(c.req("batch_size", "the per-GPU batch size (an integer >= 1)"),
+                                            c.at("batch_size")));
+    e.forward_s = number(c.req("forward_s", "the forward time in seconds"), c.at("forward_s"));
+    e.backward_s = number(c.req("backward_s", "the backward time in seconds"), c.at("backward_s"));
+    opt_number(c, "optimizer_s", e.optimizer_s);
+    opt_number(c, "data_s", e.data_s);
+    if (auto v = c.opt("ready_s")) {
+      const auto& a = array(*v, c.at("ready_s"), "times in seconds");
+      for (size_t k = 0; k < a.size(); ++k) e.ready_s.push_back(number(a[k], child(c.at("ready_s"), k)));
+    }
+    m.compute.push_back(std::move(e));
+  }
+  return m;
+}
+
+DdpConfig read_ddp(const Json& j, const std::string& path) {
+  Fields f(j, path, {"first_bucket_bytes", "bucket_cap_bytes"});
+  DdpConfig d;
+  opt_number(f, "first_bucket_bytes", d.first_bucket_bytes);
+  opt_number(f, "bucket_cap_bytes", d.bucket_cap_bytes);
+  return d;
+}
+
+CodecFit read_codec(const Json& j, const std::string& path) {
+  Fields f(j, path, {"encode", "decode", "measured_n"});
+  CodecFit c;
+  Fields e(f.req("encode", "the encode cost fit {fixed_s, per_element_s}"), f.at("encode"),
+           {"fixed_s", "per_element_s"});
+  opt_number(e, "fixed_s", c.encode.fixed_s);
+  opt_number(e, "per_element_s", c.encode.per_element_s);
+  Fields d(f.req("decode", "the decode cost fit {fixed_s, per_element_s, per_rank_element_s}"), f.at("decode"),
+           {"fixed_s", "per_element_s", "per_rank_element_s"});
+  opt_number(d, "fixed_s", c.decode.fixed_s);
+  opt_number(d, "per_element_s", c.decode.per_element_s);
+  opt_number(d, "per_rank_element_s", c.decode.per_rank_element_s);
+  if (auto v = f.opt("measured_n")) c.measured_n = integer(*v, f.at("measured_n"));
+  return c;
+}
+
+Convergence read_convergence(const Json& j, const std::string& path) {
+  Fields f(j, path, {"target", "baseline_iterations", "schemes", "constants"});
+  Convergence c;
+  if (auto v = f.opt("target")) c.target = string(*v, f.at("target"));
+  opt_number(f, "baseline_iterations", c.baseline_iterations);
+  if (auto v = f.opt("schemes")) {
+    const std::string sp = f.at("schemes");
+    if (!v->is_object()) fail(sp, "an object keyed by scheme spec", describe(*v));
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      if (!it.key().empty() && it.key()[0] == '_') continue;
+      const std::string kp = child(sp, it.key());
+      Fields s(it.value(), kp, {"relative_error", "relative_error_ef", "error_feedback", "iterations",
+                                "reaches_target"});
+      ConvergenceFigures cf;
+      if (auto x = s.opt("relative_error")) cf.relative_error = number(*x, s.at("relative_error"));
+      if (auto x = s.opt("relative_error_ef")) cf.relative_error_ef = number(*x, s.at("relative_error_ef"));
+      if (auto x = s.opt("error_feedback")) cf.error_feedback = boolean(*x, s.at("error_feedback"));
+      if (auto x = s.opt("iterations")) cf.iterations = number(*x, s.at("iterations"));
+      if (auto x = s.opt("reaches_target")) cf.reaches_target = boolean(*x, s.at("reaches_target"));
+      c.schemes[it.key()] = cf;
+    }
+  }
+  if (auto v = f.opt("constants")) {
+    Fields k(*v, f.at("constants"),
+             {"ef_scale", "variance_scale", "biased_scale", "max_biased_error", "max_multiplier"});
+    opt_number(k, "ef_scale", c.constants.ef_scale);
+    opt_number(k, "variance_scale", c.constants.variance_scale);
+    opt_number(k, "biased_scale", c.constants.biased_scale);
+    opt_number(k, "max_biased_error", c.constants.max_biased_error);
+    opt_number(k, "max_multiplier", c.constants.max_multiplier);
+  }
+  return c;
+}
+
+}  // namespace
+
+ProfileError::ProfileError(std::string path, std::string expected, std::string got, std::string file)
+    : std::invalid_argument(message(file, path, expected, got)),
+      path_(std::move(path)),
+      expected_(std::move(expected)),
+      got_(std::move(got)),
+      file_(std::move(file)) {}
+
+Json parse_json_text(std::string_view text) {
+  try {
+    return Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    throw ProfileError("", "valid JSON", std::string("a syntax error at byte ") + std::to_string(e.byte) +
+                                             " (" + e.what() + ")");
+  }
+}
+
+Profile profile_from_string(std::string_view text) { return profile_from_json(parse_json_text(text)); }
+
+Profile profile_from_json(const Json& j) {
+  Fields f(j, "", {"schema", "provenance", "cluster", "model", "ddp", "compressors", "convergence"});
+  Profile p;
+  const Json& schema = f.req("schema", std::string("\"") + kProfileSchema + "\"");
+  if (!schema.is_string() || schema.get<std::string>() != kProfileSchema)
+    fail("/schema", std::string("\"") + kProfileSchema + "\" (the only version this gcu reads)", describe(schema));
+  if (auto v = f.opt("provenance")) p.provenance = read_provenance(*v, "/provenance");
+  p.cluster = read_cluster(f.req("cluster", "the cluster description"), "/cluster");
+  p.model = read_model(f.req("model", "the model description"), "/model");
+  if (auto v = f.opt("ddp")) p.ddp = read_ddp(*v, "/ddp");
+  if (auto v = f.opt("compressors")) {
+    if (!v->is_object()) fail("/compressors", "an object keyed by scheme spec", describe(*v));
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      if (!it.key().empty() && it.key()[0] == '_') continue;
+      p.compressors[it.key()] = read_codec(it.value(), child("/compressors", it.key()));
+    }
+  }
+  if (auto v = f.opt("convergence")) p.convergence = read_convergence(*v, "/convergence");
+  validate_profile(p);
+  return p;
+}
+
+// ---- writer ------------------------------------------------------------------------------
+namespace {
+Json level_to_json(const LinkLevel& l) {
+  Json j;
+  j["bandwidth_gbps"] = l.bandwidth_gbps;
+  j["alpha_s"] = l.alpha_s;
+  if (!l.collectives.empty()) {
+    Json c = Json::object();
+    for (const auto& [k, fits] : l.collectives) {
+      Json a = Json::array();
+      for (const auto& s : fits) {
+        Json r;
+        r["min_bytes"] = s.min_bytes;
+        if (std::isfinite(s.max_bytes)) r["max_bytes"] = s.max_bytes;
+        r["alpha_s"] = s.alpha_s;
+        r["beta_s_per_byte"] = s.beta_s_per_byte;
+        a.push_back(std::move(r));
+      }
+      c[k] = std::move(a);
+    }
+    j["collectives"] = std::move(c);
+  }
+  return j;
+}
+}  // namespace
+
+Json profile_to_json(const Profile& p) {
+  Json j;
+  j["schema"] = p.schema.empty() ? std::string(kProfileSchema) : p.schema;
+  {
+    const Provenance& v = p.provenance;
+    Json o = Json::object();
+    if (!v.source.empty()) o["source"] = v.source;
+    if (!v.device.empty()) o["device"] = v.device;
+    if (!v.date.empty()) o["date"] = v.date;
+    if (!v.command.empty()) o["command"] = v.command;
+    if (!v.libraries.empty()) {
+      Json l = Json::object();
+      for (const auto& [k, ver] : v.libraries) l[k] = ver;
+      o["libraries"] = std::move(l);
+    }
+    if (!v.assumptions.empty()) o["assumptions"] = v.assumptions;
+    j["provenance"] = std::move(o);
+  }
+  {
+    const Cluster& c = p.cluster;
+    Json o;
+    o["nodes"] = c.nodes;
+    o["gpus_per_node"] = c.gpus_per_node;
+    o["levels"] = Json::object();
+    auto present = [](const LinkLevel& l) { return l.bandwidth_gbps != 0 || !l.collectives.empty(); };
+    if (present(c.intra)) o["levels"]["intra"] = level_to_json(c.intra);
+    if (present(c.inter)) o["levels"]["inter"] = level_to_json(c.inter);
+    o["algorithms"] = c.algorithms;
+    o["gamma"] = c.gamma;
+    o["overlap_contention"] = c.overlap_contention;
+    j["cluster"] = std::move(o);
+  }
+  {
+    const Model& m = p.model;
+    Json o;
+    o["name"] = m.name;
+    o["parameters"] = m.parameters;
+    Json ts = Json::array();
+    for (const auto& t : m.tensors) {
+      Json x;
+      x["name"] = t.name;
+      x["shape"] = t.shape;
+      ts.push_back(std::move(x));
+    }
+    o["tensors"] = std::move(ts);
+    Json cs = Json::array();
+    for (const auto& e : m.compute) {
+      Json x;
+      x["batch_size"] = e.batch_size;
+      x["forward_s"] = e.forward_s;
+      x["backward_s"] = e.backward_s;
+      x["optimizer_s"] = e.optimizer_s;
+      x["data_s"] = e.data_s;
+      if (!e.ready_s.empty()) x["ready_s"] = e.ready_s;
+      cs.push_back(std::move(x));
+    }
+    o["compute"] = std::move(cs);
+    j["model"] = std::move(o);
+  }
+  j["ddp"]["first_bucket_bytes"] = p.ddp.first_bucket_bytes;
+  j["ddp"]["bucket_cap_bytes"] = p.ddp.bucket_cap_bytes;
+  {
+    Json o = Json::object();
+    for (const auto& [k, c] : p.compressors) {
+      Json x;
+      x["encode"]["fixed_s"] = c.encode.fixed_s;
+      x["encode"]["per_element_s"] = c.encode.per_element_s;
+      x["decode"]["fixed_s"] = c.decode.fixed_s;
+      x["decode"]["per_element_s"] = c.decode.per_element_s;
+      x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
+      if (c.measured_n > 0) x["measured_n"] = c.measured_n;
+      o[k] = std::move(x);
+    }
+    j["compressors"] = std::move(o);
+  }
+  {
+    const Convergence& c = p.convergence;
+    Json o;
+    if (!c.target.empty()) o["target"] = c.target;
+    o["baseline_iterations"] = c.baseline_iterations;
+    Json s = Json::object();
+    for (const auto& [k, f] : c.schemes) {
+      Json x = Json::object();
+      if (f.relative_error) x["relative_error"] = *f.relative_error;
+      if (f.relative_error_ef) x["relative_error_ef"] = *f.relative_error_ef;
+      if (f.error_feedback) x["error_feedback"] = *f.error_feedback;
+      if (f.iterations) x["iterations"] = *f.iterations;
+      if (f.reaches_target) x["reaches_target"] = *f.reaches_target;
+      s[k] = std::move(x);
+    }
+    o["schemes"] = std::move(s);
+    const ConvergenceConstants& k = c.constants;
+    o["constants"]["ef_scale"] = k.ef_scale;
+    o["constants"]["variance_scale"] = k.variance_scale;
+    o["constants"]["biased_scale"] = k.biased_scale;
+    o["constants"]["max_biased_error"] = k.max_biased_error;
+    o["constants"]["max_multiplier"] = k.max_multiplier;
+    j["convergence"] = std::move(o);
+  }
+  return j;
+}
+
+}  // namespace gcu::model

@@ -1,0 +1,280 @@
+// Range and consistency checks of a profile (validate_profile) and command-line
+// overrides of profile fields (apply_override); see profile_json.h.
+#include "model/profile_json.h"
+
+#include "compressors/compressor.h"
+#include "compressors/params.h"
+
+#include <charconv>
+#include <cmath>
+#include <set>
+
+namespace gcu::model {
+namespace {
+
+std::string num_text(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isnan(v)) return "nan";
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+std::string escape_key(const std::string& k) {
+  std::string out;
+  for (char c : k) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string at(const std::string& path, const std::string& key) { return path + "/" + escape_key(key); }
+std::string at(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
+
+[[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& got) {
+  throw ProfileError(path, expected, got);
+}
+
+void require(bool ok, const std::string& path, const std::string& expected, double got) {
+  if (!ok) fail(path, expected, num_text(got));
+}
+void positive(double v, const std::string& path, const std::string& what) {
+  require(std::isfinite(v) && v > 0, path, what + " (a number > 0)", v);
+}
+void non_negative(double v, const std::string& path, const std::string& what) {
+  require(std::isfinite(v) && v >= 0, path, what + " (a number >= 0)", v);
+}
+
+void check_scheme_key(const std::string& key, const std::string& path) {
+  try {
+    (void)compress::SchemeArgs::parse(key);
+  } catch (const std::exception& e) {
+    fail(path, "a scheme spec such as \"powersgd:rank=4\" as the key", "\"" + key + "\" (" + e.what() + ")");
+  }
+}
+
+// `needed`: the cluster shape uses this level (gpus_per_node > 1 for intra, nodes > 1
+// for inter). An absent level reads as bandwidth 0 without fits.
+void check_level(const LinkLevel& l, const std::string& path, bool needed, const std::string& why) {
+  if (l.bandwidth_gbps == 0 && l.collectives.empty()) {
+    if (needed) fail(path, "a link level {bandwidth_gbps, alpha_s} (" + why + ")", "nothing (the level is missing)");
+    return;
+  }
+  positive(l.bandwidth_gbps, at(path, "bandwidth_gbps"), "a bandwidth in Gbps");
+  non_negative(l.alpha_s, at(path, "alpha_s"), "a latency in seconds");
+  static const std::set<std::string> kinds = {"allreduce", "allgather", "reducescatter", "broadcast"};
+  for (const auto& [k, fits] : l.collectives) {
+    const std::string kp = at(at(path, "collectives"), k);
+    if (!kinds.count(k)) fail(kp, "one of allreduce, allgather, reducescatter, broadcast", "\"" + k + "\"");
+    for (size_t i = 0; i < fits.size(); ++i) {
+      const SizeRangeFit& s = fits[i];
+      const std::string ip = at(kp, i);
+      non_negative(s.min_bytes, at(ip, "min_bytes"), "a message size in bytes");
+      require(s.max_bytes > s.min_bytes, at(ip, "max_bytes"),
+              "a size above min_bytes (" + num_text(s.min_bytes) + "), or no max_bytes for no upper bound",
+              s.max_bytes);
+      non_negative(s.alpha_s, at(ip, "alpha_s"), "a latency in seconds");
+      positive(s.beta_s_per_byte, at(ip, "beta_s_per_byte"), "seconds per byte");
+      if (i > 0)
+        require(s.min_bytes >= fits[i - 1].max_bytes, at(ip, "min_bytes"),
+                "ranges sorted and not overlapping: min_bytes >= the previous range's max_bytes (" +
+                    num_text(fits[i - 1].max_bytes) + ")",
+                s.min_bytes);
+    }
+  }
+}
+
+void check_cluster(const Cluster& c) {
+  require(c.nodes >= 1, "/cluster/nodes", "an integer >= 1", c.nodes);
+  require(c.gpus_per_node >= 1, "/cluster/gpus_per_node", "an integer >= 1", c.gpus_per_node);
+  check_level(c.intra, "/cluster/levels/intra", c.gpus_per_node > 1, "needed with gpus_per_node > 1");
+  check_level(c.inter, "/cluster/levels/inter", c.nodes > 1, "needed with nodes > 1");
+  if (c.algorithms.empty()) fail("/cluster/algorithms", "at least one of \"ring\", \"tree\", \"ps\"", "an empty list");
+  std::set<std::string> seen;
+  for (size_t i = 0; i < c.algorithms.size(); ++i) {
+    const std::string& a = c.algorithms[i];
+    if (a != "ring" && a != "tree" && a != "ps")
+      fail(at("/cluster/algorithms", i), "one of \"ring\", \"tree\", \"ps\"", "\"" + a + "\"");
+    if (!seen.insert(a).second) fail(at("/cluster/algorithms", i), "each algorithm once", "\"" + a + "\" again");
+  }
+  require(std::isfinite(c.gamma) && c.gamma >= 1, "/cluster/gamma",
+          "a number >= 1 (backward slowdown under overlapped communication)", c.gamma);
+  require(std::isfinite(c.overlap_contention) && c.overlap_contention >= 1, "/cluster/overlap_contention",
+          "a number >= 1 (slowdown when compression overlaps backward)", c.overlap_contention);
+}
+
+void check_model(const Model& m) {
+  if (m.name.empty()) fail("/model/name", "a non-empty name", "\"\"");
+  if (m.tensors.empty()) fail("/model/tensors", "at least one tensor", "an empty list");
+  std::set<std::string> names;
+  int64_t total = 0;
+  for (size_t i = 0; i < m.tensors.size(); ++i) {
+    const TensorInfo& t = m.tensors[i];
+    const std::string ip = at("/model/tensors", i);
+    if (t.name.empty()) fail(at(ip, "name"), "a non-empty name", "\"\"");
+    if (!names.insert(t.name).second) fail(at(ip, "name"), "a name not used by another tensor", "\"" + t.name + "\" again");
+    int64_t n = 1;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      require(t.shape[d] >= 1, at(at(ip, "shape"), d), "a dimension >= 1", static_cast<double>(t.shape[d]));
+      n *= t.shape[d];
+    }
+    total += n;
+  }
+  if (m.parameters != total)
+    fail("/model/parameters",
+         "the sum of the tensor sizes in /model/tensors (" + std::to_string(total) + ")",
+         std::to_string(m.parameters));
+  if (m.compute.empty()) fail("/model/compute", "at least one compute entry (one per batch size)", "an empty list");
+  std::set<int> batches;
+  for (size_t i = 0; i < m.compute.size(); ++i) {
+    const ComputeEntry& e = m.compute[i];
+    const std::string ip = at("/model/compute", i);
+    require(e.batch_size >= 1, at(ip, "batch_size"), "a batch size >= 1", e.batch_size);
+    if (!batches.insert(e.batch_size).second)
+      fail(at(ip, "batch_size"), "a batch size not listed in another /model/compute entry",
+           std::to_string(e.batch_size) + " again");
+    non_negative(e.forward_s, at(ip, "forward_s"), "a time in seconds");
+    positive(e.backward_s, at(ip, "backward_s"), "a time in seconds");
+    non_negative(e.optimizer_s, at(ip, "optimizer_s"), "a time in seconds");
+    non_negative(e.data_s, at(ip, "data_s"), "a time in seconds");
+    if (e.ready_s.empty()) continue;
+    const std::string rp = at(ip, "ready_s");
+    if (e.ready_s.size() != m.tensors.size())
+      fail(rp, std::to_string(m.tensors.size()) + " entries (one per tensor in /model/tensors)",
+           std::to_string(e.ready_s.size()) + " entries");
+    for (size_t k = 0; k < e.ready_s.size(); ++k) {
+      const double r = e.ready_s[k];
+      non_negative(r, at(rp, k), "a time in seconds");
+      if (k > 0)
+        require(r >= e.ready_s[k - 1], at(rp, k),
+                "a time >= the previous entry (" + num_text(e.ready_s[k - 1]) +
+                    "): tensors are listed in the order their gradients become ready",
+                r);
+      require(r <= e.backward_s * (1 + 1e-6), at(rp, k),
+              "a time <= backward_s (" + num_text(e.backward_s) + ")", r);
+    }
+  }
+}
+
+void check_compressors(const std::map<std::string, CodecFit>& cs) {
+  for (const auto& [k, c] : cs) {
+    const std::string kp = at("/compressors", k);
+    check_scheme_key(k, kp);
+    non_negative(c.encode.fixed_s, kp + "/encode/fixed_s", "seconds per bucket");
+    non_negative(c.encode.per_element_s, kp + "/encode/per_element_s", "seconds per element");
+    non_negative(c.decode.fixed_s, kp + "/decode/fixed_s", "seconds per bucket");
+    non_negative(c.decode.per_element_s, kp + "/decode/per_element_s", "seconds per element");
+    non_negative(c.decode.per_rank_element_s, kp + "/decode/per_rank_element_s", "seconds per element per rank");
+    require(c.measured_n >= 0, kp + "/measured_n", "a number of elements >= 0", static_cast<double>(c.measured_n));
+  }
+}
+
+void check_convergence(const Convergence& c) {
+  non_negative(c.baseline_iterations, "/convergence/baseline_iterations", "iterations to target (0 = unknown)");
+  for (const auto& [k, f] : c.schemes) {
+    const std::string kp = at("/convergence/schemes", k);
+    check_scheme_key(k, kp);
+    if (f.relative_error) non_negative(*f.relative_error, kp + "/relative_error", "E||C(g)-g||^2/||g||^2");
+    if (f.relative_error_ef) non_negative(*f.relative_error_ef, kp + "/relative_error_ef", "E||C(g)-g||^2/||g||^2");
+    if (f.iterations) positive(*f.iterations, kp + "/iterations", "iterations to target");
+  }
+  const ConvergenceConstants& k = c.constants;
+  non_negative(k.ef_scale, "/convergence/constants/ef_scale", "a scale");
+  non_negative(k.variance_scale, "/convergence/constants/variance_scale", "a scale");
+  non_negative(k.biased_scale, "/convergence/constants/biased_scale", "a scale");
+  require(k.max_biased_error > 0 && k.max_biased_error <= 1, "/convergence/constants/max_biased_error",
+          "a number in (0, 1]", k.max_biased_error);
+  require(std::isfinite(k.max_multiplier) && k.max_multiplier >= 1, "/convergence/constants/max_multiplier",
+          "a number >= 1", k.max_multiplier);
+}
+
+// "cluster.levels.inter" -> "/cluster/levels/inter"; pointers pass unchanged.
+std::string to_pointer(const std::string& path) {
+  if (path.empty() || path[0] == '/') return path;
+  std::string out;
+  size_t pos = 0;
+  while (true) {
+    const size_t dot = path.find('.', pos);
+    const std::string seg = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (seg.empty()) throw ProfileError("--set " + path, "a dotted path like cluster.gamma", "an empty segment");
+    out.push_back('/');
+    out.append(escape_key(seg));
+    if (dot == std::string::npos) break;
+    pos = dot + 1;
+  }
+  return out;
+}
+
+bool contains(const Json& j, const std::string& ptr) {
+  try {
+    return j.contains(Json::json_pointer(ptr));
+  } catch (const Json::exception&) {
+    return false;
+  }
+}
+
+bool parent_exists(const Json& j, const std::string& ptr) {
+  try {
+    Json::json_pointer p(ptr);
+    if (p.empty()) return false;
+    const auto parent = p.parent_pointer();
+    return j.contains(parent) && (j.at(parent).is_object() || j.at(parent).is_array());
+  } catch (const Json::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+void validate_profile(const Profile& p) {
+  if (p.schema != kProfileSchema)
+    fail("/schema", std::string("\"") + kProfileSchema + "\"", "\"" + p.schema + "\"");
+  check_cluster(p.cluster);
+  check_model(p.model);
+  positive(p.ddp.first_bucket_bytes, "/ddp/first_bucket_bytes", "a size in bytes");
+  positive(p.ddp.bucket_cap_bytes, "/ddp/bucket_cap_bytes", "a size in bytes");
+  check_compressors(p.compressors);
+  check_convergence(p.convergence);
+}
+
+std::pair<std::string, std::string> split_override(const Json& j, const std::string& assignment) {
+  std::vector<size_t> eqs;
+  for (size_t i = 0; i < assignment.size(); ++i)
+    if (assignment[i] == '=' && i > 0) eqs.push_back(i);
+  if (eqs.empty())
+    throw ProfileError("--set " + assignment, "PATH=VALUE, e.g. /cluster/gamma=1.1 or cluster.gamma=1.1",
+                       "no '=' after a path");
+  auto pointer_at = [&](size_t pos) -> std::string {
+    try {
+      return to_pointer(assignment.substr(0, pos));
+    } catch (const ProfileError&) {
+      return "";
+    }
+  };
+  for (auto it = eqs.rbegin(); it != eqs.rend(); ++it)
+    if (auto p = pointer_at(*it); !p.empty() && contains(j, p)) return {p, assignment.substr(*it + 1)};
+  for (auto it = eqs.rbegin(); it != eqs.rend(); ++it)
+    if (auto p = pointer_at(*it); !p.empty() && parent_exists(j, p)) return {p, assignment.substr(*it + 1)};
+  const std::string p = to_pointer(assignment.substr(0, eqs.back()));
+  return {p, assignment.substr(eqs.back() + 1)};
+}
+
+void apply_override(Json& j, const std::string& assignment) {
+  const auto [ptr, text] = split_override(j, assignment);
+  Json value;
+  try {
+    value = Json::parse(text);
+  } catch (const Json::exception&) {
+    value = text;  // a plain string: --set /convergence/target=76% top-1
+  }
+  try {
+    j[Json::json_pointer(ptr)] = std::move(value);
+  } catch (const Json::exception& e) {
+    throw ProfileError(ptr, "a path through objects and arrays of the profile (from --set " + assignment + ")",
+                       std::string("a path that cannot be set: ") + e.what());
+  }
+}
+
+}  // namespace gcu::model

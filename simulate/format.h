@@ -1,0 +1,32 @@
+// Output formats of a result table (run.h):
+//  - human table: aligned columns (sweep value, scheme, iteration ms, speed-up vs FP32 and
+//    vs FP16, exposed communication, compression ratio, TTA, model and mode used), with a
+//    header naming the setup and notes at the end;
+//  - CSV: one row per (point, scheme), header csv_header(), plain numbers in SI units;
+//  - JSON: versioned, "schema": "gcu.simulate/1".
+#pragma once
+
+#include "simulate/run.h"
+
+#include <string>
+#include <vector>
+
+namespace gcu::simulate {
+
+inline constexpr const char* kSimulateSchema = "gcu.simulate/1";
+
+std::string format_table(const ResultTable& t, const std::string& profile_label);
+std::vector<std::string> csv_header();
+std::string format_csv(const ResultTable& t);
+std::string format_json(const ResultTable& t, const std::string& profile_label);
+
+// Small helpers shared by the formatters and the analyses.
+std::string fmt_ms(double seconds);             // "312.4"
+std::string fmt_ratio(double r);                // "1.23x"
+std::string fmt_duration(double seconds);       // "2.41 h", "36.2 min", "12.0 s"
+std::string fmt_bytes(double bytes);            // "97.5 MiB"
+std::string fmt_number(double v);               // shortest round-trip text
+// Left column left-aligned, the others right-aligned; two spaces between columns.
+std::string align_columns(const std::vector<std::vector<std::string>>& rows, size_t left_aligned = 1);
+
+}  // namespace gcu::simulate

@@ -1,0 +1,168 @@
+// gnuplot plots (plot.h).
+#include "simulate/plot.h"
+
+#include "simulate/atomic_file.h"
+#include "simulate/format.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <sys/wait.h>
+
+namespace gcu::simulate {
+namespace {
+
+std::string stem_of(const std::string& path) {
+  const auto dot = path.find_last_of('.');
+  const auto slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path;
+  return path.substr(0, dot);
+}
+
+std::string extension_of(const std::string& path) {
+  const std::string s = stem_of(path);
+  return s.size() < path.size() ? path.substr(s.size() + 1) : "";
+}
+
+// A gnuplot double-quoted string (noenhanced text is used, so only quotes and
+// backslashes need escaping).
+std::string q(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    o += c;
+  }
+  return o + "\"";
+}
+
+std::string terminal_lines(const std::string& ext) {
+  if (ext == "png")
+    return "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+           "  set terminal pngcairo size 1100,900 font 'Sans,11' noenhanced\n"
+           "} else {\n"
+           "  set terminal png size 1100,900 noenhanced\n"
+           "}\n";
+  if (ext == "svg") return "set terminal svg size 1100,900 dynamic font 'Sans,11' noenhanced\n";
+  throw SimulateError("plot file '" + ext + "': expected a name ending in .png or .svg");
+}
+
+// Legend text: the baselines say what they are.
+std::string legend(const std::string& scheme) {
+  if (scheme == "none") return "none (FP32 DDP)";
+  if (scheme == "fp16") return "fp16 (FP16 DDP)";
+  return scheme;
+}
+
+}  // namespace
+
+std::string gnuplot_script(const ResultTable& t, const std::string& outfile, const std::string& title) {
+  const std::string ext = extension_of(outfile);
+  std::ostringstream g;
+  g << "# gcu simulate plot: re-create with `gnuplot " << stem_of(outfile) << ".gp`\n"
+    << "# (override the output: gnuplot -e \"outfile='other.png'\" " << stem_of(outfile) << ".gp)\n"
+    << terminal_lines(ext) << "if (!exists(\"outfile\")) outfile = " << q(outfile) << "\n"
+    << "set output outfile\n"
+    << "set grid\nset key inside right top box opaque\n"
+    << "set style line 100 lc rgb 'gray40' dt 2 lw 1.5\n";
+  // baseline used for the speed-up panel: FP16 when every row has it
+  bool all16 = !t.rows.empty();
+  for (const auto& r : t.rows) all16 = all16 && r.vs_fp16.has_value();
+  const std::string base = all16 ? "FP16 DDP" : "FP32 DDP";
+
+  if (t.sweep) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (double v : t.sweep->values) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (size_t s = 0; s < t.schemes.size(); ++s) {
+      g << "$s" << s << " << EOD\n# " << t.schemes[s] << "\n# x iteration_ms speedup\n";
+      for (const auto& r : t.rows) {
+        if (r.scheme != t.schemes[s]) continue;
+        const auto& sp = all16 ? r.vs_fp16 : r.vs_fp32;
+        g << fmt_number(r.x) << " " << fmt_number(r.iteration.total_s * 1e3) << " "
+          << (sp ? fmt_number(*sp) : "NaN") << "\n";
+      }
+      g << "EOD\n";
+    }
+    const bool logx = lo > 0 && hi / lo >= 20;
+    g << "set xrange [" << fmt_number(lo) << ":" << fmt_number(hi) << "]\n";
+    if (logx) {
+      // 1-2-5 tics inside the range
+      std::string tics;
+      for (double d = std::pow(10.0, std::floor(std::log10(lo))); d <= hi * 1.0001; d *= 10)
+        for (double m : {1.0, 2.0, 5.0})
+          if (d * m >= lo * 0.9999 && d * m <= hi * 1.0001) tics += (tics.empty() ? "" : ", ") + fmt_number(d * m);
+      g << "set logscale x\nset xtics (" << tics << ", " << fmt_number(hi) << ")\n";
+    }
+    g << "set multiplot layout 2,1 title " << q(title) << "\n"
+      << "set xlabel " << q(sweep_axis_label(t.sweep->axis)) << "\n"
+      << "set ylabel 'iteration time (ms)'\nset yrange [0:*]\n";
+    g << "plot ";
+    for (size_t s = 0; s < t.schemes.size(); ++s)
+      g << (s ? ", \\\n     " : "") << "$s" << s << " using 1:2 with linespoints lw 2 pt " << (s % 10) + 1
+        << " ps 0.8 title " << q(legend(t.schemes[s]));
+    g << "\nset ylabel " << q("speed-up vs " + base + " (x, >1 = faster)") << "\n"
+      << "set yrange [0:*]\nplot ";
+    for (size_t s = 0; s < t.schemes.size(); ++s)
+      g << (s ? ", \\\n     " : "") << "$s" << s << " using 1:3 with linespoints lw 2 pt " << (s % 10) + 1
+        << " ps 0.8 title " << q(legend(t.schemes[s]));
+    g << ", \\\n     1 with lines ls 100 title " << q(base + " = 1") << "\n";
+    g << "unset multiplot\n";
+  } else {
+    g << "$d << EOD\n# scheme iteration_ms\n";
+    for (const auto& r : t.rows) g << q(r.scheme) << " " << fmt_number(r.iteration.total_s * 1e3) << "\n";
+    g << "EOD\n"
+      << "set title " << q(title) << "\nset ylabel 'iteration time (ms)'\nset xlabel 'scheme'\n"
+      << "set yrange [0:*]\nset style fill solid 0.7 border -1\nset boxwidth 0.6\nunset key\n"
+      << "set xtics rotate by -30\n"
+      << "plot $d using 0:2:xtic(1) with boxes lc rgb '#4477aa', "
+         "$d using 0:2:(sprintf('%.1f', $2)) with labels offset 0,0.8\n";
+  }
+  g << "set output\n";
+  return g.str();
+}
+
+PlotFiles write_plot(const ResultTable& t, const std::string& image_path, const std::string& title,
+                     bool run_gnuplot) {
+  if (image_path.find_first_of("'\"`$\\") != std::string::npos)
+    throw SimulateError("plot file '" + image_path + "': quotes, $, ` and \\ are not allowed in its name");
+  PlotFiles f;
+  f.image = image_path;
+  f.script = stem_of(image_path) + ".gp";
+  f.data = stem_of(image_path) + ".dat";
+  const std::string script = gnuplot_script(t, image_path, title);  // checks the extension
+  write_file_atomic(f.script, script);
+  std::string dat = "# x scheme iteration_s speedup_vs_fp32 speedup_vs_fp16\n";
+  for (const auto& r : t.rows)
+    dat += fmt_number(r.x) + " \"" + r.scheme + "\" " + fmt_number(r.iteration.total_s) + " " +
+           (r.vs_fp32 ? fmt_number(*r.vs_fp32) : "NaN") + " " + (r.vs_fp16 ? fmt_number(*r.vs_fp16) : "NaN") + "\n";
+  write_file_atomic(f.data, dat);
+  if (!run_gnuplot) return f;
+
+  const std::string tmp = temp_path_for(image_path);
+  const std::string err = temp_path_for(image_path + ".log");
+  const std::string cmd = "gnuplot -e \"outfile='" + tmp + "'\" '" + f.script + "' 2> '" + err + "'";
+  const int rc = std::system(cmd.c_str());
+  std::string log;
+  try {
+    log = read_file(err);
+  } catch (const SimulateError&) {
+  }
+  std::remove(err.c_str());
+  std::error_code ec;
+  if (rc != 0 || !std::filesystem::exists(tmp, ec) || std::filesystem::file_size(tmp, ec) == 0) {
+    std::remove(tmp.c_str());
+    const bool missing = rc != -1 && WIFEXITED(rc) && WEXITSTATUS(rc) == 127;
+    throw SimulateError(missing ? "cannot plot " + image_path + ": gnuplot not found (install gnuplot-nox); "
+                                  "the script is " + f.script
+                                : "cannot plot " + image_path + ": gnuplot failed: " + log);
+  }
+  if (std::rename(tmp.c_str(), image_path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw SimulateError("cannot write " + image_path + ": rename failed");
+  }
+  return f;
+}
+
+}  // namespace gcu::simulate

@@ -1,0 +1,174 @@
+// The `gcu simulate` driver (run.h).
+#include "simulate/run.h"
+
+#include "model/whatif.h"
+#include "simulate/atomic_file.h"
+
+#include "compressors/registry.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace gcu::simulate {
+namespace {
+
+// Canonical spec as the registry prints it; a bad spec is reported by the model later.
+std::string canonical(const std::string& spec) {
+  try {
+    return compress::make_compressor(spec)->spec();
+  } catch (const std::exception&) {
+    return spec;
+  }
+}
+
+model::Setup base_setup(const model::Profile& p, const RunRequest& req) {
+  model::Setup s = req.base;
+  if (req.gpus > 0) std::tie(s.nodes, s.gpus_per_node) = nodes_for_gpus(p, req.gpus);
+  return s;
+}
+
+bool can_cost(const model::Profile& p, const model::Setup& s, const std::string& scheme) {
+  try {
+    model::Setup x = s;
+    x.scheme = scheme;
+    model::Predictor pred(p, x);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::pair<int, int> nodes_for_gpus(const model::Profile& p, int gpus) {
+  const int gpn = p.cluster.gpus_per_node;
+  if (gpus < 1) throw SimulateError("gpus = " + std::to_string(gpus) + " must be >= 1");
+  if (gpus <= gpn) return {1, gpus};
+  if (gpus % gpn != 0)
+    throw SimulateError("gpus = " + std::to_string(gpus) + " is not a whole number of nodes of " +
+                        std::to_string(gpn) + " GPUs (cluster.gpus_per_node); use a multiple of " +
+                        std::to_string(gpn) + " or --set cluster.gpus_per_node=N");
+  return {gpus / gpn, gpn};
+}
+
+ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
+  if (req.schemes.empty()) throw SimulateError("no schemes given (e.g. --schemes none,fp16,powersgd:rank=4)");
+  ResultTable out;
+  out.sweep = req.sweep;
+  const model::Setup base = base_setup(p, req);
+
+  // Requested schemes (canonical, unique) + hidden baselines.
+  std::set<std::string> seen;
+  std::vector<std::string> typed;
+  for (const auto& s : req.schemes) {
+    const std::string c = canonical(s);
+    if (seen.insert(c).second) {
+      out.schemes.push_back(c);
+      typed.push_back(s);
+    }
+  }
+  std::vector<std::string> all = typed;
+  for (const char* b : {"none", "fp16"})
+    if (!seen.count(b) && can_cost(p, base, b)) all.push_back(b);
+
+  // The model's sweep over one axis; gpus is swept here (it changes nodes and GPUs per node).
+  std::vector<model::SweepRow> rows;
+  model::SweepRequest sr;
+  sr.schemes = all;
+  sr.base = base;
+  sr.cond = req.cond;
+  sr.with_tta = req.with_tta;
+  if (!req.sweep) {
+    sr.axis = model::Axis::ComputeSpeedup;  // one point: the base conditions
+    sr.values = {req.cond.compute_speedup};
+    rows = model::sweep(p, sr);
+    for (auto& r : rows) r.x = 0;
+  } else if (req.sweep->axis == SweepAxis::Gpus) {
+    sr.axis = model::Axis::ComputeSpeedup;
+    sr.values = {req.cond.compute_speedup};
+    for (double g : req.sweep->values) {
+      std::tie(sr.base.nodes, sr.base.gpus_per_node) = nodes_for_gpus(p, int(g));
+      for (auto& r : model::sweep(p, sr)) {
+        r.x = g;
+        rows.push_back(std::move(r));
+      }
+    }
+  } else {
+    switch (req.sweep->axis) {
+      case SweepAxis::Bandwidth: sr.axis = model::Axis::Bandwidth; break;
+      case SweepAxis::Nodes: sr.axis = model::Axis::Nodes; break;
+      case SweepAxis::BatchSize: sr.axis = model::Axis::BatchSize; break;
+      default: sr.axis = model::Axis::ComputeSpeedup; break;
+    }
+    sr.values = req.sweep->values;
+    rows = model::sweep(p, sr);
+  }
+
+  // Group by point; speed-ups against the baselines at the same point.
+  const model::Gbps base_inter =
+      req.cond.inter_bandwidth_gbps > 0 ? req.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
+  std::set<std::string> notes;
+  const std::set<std::string> wanted(out.schemes.begin(), out.schemes.end());
+  for (size_t i = 0; i < rows.size(); i += all.size()) {
+    const model::SweepRow* none = nullptr;
+    const model::SweepRow* fp16 = nullptr;
+    for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
+      if (rows[j].scheme == "none") none = &rows[j];
+      if (rows[j].scheme == "fp16") fp16 = &rows[j];
+    }
+    for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
+      const model::SweepRow& s = rows[j];
+      if (!wanted.count(s.scheme)) continue;
+      ResultRow r;
+      r.scheme = s.scheme;
+      r.x = s.x;
+      r.iteration = s.iteration;
+      r.linear_s = s.linear_s;
+      const double t = s.iteration.total_s;
+      if (none && t > 0) r.vs_fp32 = none->iteration.total_s / t;
+      if (fp16 && t > 0) r.vs_fp16 = fp16->iteration.total_s / t;
+      r.inter_bandwidth_gbps = req.sweep && req.sweep->axis == SweepAxis::Bandwidth ? s.x : base_inter;
+      r.tta = s.tta;
+      r.tta_note = s.tta_note;
+      if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
+      if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
+      out.rows.push_back(std::move(r));
+    }
+  }
+  out.notes.assign(notes.begin(), notes.end());
+
+  RunContext& c = out.context;
+  c.model_name = p.model.name;
+  c.parameters = p.model.parameters;
+  c.nodes = base.nodes > 0 ? base.nodes : p.cluster.nodes;
+  c.gpus_per_node = base.gpus_per_node > 0 ? base.gpus_per_node : p.cluster.gpus_per_node;
+  c.batch_size = base.batch_size > 0 ? base.batch_size
+                 : p.model.compute.empty() ? 0
+                                           : p.model.compute.front().batch_size;
+  c.inter_bandwidth_gbps = base_inter;
+  c.intra_bandwidth_gbps =
+      req.cond.intra_bandwidth_gbps > 0 ? req.cond.intra_bandwidth_gbps : p.cluster.intra.bandwidth_gbps;
+  c.iteration_model = model::model_name(base.model);
+  c.mode = model::mode_name(base.mode);
+  c.tta_target = p.convergence.target;
+  c.baseline_iterations = p.convergence.baseline_iterations;
+  return out;
+}
+
+std::vector<model::IterationResult> predict_timelines(const model::Profile& p, const RunRequest& req) {
+  const model::Setup base = base_setup(p, req);
+  std::vector<model::IterationResult> out;
+  std::set<std::string> seen;
+  for (const auto& s : req.schemes) {
+    model::Setup x = base;
+    x.scheme = s;
+    model::Predictor pred(p, x);
+    if (!seen.insert(pred.plan().scheme).second) continue;
+    out.push_back(pred.predict(req.cond, true));
+    out.back().scheme = pred.plan().scheme;
+  }
+  return out;
+}
+
+}  // namespace gcu::simulate
