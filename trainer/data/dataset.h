@@ -78,8 +78,10 @@ FashionMnist load_fashion_mnist(bool train);
 
 // uint8 pixels [N, 1, 28, 28] -> normalised float images (x/255 - mean) / std, first
 // padded with background pixels (0) to `image` x `image` when image > 28 (e.g. 32 for
-// VGG). Throws DataError for image < 28.
-torch::Tensor normalize_images(const torch::Tensor& pixels_u8, int64_t image = 28);
+// VGG), and the grey channel repeated `channels` times (e.g. 3 for the default
+// ResNet/VGG stems). Throws DataError for image < 28 or channels < 1.
+torch::Tensor normalize_images(const torch::Tensor& pixels_u8, int64_t image = 28,
+                               int64_t channels = 1);
 
 struct LoaderOptions {
   int64_t rank = 0;
@@ -88,6 +90,7 @@ struct LoaderOptions {
   uint64_t seed = 0;          // shuffle seed, the same on all ranks
   int64_t image = 28;         // output image size (zero padding above 28)
   torch::Device device = torch::kCPU;
+  int64_t channels = 1;       // output channels (the grey channel repeated)
 };
 
 // Per-rank shuffled training batches over an in-memory split (see the file comment).
@@ -120,6 +123,10 @@ class ShardedLoader : public BatchSource {
   torch::Tensor order_;  // this epoch's shard indices
 };
 
+// Fills options.image and options.channels from the net's input shape (image models);
+// throws DataError for token models, which have no Fashion-MNIST input.
+void match_input_geometry(const Net& net, LoaderOptions& options);
+
 // Convenience: the training-set loader for a rank (loads and prepares the data).
 std::unique_ptr<ShardedLoader> make_fashion_mnist_loader(const LoaderOptions& options);
 
@@ -129,7 +136,8 @@ std::unique_ptr<ShardedLoader> make_fashion_mnist_loader(const LoaderOptions& op
 class EvalIterator {
  public:
   EvalIterator(FashionMnist data, int64_t batch_size, torch::Device device = torch::kCPU,
-               int64_t image = 28, int64_t rank = 0, int64_t world_size = 1);
+               int64_t image = 28, int64_t rank = 0, int64_t world_size = 1,
+               int64_t channels = 1);
   // Fills `batch` and returns true, or returns false at the end of the pass.
   bool next(Batch& batch);
   void reset() { position_ = begin_; }
@@ -140,6 +148,7 @@ class EvalIterator {
   int64_t batch_size_;
   torch::Device device_;
   int64_t image_;
+  int64_t channels_;
   int64_t begin_ = 0, end_ = 0, position_ = 0;
 };
 

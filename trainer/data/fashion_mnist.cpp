@@ -145,9 +145,13 @@ FashionMnist load_fashion_mnist(bool train) {
   return load_fashion_mnist(train, prepare_fashion_mnist());
 }
 
-torch::Tensor normalize_images(const torch::Tensor& pixels_u8, int64_t image) {
+torch::Tensor normalize_images(const torch::Tensor& pixels_u8, int64_t image,
+                               int64_t channels) {
   if (image < 28) {
     throw DataError("image size " + std::to_string(image) + " is below Fashion-MNIST's 28");
+  }
+  if (channels < 1) {
+    throw DataError("channel count " + std::to_string(channels) + " must be >= 1");
   }
   auto x = pixels_u8;
   if (image > 28) {
@@ -155,7 +159,8 @@ torch::Tensor normalize_images(const torch::Tensor& pixels_u8, int64_t image) {
     const int64_t after = image - 28 - before;
     x = torch::constant_pad_nd(x, {before, after, before, after}, 0);
   }
-  return x.to(torch::kFloat32).div_(255.0).sub_(kFashionMnistMean).div_(kFashionMnistStd);
+  x = x.to(torch::kFloat32).div_(255.0).sub_(kFashionMnistMean).div_(kFashionMnistStd);
+  return channels == 1 ? x : x.repeat({1, channels, 1, 1});
 }
 
 }  // namespace gcu::trainer

@@ -37,6 +37,9 @@ ShardedLoader::ShardedLoader(FashionMnist data, LoaderOptions options)
   if (options_.image < 28) {
     throw DataError("image size " + std::to_string(options_.image) + " must be >= 28");
   }
+  if (options_.channels < 1) {
+    throw DataError("channel count " + std::to_string(options_.channels) + " must be >= 1");
+  }
   shard_size_ = data_.size() / options_.world_size;
   batches_per_epoch_ = shard_size_ / options_.batch_size;
   if (batches_per_epoch_ < 1) {
@@ -77,10 +80,21 @@ Batch ShardedLoader::next_batch() {
   const auto idx = order_.slice(0, begin, begin + options_.batch_size);
   ++next_batch_in_epoch_;
   Batch batch;
-  batch.input = normalize_images(data_.images.index_select(0, idx), options_.image)
-                    .to(options_.device);
+  batch.input =
+      normalize_images(data_.images.index_select(0, idx), options_.image, options_.channels)
+          .to(options_.device);
   batch.target = data_.labels.index_select(0, idx).to(options_.device);
   return batch;
+}
+
+void match_input_geometry(const Net& net, LoaderOptions& options) {
+  const auto shape = net.input_shape(1);
+  if (net.input_kind() != InputKind::kImage || shape.size() != 4 || shape[2] != shape[3]) {
+    throw DataError("model '" + net.spec() +
+                    "' does not take square images: use synthetic data for it");
+  }
+  options.channels = shape[1];
+  options.image = shape[2];
 }
 
 std::unique_ptr<ShardedLoader> make_fashion_mnist_loader(const LoaderOptions& options) {
@@ -88,13 +102,21 @@ std::unique_ptr<ShardedLoader> make_fashion_mnist_loader(const LoaderOptions& op
 }
 
 EvalIterator::EvalIterator(FashionMnist data, int64_t batch_size, torch::Device device,
-                           int64_t image, int64_t rank, int64_t world_size)
-    : data_(std::move(data)), batch_size_(batch_size), device_(device), image_(image) {
+                           int64_t image, int64_t rank, int64_t world_size,
+                           int64_t channels)
+    : data_(std::move(data)),
+      batch_size_(batch_size),
+      device_(device),
+      image_(image),
+      channels_(channels) {
   check_rank(rank, world_size);
   if (batch_size_ < 1) {
     throw DataError("evaluation batch size " + std::to_string(batch_size_) + " must be >= 1");
   }
   if (image_ < 28) throw DataError("image size " + std::to_string(image_) + " must be >= 28");
+  if (channels_ < 1) {
+    throw DataError("channel count " + std::to_string(channels_) + " must be >= 1");
+  }
   begin_ = data_.size() * rank / world_size;
   end_ = data_.size() * (rank + 1) / world_size;
   position_ = begin_;
@@ -103,7 +125,8 @@ EvalIterator::EvalIterator(FashionMnist data, int64_t batch_size, torch::Device 
 bool EvalIterator::next(Batch& batch) {
   if (position_ >= end_) return false;
   const int64_t stop = std::min(position_ + batch_size_, end_);
-  batch.input = normalize_images(data_.images.slice(0, position_, stop), image_).to(device_);
+  batch.input =
+      normalize_images(data_.images.slice(0, position_, stop), image_, channels_).to(device_);
   batch.target = data_.labels.slice(0, position_, stop).to(device_);
   position_ = stop;
   return true;

@@ -102,6 +102,19 @@ TEST(ShardedLoader, RealShardsHaveLabelsInRange) {
   EXPECT_LE(batch.target.max().item<int64_t>(), 9);
 }
 
+TEST(ShardedLoader, MatchesTheModelsInputGeometry) {
+  LoaderOptions options;
+  match_input_geometry(*make_net("resnet18:channels=3,image=32,classes=10"), options);
+  EXPECT_EQ(options.channels, 3);
+  EXPECT_EQ(options.image, 32);
+  ShardedLoader loader(fake_split(64), options);
+  const auto batch = loader.next_batch();
+  EXPECT_EQ(batch.input.sizes().vec(), (std::vector<int64_t>{64, 3, 32, 32}));
+  EXPECT_TRUE(torch::equal(batch.input.select(1, 0), batch.input.select(1, 2)));
+  EXPECT_THROW(match_input_geometry(*make_net("bert:layers=1,hidden=16,heads=2,seq=8"), options),
+               DataError);
+}
+
 TEST(EvalIterator, RanksSplitTheSetWithoutOverlap) {
   const auto data = fake_split(103);
   std::vector<torch::Tensor> seen;
