@@ -95,10 +95,22 @@ const SchemeInfo& Registry::find(const std::string& name) const {
 
 std::vector<SchemeInfo> Registry::list() const { return schemes_; }
 
+#ifdef GCU_WITH_CUDA
+}  // namespace gcu::compress
+namespace gcu::cuda {  // compressors/cuda/error_feedback.cu: residuals in device memory
+std::unique_ptr<compress::Compressor> make_error_feedback_cuda(std::unique_ptr<compress::Compressor> inner);
+}  // namespace gcu::cuda
+namespace gcu::compress {
+#endif
+
 std::unique_ptr<Compressor> make_compressor(const std::string& spec, Device device) {
   std::string inner;
-  if (parse_ef_spec(spec, &inner))  // "ef(<inner spec>)": error feedback around any scheme
+  if (parse_ef_spec(spec, &inner)) {  // "ef(<inner spec>)": error feedback around any scheme
+#ifdef GCU_WITH_CUDA
+    if (device == Device::CUDA) return gcu::cuda::make_error_feedback_cuda(make_compressor(inner, device));
+#endif
     return std::make_unique<ErrorFeedback>(make_compressor(inner, device));
+  }
   const SchemeArgs args = SchemeArgs::parse(spec);
   const SchemeInfo& info = Registry::instance().find(args.name());
   const Factory& f = device == Device::CUDA ? info.cuda : info.cpu;

@@ -26,4 +26,7 @@ std::unique_ptr<compress::Compressor> make_efsignsgd_cuda(std::unique_ptr<compre
 std::unique_ptr<compress::Compressor> make_thc_cuda(std::unique_ptr<compress::Compressor> cpu);
 std::unique_ptr<compress::Compressor> make_powersgd_cuda(std::unique_ptr<compress::Compressor> cpu);
 
+// "ef(<inner>)" on the GPU (error_feedback.cu); called by make_compressor() in CUDA builds.
+std::unique_ptr<compress::Compressor> make_error_feedback_cuda(std::unique_ptr<compress::Compressor> inner);
+
 }  // namespace gcu::cuda

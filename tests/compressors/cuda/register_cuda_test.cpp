@@ -46,3 +46,7 @@ TEST(RegisterCuda, CudaPlansAndSpecsEqualTheCpuOnes) {
 TEST(RegisterCuda, BadParametersAreRejectedAsOnTheCpu) {
   EXPECT_THROW(make_compressor("none:k=0.1", Device::CUDA), CompressorError);
 }
+
+TEST(RegisterCuda, EverySchemeHasACudaVersion) {
+  for (const auto& s : Registry::instance().list()) EXPECT_TRUE(s.cuda) << s.name << " has no CUDA version";
+}
