@@ -224,12 +224,12 @@ def compute_entries(model, make_input, batches, scale, optimizer_s):
     order = [n for n, _ in tensors_backward_order(model)]
     for b in batches:
         est, _, ready_frac = layer_costs.backward_profile(model, make_input(b))
-        bwd = est * scale
-        ready = [round(ready_frac[n] * bwd, 9) for n in order]
+        bwd = round(est * scale, 6)
+        ready = [min(round(ready_frac[n] * bwd, 9), bwd) for n in order]
         for i in range(1, len(ready)):
             assert ready[i] >= ready[i - 1], "ready times must follow backward order"
         out.append({"batch_size": b, "forward_s": round(FORWARD_OVER_BACKWARD * bwd, 6),
-                    "backward_s": round(bwd, 6), "optimizer_s": round(optimizer_s, 6), "data_s": 0.0,
+                    "backward_s": bwd, "optimizer_s": round(optimizer_s, 6), "data_s": 0.0,
                     "ready_s": ready})
     return out
 

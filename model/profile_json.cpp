@@ -157,6 +157,9 @@ LinkLevel read_level(const Json& j, const std::string& path) {
   Fields f(j, path, {"bandwidth_gbps", "alpha_s", "collectives"});
   LinkLevel l;
   l.bandwidth_gbps = number(f.req("bandwidth_gbps", "a bandwidth in Gbps (a number > 0)"), f.at("bandwidth_gbps"));
+  // A level that is written down must have a bandwidth (0 would read as "no level").
+  if (!(l.bandwidth_gbps > 0))
+    fail(f.at("bandwidth_gbps"), "a bandwidth in Gbps (a number > 0)", describe(*f.opt("bandwidth_gbps")));
   l.alpha_s = number(f.req("alpha_s", "a latency in seconds (a number >= 0)"), f.at("alpha_s"));
   if (auto v = f.opt("collectives")) {
     const std::string cp = f.at("collectives");

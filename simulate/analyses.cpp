@@ -48,19 +48,21 @@ std::string crossover_report(const model::Profile& p, const AnalysisBase& a, con
 std::string ratio_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
                          double within) {
   std::vector<std::vector<std::string>> rows = {
-      {"scheme", "iter now (ms)", "linear (ms)", "target (ms)", "ratio needed", "note"}};
+      {"scheme", "iter now (ms)", "linear (ms)", "target (ms)", "ratio needed"}};
+  std::string notes;
   for (const auto& s : schemes) {
     model::Setup st = a.setup;
     st.scheme = s;
     const auto r = model::ratio_for_linear_scaling(p, st, a.cond, within);
     const double linear = r.target_s / (1 + within);
     rows.push_back({s, fmt_ms(r.at_ratio_1_s), fmt_ms(linear), fmt_ms(r.target_s),
-                    r.ratio ? fmt_ratio(*r.ratio) : "unreachable", r.note});
+                    r.ratio ? fmt_ratio(*r.ratio) : "unreachable"});
+    if (!r.note.empty()) notes += "  " + s + ": " + r.note + "\n";
   }
   std::ostringstream w;
   w << within * 100;
-  return header(p, a, "ratio") + align_columns(rows) +
-         "\n  ratio needed = extra compression (wire bytes divided by it, on top of the scheme's own) for the\n"
+  return header(p, a, "ratio") + align_columns(rows) + "\n" + notes +
+         "  ratio needed = extra compression (wire bytes divided by it, on top of the scheme's own) for the\n"
          "  iteration to come within " + w.str() + "% of linear scaling (no communication at all); the\n"
          "  scheme's encode/decode costs are kept.\n";
 }
@@ -101,7 +103,7 @@ std::string recommend_report(const model::Profile& p, const AnalysisBase& a, std
     t.push_back({std::to_string(n), r.scheme, r.iteration ? fmt_ms(r.iteration->total_s) : "-",
                  r.iteration && fp16_s > 0 ? fmt_ratio(fp16_s / r.iteration->total_s) : "-", tta_text(r.tta)});
   }
-  std::string out = header(p, a, "recommend") + align_columns(t);
+  std::string out = header(p, a, "recommend") + align_columns(t, 2);
   out += "\n  ranked by predicted " + std::string(metric == model::Metric::Tta ? "time to accuracy" : "iteration time") +
          (recs.empty() || !n ? "" : "; best: " + t[1][1]) + "\n";
   for (const auto& s : skipped) out += "  skipped " + s + "\n";

@@ -1,0 +1,151 @@
+// model/profile_json: reading (types, field names, exact error paths) and the round trip
+// through profile_to_json.
+#include "model/profile_json.h"
+
+#include "test_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gcu::model {
+namespace {
+
+using test::tiny_profile_json;
+
+// The ProfileError that reading `j` throws (fails the test if none).
+ProfileError error_of(const Json& j) {
+  try {
+    profile_from_json(j);
+  } catch (const ProfileError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no ProfileError for " << j.dump().substr(0, 200);
+  return ProfileError("", "", "");
+}
+
+TEST(ProfileJson, ReadsEveryField) {
+  const Profile p = profile_from_json(tiny_profile_json());
+  EXPECT_EQ(p.cluster.nodes, 2);
+  EXPECT_EQ(p.cluster.gpus_per_node, 2);
+  EXPECT_DOUBLE_EQ(p.cluster.inter.bandwidth_gbps, 10.0);
+  ASSERT_EQ(p.cluster.inter.collectives.at("allreduce").size(), 2u);
+  EXPECT_DOUBLE_EQ(p.cluster.inter.collectives.at("allreduce")[0].max_bytes, 65536);
+  EXPECT_TRUE(std::isinf(p.cluster.inter.collectives.at("allreduce")[1].max_bytes));  // no max_bytes
+  EXPECT_EQ(p.cluster.algorithms, (std::vector<std::string>{"ring", "tree"}));
+  EXPECT_DOUBLE_EQ(p.cluster.gamma, 1.07);
+  ASSERT_EQ(p.model.tensors.size(), 3u);
+  EXPECT_EQ(p.model.tensors[0].name, "fc2.weight");
+  EXPECT_EQ(p.model.tensors[0].shape, (std::vector<int64_t>{5, 10}));
+  ASSERT_EQ(p.model.compute.size(), 2u);
+  EXPECT_EQ(p.model.compute[0].ready_s.size(), 3u);
+  EXPECT_DOUBLE_EQ(p.model.compute[1].optimizer_s, 0.0);  // optional, default
+  EXPECT_DOUBLE_EQ(p.compressors.at("topk:k=0.1").decode.per_rank_element_s, 1e-10);
+  EXPECT_EQ(p.compressors.at("topk:k=0.1").measured_n, 160);
+  const auto& f = p.convergence.schemes.at("topk:k=0.1");
+  ASSERT_TRUE(f.relative_error_ef.has_value());
+  EXPECT_DOUBLE_EQ(*f.relative_error_ef, 0.3);
+  EXPECT_FALSE(f.iterations.has_value());
+  EXPECT_DOUBLE_EQ(p.convergence.constants.ef_scale, 0.5);
+  EXPECT_DOUBLE_EQ(p.convergence.constants.variance_scale, ConvergenceConstants{}.variance_scale);
+  EXPECT_EQ(p.provenance.assumptions.size(), 1u);
+}
+
+TEST(ProfileJson, RoundTripKeepsEveryField) {
+  const Profile a = profile_from_json(tiny_profile_json());
+  const Json j1 = profile_to_json(a);
+  EXPECT_EQ(j1.begin().key(), "schema");  // schema first
+  const Profile b = profile_from_json(j1);
+  EXPECT_EQ(profile_to_json(b), j1);
+  EXPECT_EQ(b.model.compute[0].ready_s, a.model.compute[0].ready_s);
+  EXPECT_EQ(b.cluster.inter.collectives.at("allreduce")[0].beta_s_per_byte,
+            a.cluster.inter.collectives.at("allreduce")[0].beta_s_per_byte);
+  EXPECT_TRUE(std::isinf(b.cluster.inter.collectives.at("allreduce")[1].max_bytes));
+  EXPECT_EQ(b.convergence.schemes.at("topk:k=0.1").error_feedback, true);
+  // through text too
+  const Profile c = profile_from_string(j1.dump(1));
+  EXPECT_EQ(profile_to_json(c), j1);
+}
+
+TEST(ProfileJson, ErrorMessageHasPathExpectedAndGot) {
+  Json j = tiny_profile_json();
+  j["cluster"]["levels"]["inter"]["bandwidth_gbps"] = "fast";
+  const ProfileError e = error_of(j);
+  EXPECT_EQ(e.path(), "/cluster/levels/inter/bandwidth_gbps");
+  EXPECT_NE(e.expected().find("number"), std::string::npos) << e.what();
+  EXPECT_NE(e.got().find("\"fast\""), std::string::npos) << e.what();
+  EXPECT_EQ(std::string(e.what()), e.path() + ": expected " + e.expected() + ", got " + e.got());
+  EXPECT_EQ(std::string(e.with_file("p.json").what()).rfind("p.json: /cluster/levels/inter/bandwidth_gbps: ", 0), 0u);
+}
+
+struct TypeCase {
+  const char* pointer;    // field to replace (or remove, when value is null JSON "<remove>")
+  const char* value;      // JSON text, or "<remove>"
+  const char* path;       // expected error path
+  const char* expected;   // substring of the expected part
+};
+
+class ProfileJsonTypes : public ::testing::TestWithParam<TypeCase> {};
+
+TEST_P(ProfileJsonTypes, ReportsTheField) {
+  const TypeCase& c = GetParam();
+  Json j = tiny_profile_json();
+  const Json::json_pointer ptr(c.pointer);
+  if (std::string(c.value) == "<remove>") j.at(ptr.parent_pointer()).erase(ptr.back());
+  else j[ptr] = Json::parse(c.value);
+  const ProfileError e = error_of(j);
+  EXPECT_EQ(e.path(), c.path) << e.what();
+  EXPECT_NE(e.expected().find(c.expected), std::string::npos) << e.what();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fields, ProfileJsonTypes,
+    ::testing::Values(
+        TypeCase{"/cluster/nodes", "1.5", "/cluster/nodes", "integer"},
+        TypeCase{"/cluster/nodes", "<remove>", "/cluster/nodes", "integer"},
+        TypeCase{"/cluster/gama", "1.1", "/cluster/gama", "one of the fields of /cluster"},
+        TypeCase{"/schema", "\"gcu.profile/2\"", "/schema", "gcu.profile/1"},
+        TypeCase{"/schema", "<remove>", "/schema", "gcu.profile/1"},
+        TypeCase{"/model/tensors", "<remove>", "/model/tensors", "backward order"},
+        TypeCase{"/model/tensors/1/shape/0", "\"ten\"", "/model/tensors/1/shape/0", "integer"},
+        TypeCase{"/model/tensors/1", "[10]", "/model/tensors/1", "object"},
+        TypeCase{"/model/compute/0/ready_s", "0.5", "/model/compute/0/ready_s", "array"},
+        TypeCase{"/model/compute/1/backward_s", "<remove>", "/model/compute/1/backward_s", "backward"},
+        TypeCase{"/compressors/fp16/encode", "<remove>", "/compressors/fp16/encode", "encode"},
+        TypeCase{"/compressors/fp16/decode/per_rank", "1", "/compressors/fp16/decode/per_rank", "fields"},
+        TypeCase{"/convergence/schemes/topk:k=0.1/error_feedback", "1", "/convergence/schemes/topk:k=0.1/error_feedback",
+                 "true or false"},
+        TypeCase{"/cluster/levels/inter/collectives/allgatherv", "[]",
+                 "/cluster/levels/inter/collectives/allgatherv", "allreduce"},
+        TypeCase{"/provenance/assumptions/0", "3", "/provenance/assumptions/0", "string"}));
+
+TEST(ProfileJson, CommentsAreIgnored) {
+  Json j = tiny_profile_json();
+  j["_comment"] = "generated by hand";
+  j["cluster"]["_note"] = {{"anything", 1}};
+  EXPECT_NO_THROW(profile_from_json(j));
+}
+
+TEST(ProfileJson, SyntaxErrorNamesTheByte) {
+  try {
+    profile_from_string("{\"schema\": \"gcu.profile/1\",, }");
+    FAIL() << "no error";
+  } catch (const ProfileError& e) {
+    EXPECT_EQ(e.path(), "");
+    EXPECT_NE(e.got().find("byte"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(document)"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProfileJson, LevelMayBeOmittedWhenTheShapeDoesNotUseIt) {
+  Json j = tiny_profile_json();
+  j["cluster"]["levels"].erase("inter");
+  EXPECT_EQ(error_of(j).path(), "/cluster/levels/inter");  // 2 nodes need it
+  j["cluster"]["nodes"] = 1;
+  const Profile p = profile_from_json(j);
+  EXPECT_EQ(p.cluster.inter.bandwidth_gbps, 0);
+  EXPECT_FALSE(profile_to_json(p)["cluster"]["levels"].contains("inter"));  // stays absent
+}
+
+}  // namespace
+}  // namespace gcu::model

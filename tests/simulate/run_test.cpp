@@ -1,0 +1,106 @@
+// simulate/run: rows per (point, scheme), speed-ups against the baselines at the same
+// point (also when the baselines were not asked for), the gpus axis, timelines.
+#include "simulate/run.h"
+
+#include "model/profile_json.h"
+#include "simulate/atomic_file.h"
+#include "test_profile.h"
+
+#include <gtest/gtest.h>
+
+namespace gcu::simulate {
+namespace {
+
+model::Profile tiny() { return model::profile_from_json(test::tiny_profile_json()); }
+
+RunRequest req(std::vector<std::string> schemes) {
+  RunRequest r;
+  r.schemes = std::move(schemes);
+  return r;
+}
+
+TEST(Run, OnePointSpeedupsAgainstBothBaselines) {
+  const auto t = run_simulation(tiny(), req({"none", "fp16", "topk:k=0.1"}));
+  ASSERT_EQ(t.rows.size(), 3u);
+  EXPECT_FALSE(t.sweep.has_value());
+  EXPECT_EQ(t.schemes, (std::vector<std::string>{"none", "fp16", "topk:k=0.1"}));
+  const auto& none = t.rows[0];
+  const auto& fp16 = t.rows[1];
+  const auto& topk = t.rows[2];
+  EXPECT_DOUBLE_EQ(*none.vs_fp32, 1.0);
+  EXPECT_DOUBLE_EQ(*fp16.vs_fp16, 1.0);
+  EXPECT_DOUBLE_EQ(*topk.vs_fp32, none.iteration.total_s / topk.iteration.total_s);
+  EXPECT_DOUBLE_EQ(*topk.vs_fp16, fp16.iteration.total_s / topk.iteration.total_s);
+  EXPECT_GT(topk.iteration.total_s, 0);
+  EXPECT_EQ(t.context.nodes, 2);
+  EXPECT_EQ(t.context.batch_size, 32);  // the first compute entry
+  EXPECT_TRUE(topk.tta.has_value());
+}
+
+TEST(Run, BaselinesComputedWhenNotRequested) {
+  const auto t = run_simulation(tiny(), req({"topk:k=0.1"}));
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_TRUE(t.rows[0].vs_fp32.has_value());
+  EXPECT_TRUE(t.rows[0].vs_fp16.has_value());
+}
+
+TEST(Run, NoFp16FitMeansNoVsFp16) {
+  auto j = test::tiny_profile_json();
+  j["compressors"].erase("fp16");
+  const auto p = model::profile_from_json(j);
+  const auto t = run_simulation(p, req({"none", "topk:k=0.1"}));
+  EXPECT_FALSE(t.rows[1].vs_fp16.has_value());
+  EXPECT_TRUE(t.rows[1].vs_fp32.has_value());
+  EXPECT_THROW(run_simulation(p, req({"fp16"})), model::ModelError);  // asked for: an error
+}
+
+TEST(Run, BandwidthSweepRowsAndMonotonicity) {
+  RunRequest r = req({"none", "topk:k=0.1"});
+  r.sweep = parse_sweep("bandwidth_gbps=1:16:4");
+  const auto t = run_simulation(tiny(), r);
+  ASSERT_EQ(t.rows.size(), 8u);
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    EXPECT_EQ(t.rows[i].scheme, i % 2 ? "topk:k=0.1" : "none");
+    EXPECT_DOUBLE_EQ(t.rows[i].x, r.sweep->values[i / 2]);
+    EXPECT_DOUBLE_EQ(t.rows[i].inter_bandwidth_gbps, t.rows[i].x);
+  }
+  for (size_t i = 2; i < t.rows.size(); ++i)
+    EXPECT_LE(t.rows[i].iteration.total_s, t.rows[i - 2].iteration.total_s * (1 + 1e-12));
+}
+
+TEST(Run, GpusAxisUsesWholeNodesOrOneNode) {
+  const auto p = tiny();
+  EXPECT_EQ(nodes_for_gpus(p, 1), std::make_pair(1, 1));
+  EXPECT_EQ(nodes_for_gpus(p, 2), std::make_pair(1, 2));
+  EXPECT_EQ(nodes_for_gpus(p, 8), std::make_pair(4, 2));
+  EXPECT_THROW(nodes_for_gpus(p, 3), SimulateError);
+  RunRequest r = req({"none"});
+  r.sweep = parse_sweep("gpus=1,2,4,8");
+  const auto t = run_simulation(p, r);
+  ASSERT_EQ(t.rows.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(t.rows[i].iteration.world, int(r.sweep->values[i]));
+}
+
+TEST(Run, UnknownSchemeIsAnError) {
+  try {
+    run_simulation(tiny(), req({"nosuchscheme"}));
+    FAIL() << "no error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("nosuchscheme"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(run_simulation(tiny(), req({})), SimulateError);
+}
+
+TEST(Run, TimelinesForEachScheme) {
+  const auto its = predict_timelines(tiny(), req({"none", "topk:k=0.1", "none"}));
+  ASSERT_EQ(its.size(), 2u);  // duplicates dropped
+  for (const auto& it : its) {
+    EXPECT_FALSE(it.timeline.empty());
+    bool comm = false;
+    for (const auto& e : it.timeline) comm = comm || e.lane == model::Lane::Comm;
+    EXPECT_TRUE(comm) << it.scheme;
+  }
+}
+
+}  // namespace
+}  // namespace gcu::simulate
