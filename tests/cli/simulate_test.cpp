@@ -1,0 +1,194 @@
+// `gcu simulate` end to end: --help teaches with examples; a bandwidth sweep writes CSV
+// (header + one row per point and scheme), JSON and a Chrome trace that parse; bad
+// profiles, overrides, sweeps and schemes give "gcu: error: ..." naming the problem and
+// exit code 2.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Result {
+  int rc = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result gcu(const std::string& args) {
+  const std::string cmd = std::string("cd '") + GCU_SOURCE_DIR + "' && '" + GCU_BINARY + "' " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& f) {
+  std::ifstream in(f);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class SimulateCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gcu_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string at(const char* name) const { return (dir_ / name).string(); }
+  // The shipped ResNet-50 profile with one field changed, written to a temp file.
+  std::string broken_profile(const char* pointer, const nlohmann::json& value) const {
+    auto j = nlohmann::json::parse(slurp(fs::path(GCU_SOURCE_DIR) / "data/profiles/v100-resnet50.json"));
+    j[nlohmann::json::json_pointer(pointer)] = value;
+    const std::string f = at("broken.json");
+    std::ofstream(f) << j.dump();
+    return f;
+  }
+  fs::path dir_;
+};
+
+const char* kProfile = "data/profiles/v100-resnet50.json";
+
+TEST_F(SimulateCli, HelpTeachesWithExamples) {
+  const Result r = gcu("simulate --help");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  for (const char* s : {"Examples:", "--sweep", "--profile", "--set", "--trace", "--plot", "crossover", "recommend",
+                        "bandwidth_gbps=1:40:40"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s;
+  EXPECT_EQ(gcu("--help").rc, 0);
+  EXPECT_NE(gcu("--help").out.find("simulate"), std::string::npos);
+}
+
+TEST_F(SimulateCli, BandwidthSweepWritesCsvJsonTrace) {
+  const Result r = gcu(std::string("simulate -p ") + kProfile +
+                    " --schemes none,fp16,powersgd:rank=4,topk:k=0.01 --sweep bandwidth_gbps=1:40:40 --csv " +
+                    at("s.csv") + " --json " + at("s.json") + " --trace " + at("t.json"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("vs FP16"), std::string::npos);  // the table
+  // CSV: header + 40 points x 4 schemes
+  std::istringstream csv(slurp(at("s.csv")));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.rfind("axis,x,scheme,model,mode,gpus,batch_size,inter_bandwidth_gbps,iteration_s,speedup_vs_fp32,"
+                       "speedup_vs_fp16",
+                       0),
+            0u)
+      << line;
+  int rows = 0;
+  while (std::getline(csv, line)) rows += !line.empty();
+  EXPECT_EQ(rows, 160);
+  // JSON
+  const auto j = nlohmann::json::parse(slurp(at("s.json")));
+  EXPECT_EQ(j["schema"], "gcu.simulate/1");
+  EXPECT_EQ(j["rows"].size(), 160u);
+  EXPECT_EQ(j["sweep"]["values"].size(), 40u);
+  // Chrome trace
+  const auto t = nlohmann::json::parse(slurp(at("t.json")));
+  EXPECT_EQ(t["displayTimeUnit"], "ms");
+  int complete = 0;
+  for (const auto& e : t["traceEvents"])
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_TRUE(e.contains("ts") && e.contains("dur") && e.contains("pid") && e.contains("tid"));
+    }
+  EXPECT_GT(complete, 4 * 3);  // forward, backward, optimizer + collectives for each of 4 schemes
+}
+
+TEST_F(SimulateCli, PlotWhenGnuplotIsThere) {
+  if (std::system("gnuplot --version > /dev/null 2>&1") != 0) GTEST_SKIP() << "gnuplot is not installed";
+  const Result r = gcu(std::string("simulate -p ") + kProfile + " --sweep gpus=4,8,16,32 --plot " + at("p.png"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(slurp(at("p.png")).substr(1, 3), "PNG");
+  EXPECT_TRUE(fs::exists(at("p.gp")));
+}
+
+TEST_F(SimulateCli, FormatsOnStdout) {
+  const Result c = gcu(std::string("simulate -p ") + kProfile + " --format csv --schemes none,fp16 2>/dev/null");
+  ASSERT_EQ(c.rc, 0) << c.out;
+  EXPECT_EQ(c.out.rfind("axis,x,scheme", 0), 0u) << c.out;
+  const Result j = gcu(std::string("simulate -p ") + kProfile + " --format json --model closed 2>/dev/null");
+  ASSERT_EQ(j.rc, 0) << j.out;
+  const auto doc = nlohmann::json::parse(j.out);
+  EXPECT_EQ(doc["setup"]["iteration_model"], "closed-form");
+}
+
+TEST_F(SimulateCli, InconsistentProfileNamesTheField) {
+  const std::string f = broken_profile("/cluster/gamma", 0.5);
+  const Result r = gcu("simulate -p " + f);
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("gcu: error: " + f + ": /cluster/gamma: expected"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("got 0.5"), std::string::npos) << r.out;
+}
+
+TEST_F(SimulateCli, WrongTypeAndParameterTotal) {
+  const Result a = gcu("simulate -p " + broken_profile("/cluster/levels/inter/bandwidth_gbps", "fast"));
+  EXPECT_EQ(a.rc, 2);
+  EXPECT_NE(a.out.find("/cluster/levels/inter/bandwidth_gbps: expected"), std::string::npos) << a.out;
+  const Result b = gcu("simulate -p " + broken_profile("/model/parameters", 1));
+  EXPECT_EQ(b.rc, 2);
+  EXPECT_NE(b.out.find("/model/parameters: expected the sum of the tensor sizes"), std::string::npos) << b.out;
+}
+
+TEST_F(SimulateCli, MalformedAndMissingFiles) {
+  std::ofstream(at("bad.json")) << "{\"schema\": \"gcu.profile/1\", ";
+  const Result a = gcu("simulate -p " + at("bad.json"));
+  EXPECT_EQ(a.rc, 2);
+  EXPECT_NE(a.out.find("gcu: error: " + at("bad.json")), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("valid JSON"), std::string::npos) << a.out;
+  const Result b = gcu("simulate -p " + at("absent.json"));
+  EXPECT_EQ(b.rc, 2);
+  EXPECT_NE(b.out.find("absent.json"), std::string::npos) << b.out;
+}
+
+TEST_F(SimulateCli, OverridesApplyAndTyposAreCaught) {
+  const Result ok = gcu(std::string("simulate -p ") + kProfile + " --set cluster.gamma=1.1 --set /cluster/nodes=8");
+  EXPECT_EQ(ok.rc, 0) << ok.out;
+  EXPECT_NE(ok.out.find("32 GPUs (8 nodes x 4)"), std::string::npos) << ok.out;
+  const Result typo = gcu(std::string("simulate -p ") + kProfile + " --set cluster.gama=1.1");
+  EXPECT_EQ(typo.rc, 2);
+  EXPECT_NE(typo.out.find("/cluster/gama"), std::string::npos) << typo.out;
+  EXPECT_NE(typo.out.find("--set cluster.gama=1.1"), std::string::npos) << typo.out;
+}
+
+TEST_F(SimulateCli, BadSweepsAndSchemes) {
+  const Result a = gcu(std::string("simulate -p ") + kProfile + " --sweep latency=1,2");
+  EXPECT_EQ(a.rc, 2);
+  EXPECT_NE(a.out.find("unknown sweep axis 'latency'"), std::string::npos) << a.out;
+  const Result b = gcu(std::string("simulate -p ") + kProfile + " --schemes none,zipk:k=0.1");
+  EXPECT_EQ(b.rc, 2);
+  EXPECT_NE(b.out.find("zipk"), std::string::npos) << b.out;
+  const Result c = gcu(std::string("simulate -p ") + kProfile + " --sweep gpus=6");
+  EXPECT_EQ(c.rc, 2);
+  EXPECT_NE(c.out.find("gpus = 6"), std::string::npos) << c.out;
+  EXPECT_NE(gcu("simulate").rc, 0);  // --profile is required
+}
+
+TEST_F(SimulateCli, WhatIfSubcommands) {
+  const Result a = gcu(std::string("simulate crossover -p ") + kProfile + " --schemes powersgd:rank=4");
+  EXPECT_EQ(a.rc, 0) << a.out;
+  EXPECT_NE(a.out.find("crossover (Gbps)"), std::string::npos) << a.out;
+  const Result b = gcu(std::string("simulate recommend -p ") + kProfile + " --top 3");
+  EXPECT_EQ(b.rc, 0) << b.out;
+  EXPECT_NE(b.out.find("best: "), std::string::npos) << b.out;
+  const Result c = gcu(std::string("simulate ratio -p ") + kProfile + " --within 0.2 --gpus 16");
+  EXPECT_EQ(c.rc, 0) << c.out;
+  EXPECT_NE(c.out.find("16 GPUs"), std::string::npos) << c.out;
+}
+
+}  // namespace
