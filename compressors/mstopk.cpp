@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace gcu::compress {
@@ -31,63 +32,69 @@ std::vector<CollectiveCall> MstopkCompressor::plan(const BucketLayout& layout, i
 void MstopkCompressor::select(const float* x, int64_t n, float* values, int32_t* indices) const {
   const int64_t K = sparse::kept_count(n, k_);
   if (K == 0) return;
+  // One vectorized pass: sum of |x| (double) and the largest magnitude key, which gives
+  // both max |x| and whether a NaN/Inf is present (key >= 0x7f800000).
   double sum = 0.0;
-  float u = 0.0f;
-  bool finite = true;
-#pragma omp parallel for simd reduction(+ : sum) reduction(max : u) reduction(&& : finite) \
-    schedule(static) if (n >= kParallelMin)
+  int32_t kmax = 0;
+#pragma omp parallel for simd reduction(+ : sum) reduction(max : kmax) schedule(static) \
+    if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) {
-    const float a = std::fabs(x[i]);
-    sum += a;
-    u = a > u ? a : u;
-    finite = finite && (sparse::mag_key(x[i]) < 0x7f800000u);
+    const int32_t key = static_cast<int32_t>(sparse::mag_key(x[i]));
+    sum += static_cast<double>(std::fabs(x[i]));
+    kmax = key > kmax ? key : kmax;
   }
-  if (!finite) return sparse::select_topk(x, n, K, values, indices);
+  if (kmax >= 0x7f800000) return sparse::select_topk(x, n, K, values, indices);
+  float u;
+  std::memcpy(&u, &kmax, 4);
   // (mean <= u mathematically; the clamp keeps every threshold >= mean after rounding)
   const float mean = std::min(u, static_cast<float>(sum / static_cast<double>(n)));
   const float inf = std::numeric_limits<float>::infinity();
   float l = 0.0f, r = 1.0f, thr1 = inf, thr2 = 0.0f;
   int64_t k1 = 0, k2 = n;
-  // Candidates: elements with thr(l) <= a < thr(r); above = #{a >= thr(r)}.
-  // Start on the whole buffer; compact once the interval holds few elements.
+  // Counting: thresholds are monotone in ratio, so every later threshold lies in
+  // [lo_thr, hi_thr] (the last l- and r-thresholds). Count on the whole buffer (one
+  // vectorized pass each) while that interval holds many elements, then compact it once
+  // (branch-free) and count on the candidates: #{a >= thr} = above + #{cand >= thr}.
   std::vector<float> cand;
   bool compacted = false;
   float lo_thr = mean, hi_thr = inf;
-  int64_t above = 0, inside = n;  // `inside` is an upper bound before compaction
+  int64_t above = 0, inside = n;  // above = #{a >= hi_thr}; inside >= #{lo_thr <= a < hi_thr}
   for (int64_t it = 0; it < iters_; ++it) {
     const float ratio = l + (r - l) / 2.0f;
     const float thr = mean + ratio * (u - mean);
-    int64_t nnz;
-    if (compacted) {
-      int64_t c = 0;
-      for (float a : cand) c += a >= thr ? 1 : 0;
-      nnz = above + c;
-    } else {
-      nnz = count_ge(x, n, thr);
-    }
+    const int64_t nnz = compacted
+        ? above + count_ge(cand.data(), static_cast<int64_t>(cand.size()), thr)
+        : count_ge(x, n, thr);
     if (nnz <= K) {
       r = ratio;
       inside -= nnz - above;
-      hi_thr = thr;
       above = nnz;
+      hi_thr = thr;
       if (nnz > k1) { k1 = nnz; thr1 = thr; }
     } else {
       l = ratio;
-      lo_thr = thr;
       inside = nnz - above;
+      lo_thr = thr;
       if (nnz < k2) { k2 = nnz; thr2 = thr; }
     }
+    if (it + 1 == iters_) break;
     if (compacted) {
-      std::vector<float> next;
-      next.reserve(cand.size());
-      for (float a : cand)
-        if (a >= lo_thr && a < hi_thr) next.push_back(a);
-      cand.swap(next);
-    } else if (inside <= n / 16 && it + 1 < iters_) {
+      size_t o = 0;
+      for (size_t i = 0; i < cand.size(); ++i) {
+        const float a = cand[i];
+        cand[o] = a;
+        o += (a >= lo_thr && a < hi_thr) ? 1 : 0;
+      }
+      cand.resize(o);
+    } else if (inside <= n / 16) {
+      cand.resize(static_cast<size_t>(inside) + 1);
+      size_t o = 0;
       for (int64_t i = 0; i < n; ++i) {
         const float a = std::fabs(x[i]);
-        if (a >= lo_thr && a < hi_thr) cand.push_back(a);
+        cand[o] = a;
+        o += (a >= lo_thr && a < hi_thr) ? 1 : 0;
       }
+      cand.resize(o);
       compacted = true;
     }
   }

@@ -18,8 +18,9 @@
 //   Selected = Set1 + those, in ascending index order (the topk wire format):
 //   1. all-gather F32, count K, "values";  2. all-gather I32, count K, "indices".
 //   wire_bytes = 8 K per rank. n = 0: no collective. Decode as topk (scatter-add / p).
-// The CPU version counts on the whole buffer only while the search interval is wide, then
-// on a compacted candidate list (same result: thresholds are monotone in ratio).
+// The CPU version counts on the whole buffer while the search interval holds more than
+// n/16 elements, then on a compacted candidate list (same result: thresholds are
+// monotone in ratio, so later ones stay inside the interval).
 #pragma once
 
 #include "registry.h"
