@@ -22,31 +22,6 @@ std::vector<float> normal_vec(int64_t n, unsigned seed, float sigma = 1.0f) {
 }
 }  // namespace
 
-TEST(Sparse, KeptCountIsCeilClampedToOneAndN) {
-  EXPECT_EQ(sparse::kept_count(0, 0.5), 0);
-  EXPECT_EQ(sparse::kept_count(100, 0.01), 1);  // 0.01 * 100 is 1.0000000000000002 in double
-  EXPECT_EQ(sparse::kept_count(101, 0.01), 2);
-  EXPECT_EQ(sparse::kept_count(5, 0.001), 1);
-  EXPECT_EQ(sparse::kept_count(7, 1.0), 7);
-  EXPECT_EQ(sparse::kept_count(25557032, 0.001), 25558);
-}
-
-TEST(Sparse, RadixSelectEqualsReferenceIncludingTies) {
-  for (int64_t n : {5000, 100000, 300000}) {
-    auto x = normal_vec(n, static_cast<unsigned>(n));
-    for (int64_t i = 0; i < n; i += 7) x[i] = 0.5f;  // many ties
-    for (int64_t i = 3; i < n; i += 11) x[i] = -0.5f;
-    for (int64_t k : {int64_t{1}, n / 100, n / 3, n - 1, n}) {
-      std::vector<float> v1(k), v2(k);
-      std::vector<int32_t> i1(k), i2(k);
-      sparse::select_topk(x.data(), n, k, v1.data(), i1.data());
-      sparse::select_topk_reference(x.data(), n, k, v2.data(), i2.data());
-      ASSERT_EQ(i1, i2) << "n=" << n << " k=" << k;
-      ASSERT_EQ(v1, v2);
-    }
-  }
-}
-
 TEST(Topk, KeepsExactlyKLargestMagnitudes) {
   const int64_t n = 10007;
   auto x = normal_vec(n, 5);
