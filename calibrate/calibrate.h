@@ -1,0 +1,52 @@
+// `gcu calibrate` as a library call: runs the calibration steps on the launched ranks
+// (torchrun-style environment, see group.h), keeps partial results in a state file after
+// every step (resumed with `resume`), respects a time budget (later steps shortened or
+// skipped, and the profile says which), and writes a "gcu.profile/1" profile (rank 0).
+// Steps, in order: compute, gamma, collectives, codecs, errors, contention, convergence.
+#pragma once
+
+#include "calibrate/profile_builder.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gcu::calibrate {
+
+struct CalibrateOptions {
+  std::string model_spec = "cnn";
+  std::vector<int> batch_sizes = {32, 64};
+  int warmup = 3;
+  int iters = 10;
+  int64_t min_bytes = 4;
+  int64_t max_bytes = 64LL << 20;    // collective sweep (nccl-tests size)
+  std::vector<std::string> schemes;  // codec timing and errors; empty = all registered
+  std::vector<int64_t> codec_sizes;  // elements; empty = defaults (up to 4 Mi)
+  std::string contention_scheme;     // empty: first registered of powersgd, topk, signsgd
+  int error_snapshots = 4;
+  std::vector<std::string> convergence_schemes;  // empty = defaults; {"-"} = skip step
+  int convergence_iterations = 150;
+  double budget_s = 0;               // 0 = no budget
+  std::string output;                // profile path (rank 0); required
+  std::string state_file;            // default: output + ".state.json"
+  bool resume = false;
+  int threads = 0;                   // torch intra-op threads per rank; 0 = cores / local ranks
+  std::string backend = "gloo";
+  std::vector<std::string> skip;     // step names to skip
+  std::string command_line;          // for provenance
+};
+
+using Progress = std::function<void(const std::string&)>;
+
+struct CalibrateResult {
+  bool wrote_profile = false;  // rank 0 only
+  std::string report;          // tables and fit errors (rank 0)
+};
+
+// Throws std::invalid_argument for bad options (naming the value).
+CalibrateResult run_calibration(const CalibrateOptions& opt, const Progress& progress);
+
+// The steps, in order (for --skip and the state file).
+const std::vector<std::string>& calibration_steps();
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,171 @@
+// Compressor costs over a size sweep and errors on real gradients (see codecs.h).
+#include "calibrate/codecs.h"
+
+#include "compressors/error_measure.h"
+#include "compressors/registry.h"
+#include "model/buckets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+namespace gcu::calibrate {
+
+using compress::CollectiveKind;
+using compress::WireType;
+
+void LoopbackCommunicator::reset() {
+  calls_ = 0;
+  inside_s_ = 0;
+}
+void LoopbackCommunicator::enter() {
+  cur_enter_ = Clock::now();
+  if (calls_ == 0) first_enter_ = cur_enter_;
+}
+void LoopbackCommunicator::exit() {
+  last_exit_ = Clock::now();
+  inside_s_ += std::chrono::duration<double>(last_exit_ - cur_enter_).count();
+  ++calls_;
+}
+void LoopbackCommunicator::all_reduce(void*, int64_t, WireType, compress::ReduceOp) {
+  enter();
+  exit();
+}
+void LoopbackCommunicator::all_gather(const void* send, void* recv, int64_t count, WireType type) {
+  enter();
+  const size_t bytes = static_cast<size_t>(count * compress::wire_type_bytes(type));
+  for (int r = 0; r < world_; ++r) std::memcpy(static_cast<char*>(recv) + r * bytes, send, bytes);
+  exit();
+}
+void LoopbackCommunicator::broadcast(void*, int64_t, WireType, int) {
+  enter();
+  exit();
+}
+
+namespace {
+
+compress::BucketLayout matrix_layout(int64_t n, int columns) {
+  compress::BucketLayout l;
+  const int64_t c = std::min<int64_t>(n, columns);
+  l.shapes.push_back({n / c, c});
+  if (n % c) l.shapes.push_back({n % c});
+  return l;
+}
+
+// Times `iters` step() calls (after `warmup`) of a fresh compressor on n elements, p ranks.
+CodecRow time_step(const std::string& spec, int64_t n, int p, const CodecTimingOptions& opt) {
+  auto c = compress::make_compressor(spec);
+  const auto layout = matrix_layout(n, opt.columns);
+  std::vector<float> src(n), buf(n);
+  std::mt19937 gen(1234);
+  std::normal_distribution<float> nd(0.f, 1.f);
+  for (auto& x : src) x = nd(gen);
+  LoopbackCommunicator comm(p);
+  std::vector<double> enc, dec;
+  for (int i = 0; i < opt.warmup + opt.iters; ++i) {
+    std::copy(src.begin(), src.end(), buf.begin());
+    comm.reset();
+    compress::GradBucket b{0, buf.data(), &layout};
+    const auto t0 = LoopbackCommunicator::Clock::now();
+    c->step(b, comm);
+    const auto t1 = LoopbackCommunicator::Clock::now();
+    double e, d;
+    if (comm.calls() == 0) {
+      e = std::chrono::duration<double>(t1 - t0).count();
+      d = 0;
+    } else {
+      const double span = std::chrono::duration<double>(comm.last_exit() - comm.first_enter()).count();
+      e = std::chrono::duration<double>(comm.first_enter() - t0).count() + std::max(0.0, span - comm.inside_s());
+      d = std::chrono::duration<double>(t1 - comm.last_exit()).count();
+    }
+    enc.push_back(std::max(e, 1e-9));
+    dec.push_back(std::max(d, 1e-9));
+  }
+  CodecRow row;
+  row.elements = n;
+  row.world = p;
+  row.encode_s = summarize(enc, opt.warmup);
+  row.decode_s = summarize(dec, opt.warmup);
+  return row;
+}
+
+}  // namespace
+
+CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions& opt) {
+  if (opt.sizes.empty()) throw FitError("codec timing: no sizes");
+  CodecMeasurement m;
+  {
+    auto c = compress::make_compressor(spec);
+    m.spec = c->spec();
+    for (const auto& call : c->plan(matrix_layout(opt.sizes.back(), opt.columns), std::max(2, opt.world)))
+      if (call.kind == CollectiveKind::AllGather) m.gathers = true;
+  }
+  const int p = std::max(2, opt.world);
+  std::vector<Point> enc, dec;
+  for (int64_t n : opt.sizes) {
+    m.rows.push_back(time_step(spec, n, p, opt));
+    enc.push_back({double(n), m.rows.back().encode_s.median});
+    dec.push_back({double(n), m.rows.back().decode_s.median});
+  }
+  const LinearFit fe = huber_fit(enc);
+  m.fit.encode.fixed_s = fe.intercept;
+  m.fit.encode.per_element_s = fe.slope;
+  m.encode_quality = fit_quality(relative_errors(fe, enc));
+
+  double per_rank = 0;
+  const int64_t nmax = opt.sizes.back();
+  if (m.gathers && opt.decode_ranks.size() >= 2) {
+    std::vector<Point> byp;
+    for (int q : opt.decode_ranks) {
+      m.rank_rows.push_back(time_step(spec, nmax, q, opt));
+      byp.push_back({double(q), m.rank_rows.back().decode_s.median});
+    }
+    per_rank = huber_fit(byp).slope / nmax;
+  }
+  // decode(n, p) = fixed + per_element n + per_rank n p: remove the p term at the sweep's p.
+  std::vector<Point> dec_rest;
+  for (const auto& pt : dec) dec_rest.push_back({pt.x, std::max(pt.y - per_rank * pt.x * p, pt.y * 0.05)});
+  const LinearFit fd = huber_fit(dec_rest);
+  m.fit.decode.fixed_s = fd.intercept;
+  m.fit.decode.per_element_s = fd.slope;
+  m.fit.decode.per_rank_element_s = per_rank;
+  std::vector<double> drel;
+  for (const auto& pt : dec) {
+    const double pred = fd.intercept + fd.slope * pt.x + per_rank * pt.x * p;
+    drel.push_back((pred - pt.y) / pt.y);
+  }
+  m.decode_quality = fit_quality(drel);
+  m.fit.measured_n = nmax;
+  return m;
+}
+
+ErrorMeasurement measure_error(const std::string& spec, const GradientSet& g,
+                               const model::DdpConfig& ddp) {
+  if (g.snapshots.empty() || g.tensors.empty()) throw FitError("compression error: no gradients collected");
+  const auto buckets = model::plan_buckets(g.tensors, model::BucketOptions::from(ddp));
+  // Offsets of each tensor in a snapshot (backward order).
+  std::vector<int64_t> offset(g.tensors.size() + 1, 0);
+  for (size_t i = 0; i < g.tensors.size(); ++i) offset[i + 1] = offset[i] + g.tensors[i].numel();
+  for (const auto& s : g.snapshots)
+    if (static_cast<int64_t>(s.size()) != offset.back())
+      throw FitError("compression error: a gradient snapshot has " + std::to_string(s.size()) +
+                     " values, expected " + std::to_string(offset.back()));
+  ErrorMeasurement out;
+  out.snapshots = static_cast<int>(g.snapshots.size());
+  out.buckets = static_cast<int>(buckets.size());
+  compress::ErrorMeter meter(spec);  // B1's definitions (compressors/error_measure.h)
+  std::vector<float> x;
+  for (const auto& snap : g.snapshots)
+    for (size_t bi = 0; bi < buckets.size(); ++bi) {
+      x.clear();
+      for (int t : buckets[bi].tensors) x.insert(x.end(), snap.begin() + offset[t], snap.begin() + offset[t + 1]);
+      meter.add(x.data(), buckets[bi].layout, static_cast<int64_t>(bi));
+    }
+  const auto st = meter.stats();
+  out.relative_error = st.rel_error;
+  out.relative_error_ef = st.rel_error_ef;
+  return out;
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,94 @@
+// Compressor costs and errors (SPEC §3), torch-free:
+//  * encode and decode time of a scheme over a size sweep, fitted to the profile's
+//    fixed + per-element (+ per-rank-element for decode) form. step() runs on a
+//    LoopbackCommunicator that plays p ranks inside one call (all-gather returns p copies
+//    of this rank's payload; all-reduce leaves the data as is), and that timestamps its
+//    collectives: encode = start of step() to the first collective, plus any compute
+//    between collectives (PowerSGD's orthogonalisation); decode = last collective to the
+//    end of step(). Time spent inside the loopback's copies counts as communication.
+//  * relative compression error on real gradients, per DDP bucket, without and with error
+//    feedback, as compressors/error_measure.h (ErrorMeter) defines them.
+#pragma once
+
+#include "calibrate/fit.h"
+#include "calibrate/stats.h"
+#include "compressors/compressor.h"
+#include "model/profile.h"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gcu::calibrate {
+
+// p ranks played by one caller (see the file comment). Counts its collectives' bytes.
+class LoopbackCommunicator : public compress::Communicator {
+ public:
+  explicit LoopbackCommunicator(int world) : world_(world) {}
+  int rank() const override { return 0; }
+  int world_size() const override { return world_; }
+  void all_reduce(void* data, int64_t count, compress::WireType type, compress::ReduceOp op) override;
+  void all_gather(const void* send, void* recv, int64_t count, compress::WireType type) override;
+  void broadcast(void* data, int64_t count, compress::WireType type, int root) override;
+
+  using Clock = std::chrono::steady_clock;
+  void reset();
+  int calls() const { return calls_; }
+  Clock::time_point first_enter() const { return first_enter_; }
+  Clock::time_point last_exit() const { return last_exit_; }
+  double inside_s() const { return inside_s_; }  // total time inside collectives
+
+ private:
+  void enter();
+  void exit();
+  int world_;
+  int calls_ = 0;
+  Clock::time_point first_enter_, last_exit_, cur_enter_;
+  double inside_s_ = 0;
+};
+
+struct CodecTimingOptions {
+  std::vector<int64_t> sizes = {1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22};  // elements
+  int warmup = 2;
+  int iters = 5;
+  int world = 2;                            // p of the size sweep
+  std::vector<int> decode_ranks = {2, 4, 8};  // p values for the per-rank decode term
+  int columns = 1024;                       // buckets are viewed as [n/columns, columns]
+};
+
+struct CodecRow {
+  int64_t elements = 0;
+  int world = 0;
+  Summary encode_s, decode_s;
+};
+
+struct CodecMeasurement {
+  std::string spec;
+  bool gathers = false;  // plan() has an all-gather: decode grows with p
+  model::CodecFit fit;
+  std::vector<CodecRow> rows;         // the size sweep at options.world
+  std::vector<CodecRow> rank_rows;    // the p sweep at the largest size (gathers only)
+  FitQuality encode_quality, decode_quality;
+};
+
+// Throws compress::CompressorError for a bad spec.
+CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions& opt);
+
+// Gradients of a model, flattened per tensor, tensors in backward order.
+struct GradientSet {
+  std::vector<model::TensorInfo> tensors;      // backward order
+  std::vector<std::vector<float>> snapshots;   // each: sum of numels floats, same order
+};
+
+struct ErrorMeasurement {
+  double relative_error = 0;     // without error feedback
+  double relative_error_ef = 0;  // with error feedback (on the compensated input)
+  int snapshots = 0;
+  int buckets = 0;
+};
+// Buckets as DDP packs them (model/buckets.h, `ddp`). Throws FitError on an empty set.
+ErrorMeasurement measure_error(const std::string& spec, const GradientSet& g,
+                               const model::DdpConfig& ddp = {});
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,84 @@
+// From a measured collective sweep to the profile's alpha/beta (see collective_fit.h).
+#include "calibrate/collective_fit.h"
+
+#include "model/collectives.h"
+#include "model/units.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gcu::calibrate {
+
+using compress::CollectiveKind;
+
+double per_rank_bytes(CollectiveKind k, int world, const SweepRow& r) {
+  return k == CollectiveKind::AllGather ? static_cast<double>(r.bytes) / world
+                                        : static_cast<double>(r.bytes);
+}
+
+void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt) {
+  if (!s.supported || s.rows.empty()) return;
+  std::vector<Point> pts, large;
+  for (const auto& r : s.rows) pts.push_back({per_rank_bytes(s.kind, s.world, r), r.time_s.median});
+  s.fit = fit_piecewise(pts, opt);
+  const auto rel = relative_errors(s.fit, pts);
+  s.quality = fit_quality(rel);
+  std::vector<double> rel_large;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    s.rows[i].fit_s = s.fit(pts[i].x);
+    if (pts[i].x >= model::kMiB) rel_large.push_back(rel[i]);
+  }
+  s.quality_large = fit_quality(rel_large);
+}
+
+double ring_steps(CollectiveKind k, int p) {
+  return k == CollectiveKind::AllReduce ? 2.0 * (p - 1) : static_cast<double>(p - 1);
+}
+
+double ring_byte_factor(CollectiveKind k, int p) {
+  switch (k) {
+    case CollectiveKind::AllReduce: return 2.0 * (p - 1) / p;
+    case CollectiveKind::AllGather: return static_cast<double>(p - 1);
+    case CollectiveKind::ReduceScatter: return static_cast<double>(p - 1) / p;
+    case CollectiveKind::Broadcast: return 1.0;
+  }
+  return 1.0;
+}
+
+std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s) {
+  std::vector<model::SizeRangeFit> out;
+  const int p = std::max(2, s.world);  // one rank: no communication; keep the raw line
+  const double steps = ring_steps(s.kind, p), factor = ring_byte_factor(s.kind, p);
+  for (size_t i = 0; i < s.fit.segments.size(); ++i) {
+    const auto& seg = s.fit.segments[i];
+    model::SizeRangeFit f;
+    f.min_bytes = i == 0 ? 0.0 : seg.min_x;
+    f.max_bytes = i + 1 == s.fit.segments.size() ? model::kInf : seg.max_x;
+    f.alpha_s = seg.fit.intercept / steps;
+    // The schema wants beta > 0; a latency-only range (slope 0) gets a negligible beta.
+    f.beta_s_per_byte = std::max(seg.fit.slope / factor, 1e-18);
+    out.push_back(f);
+  }
+  return out;
+}
+
+model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps) {
+  model::LinkLevel level;
+  bool have_ar = false;
+  for (const auto& s : sweeps) {
+    if (!s.supported || s.fit.segments.empty()) continue;
+    auto ranges = to_size_range_fits(s);
+    if (s.kind == CollectiveKind::AllReduce) {
+      have_ar = true;
+      level.alpha_s = ranges.front().alpha_s;
+      const double beta = ranges.back().beta_s_per_byte;
+      if (!(beta > 0)) throw FitError("all-reduce sweep: fitted beta of the largest sizes is not positive");
+      level.bandwidth_gbps = model::gbps_from_beta(beta);
+    }
+    level.collectives[model::collective_key(s.kind)] = std::move(ranges);
+  }
+  if (!have_ar) throw FitError("no fitted all-reduce sweep: cannot derive the link's alpha and bandwidth");
+  return level;
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,52 @@
+// From a measured collective sweep to the profile's alpha/beta (torch-free):
+// the piecewise robust fit of time vs PER-RANK bytes, its fit error (all sizes, and
+// sizes >= 1 MiB, the goal's two figures), and the conversion to the per-step latency
+// and per-byte link time the model's ring formulas take (model/collectives.h):
+//   all-reduce     T = 2(p-1) a + 2(p-1)/p n b
+//   all-gather     T =  (p-1) a +  (p-1)   n b   (n per rank)
+//   reduce-scatter T =  (p-1) a +  (p-1)/p n b
+//   broadcast      T =  (p-1) a +          n b   (pipelined ring)
+// i.e. a = intercept / steps, b = slope / factor, so that the model reproduces the
+// measured line exactly when the profile lists only the "ring" algorithm.
+#pragma once
+
+#include "calibrate/fit.h"
+#include "calibrate/table.h"
+#include "compressors/compressor.h"
+#include "model/profile.h"
+
+#include <string>
+#include <vector>
+
+namespace gcu::calibrate {
+
+struct CollectiveSweep {
+  compress::CollectiveKind kind = compress::CollectiveKind::AllReduce;
+  int world = 1;
+  bool supported = true;
+  std::string note;               // e.g. why it is unsupported
+  std::vector<SweepRow> rows;     // nccl-tests sizes (all-gather: output bytes)
+  PiecewiseFit fit;               // seconds vs per-rank bytes
+  FitQuality quality;             // over all rows
+  FitQuality quality_large;       // rows with per-rank bytes >= 1 MiB
+};
+
+// Per-rank bytes of a row (all-gather rows count the output, p x per-rank).
+double per_rank_bytes(compress::CollectiveKind k, int world, const SweepRow& r);
+
+// Fits the rows (medians) and fills fit, quality, quality_large and rows[i].fit_s.
+void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt = {});
+
+// Ring steps and bandwidth factor of the formulas above: T = steps a + factor n b.
+double ring_steps(compress::CollectiveKind k, int p);
+double ring_byte_factor(compress::CollectiveKind k, int p);
+
+// The fitted segments as the profile's per-size-range fits (first from 0, last to inf).
+std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s);
+
+// A link level from the sweeps: alpha_s from the all-reduce's first (small-size) segment,
+// bandwidth_gbps from its last (large-size) segment's beta, plus every supported
+// collective's ranges. Throws FitError when there is no fitted all-reduce sweep.
+model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps);
+
+}  // namespace gcu::calibrate

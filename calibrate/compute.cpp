@@ -1,0 +1,277 @@
+// Compute, gamma, overlap contention and gradient collection (see compute.h).
+#include "calibrate/compute.h"
+
+#include "calibrate/group_impl.h"
+#include "compressors/registry.h"
+#include "model/buckets.h"
+#include "trainer/data/dataset.h"
+#include "trainer/models/registry.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <thread>
+
+namespace gcu::calibrate {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void sync(const torch::Device& d) {
+  if (d.is_cuda()) torch::cuda::synchronize();
+}
+
+// A net, its optimizer, one synthetic batch and gradient-ready hooks.
+struct Trainee {
+  std::shared_ptr<trainer::Net> net;
+  std::unique_ptr<torch::optim::SGD> opt;
+  trainer::Batch batch;
+  std::vector<torch::Tensor> params;  // registration order
+  torch::Device device = torch::kCPU;
+  double bwd_start = 0;
+  std::vector<double> ready;          // per param (registration order), seconds from bwd start
+
+  Trainee(const ComputeOptions& o, int batch_size, torch::Device dev, uint64_t seed) : device(dev) {
+    torch::manual_seed(seed);
+    net = trainer::make_net(o.model_spec);
+    net->to(dev);
+    params = net->parameters();
+    opt = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(o.lr).momentum(0.9));
+    batch = net->make_synthetic_batch(batch_size, dev, seed);
+    ready.assign(params.size(), 0.0);
+    for (size_t i = 0; i < params.size(); ++i)
+      params[i].register_hook([this, i](const torch::Tensor&) { ready[i] = now_s() - bwd_start; });
+  }
+  torch::Tensor forward() {
+    return torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
+  }
+  // One iteration; returns {forward, backward, optimizer} seconds.
+  std::array<double, 3> iteration() {
+    opt->zero_grad();
+    sync(device);
+    const double t0 = now_s();
+    auto loss = forward();
+    sync(device);
+    const double t1 = now_s();
+    bwd_start = t1;
+    loss.backward();
+    sync(device);
+    const double t2 = now_s();
+    opt->step();
+    sync(device);
+    const double t3 = now_s();
+    return {t1 - t0, t2 - t1, t3 - t2};
+  }
+  // Forward, then a timed backward with `during` running on another thread from the
+  // backward's start (joined after the backward). Returns backward seconds.
+  double backward_with(const std::function<void()>& during) {
+    opt->zero_grad();
+    auto loss = forward();
+    sync(device);
+    std::thread th;
+    const double t0 = now_s();
+    bwd_start = t0;
+    if (during) th = std::thread(during);
+    loss.backward();
+    sync(device);
+    const double t1 = now_s();
+    if (th.joinable()) th.join();
+    opt->step();
+    return t1 - t0;
+  }
+};
+
+}  // namespace
+
+ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress& progress) {
+  if (o.batch_sizes.empty()) throw std::invalid_argument("compute: no batch sizes given");
+  ComputeResult res;
+  std::vector<std::vector<double>> ready_by_batch;  // registration order
+  for (int b : o.batch_sizes) {
+    if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");
+    Trainee t(o, b, g.impl().device, 1);
+    if (res.model_name.empty()) {
+      res.model_name = t.net->spec();
+      res.parameters = t.net->num_parameters();
+    }
+    std::vector<double> f, bw, op;
+    std::vector<std::vector<double>> ready;
+    for (int i = 0; i < o.warmup + o.iters; ++i) {
+      g.barrier();
+      const auto s = t.iteration();
+      f.push_back(s[0]);
+      bw.push_back(s[1]);
+      op.push_back(s[2]);
+      ready.push_back(t.ready);
+    }
+    ComputeTimes ct;
+    ct.batch_size = b;
+    ct.forward_s = summarize(f, o.warmup);
+    ct.backward_s = summarize(bw, o.warmup);
+    ct.optimizer_s = summarize(op, o.warmup);
+    ready_by_batch.push_back(elementwise_median(ready, o.warmup));
+    res.times.push_back(ct);
+    if (progress)
+      progress("calibrate: compute batch " + std::to_string(b) + ": forward " +
+               std::to_string(ct.forward_s.median * 1e3) + " ms, backward " +
+               std::to_string(ct.backward_s.median * 1e3) + " ms, optimizer " +
+               std::to_string(ct.optimizer_s.median * 1e3) + " ms");
+  }
+  // Tensors in observed gradient-ready order (of the largest batch; ties: reverse
+  // registration order, i.e. backward order), ready times made non-decreasing.
+  Trainee t(o, 1, torch::kCPU, 1);
+  const auto plist = t.net->parameter_list();
+  const size_t n = plist.size();
+  const size_t ref = std::max_element(o.batch_sizes.begin(), o.batch_sizes.end()) - o.batch_sizes.begin();
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::reverse(order.begin(), order.end());
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return ready_by_batch[ref][a] < ready_by_batch[ref][b];
+  });
+  for (size_t i : order) res.tensors.push_back({plist[i].name, plist[i].shape});
+  for (size_t k = 0; k < res.times.size(); ++k) {
+    double run = 0;
+    for (size_t i : order) {
+      run = std::max(run, ready_by_batch[k][i]);
+      res.times[k].ready_s.push_back(std::min(run, res.times[k].backward_s.median));
+    }
+  }
+  return res;
+}
+
+GammaResult measure_gamma(Group& g, const ComputeOptions& o, int batch_size, const Progress& progress) {
+  Trainee t(o, batch_size, g.impl().device, 2);
+  std::vector<model::TensorInfo> tensors;
+  const auto plist = t.net->parameter_list();
+  for (auto it = plist.rbegin(); it != plist.rend(); ++it) tensors.push_back({it->name, it->shape});
+  const auto buckets = model::plan_buckets(tensors);
+  GammaResult r;
+  r.buckets = static_cast<int>(buckets.size());
+  std::vector<torch::Tensor> bufs;
+  for (const auto& b : buckets) {
+    bufs.push_back(torch::ones({b.numel}, torch::TensorOptions().device(g.impl().device)));
+    r.bucket_bytes += b.bytes;
+  }
+  auto& pg = *g.impl().pg_bg;
+  auto comm = [&]() {
+    for (auto& b : bufs) {
+      std::vector<at::Tensor> v{b};
+      pg.allreduce(v)->wait();
+    }
+  };
+  std::vector<double> alone, over;
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    g.barrier();
+    alone.push_back(t.backward_with({}));
+    g.barrier();
+    over.push_back(t.backward_with(g.world_size() > 1 ? std::function<void()>(comm) : std::function<void()>()));
+  }
+  r.alone_s = summarize(alone, o.warmup);
+  r.overlapped_s = summarize(over, o.warmup);
+  r.gamma = r.overlapped_s.median / r.alone_s.median;
+  if (progress)
+    progress("calibrate: gamma " + std::to_string(r.gamma) + " (backward " +
+             std::to_string(r.alone_s.median * 1e3) + " ms alone, " +
+             std::to_string(r.overlapped_s.median * 1e3) + " ms with " + std::to_string(r.buckets) +
+             " bucket all-reduces)");
+  return r;
+}
+
+ContentionResult measure_contention(Group& g, const ComputeOptions& o, int batch_size,
+                                    const std::string& scheme, const Progress& progress) {
+  Trainee t(o, batch_size, g.impl().device, 3);
+  auto c = compress::make_compressor(scheme);
+  ContentionResult r;
+  r.scheme = c->spec();
+  // A bucket-sized gradient: the model's largest DDP bucket.
+  std::vector<model::TensorInfo> tensors;
+  const auto plist = t.net->parameter_list();
+  for (auto it = plist.rbegin(); it != plist.rend(); ++it) tensors.push_back({it->name, it->shape});
+  const auto buckets = model::plan_buckets(tensors);
+  const auto& big = *std::max_element(buckets.begin(), buckets.end(),
+                                      [](const auto& a, const auto& b) { return a.numel < b.numel; });
+  std::vector<float> x(big.numel), y(big.numel);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * i) * 1e-3f;
+  std::vector<double> alone_codec;
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    const double t0 = now_s();
+    c->roundtrip(0, x.data(), y.data(), big.layout);
+    alone_codec.push_back(now_s() - t0);
+  }
+  r.codec_alone_s = summarize(alone_codec, o.warmup).median;
+  std::vector<double> alone, over, over_codec;
+  for (int i = 0; i < o.warmup + o.iters; ++i) {
+    g.barrier();
+    alone.push_back(t.backward_with({}));
+    g.barrier();
+    std::atomic<bool> stop{false};
+    std::vector<double> calls;
+    std::thread th([&]() {
+      while (!stop.load()) {
+        const double t0 = now_s();
+        c->roundtrip(0, x.data(), y.data(), big.layout);
+        calls.push_back(now_s() - t0);
+      }
+    });
+    over.push_back(t.backward_with({}));
+    stop = true;
+    th.join();
+    if (i >= o.warmup) over_codec.insert(over_codec.end(), calls.begin(), calls.end());
+  }
+  r.backward_alone_s = summarize(alone, o.warmup);
+  r.backward_overlapped_s = summarize(over, o.warmup);
+  r.codec_overlapped_s = over_codec.empty() ? r.codec_alone_s : median(over_codec);
+  r.backward_slowdown = r.backward_overlapped_s.median / r.backward_alone_s.median;
+  r.codec_slowdown = r.codec_overlapped_s / r.codec_alone_s;
+  r.factor = std::sqrt(r.backward_slowdown * r.codec_slowdown);
+  if (progress)
+    progress("calibrate: contention with " + r.scheme + ": " + std::to_string(r.factor) +
+             " (backward x" + std::to_string(r.backward_slowdown) + ", codec x" +
+             std::to_string(r.codec_slowdown) + ")");
+  return r;
+}
+
+GradientSet collect_gradients(const ComputeOptions& o, int batch_size, int snapshots, int skip,
+                              const Progress& progress) {
+  Trainee t(o, batch_size, torch::kCPU, 4);
+  std::unique_ptr<trainer::BatchSource> data;
+  const auto shape = t.net->input_shape(1);
+  std::string source = "synthetic batches";
+  if (o.real_data && shape.size() == 4 && shape[1] == 1 && shape[2] == 28 && shape[3] == 28) {
+    try {
+      trainer::LoaderOptions lo;
+      lo.batch_size = batch_size;
+      lo.seed = 4;
+      data = trainer::make_fashion_mnist_loader(lo);
+      source = "Fashion-MNIST";
+    } catch (const std::exception& e) {
+      if (progress) progress(std::string("calibrate: no Fashion-MNIST (") + e.what() + "): synthetic gradients");
+    }
+  }
+  GradientSet gs;
+  const auto plist = t.net->parameter_list();
+  for (auto it = plist.rbegin(); it != plist.rend(); ++it) gs.tensors.push_back({it->name, it->shape});
+  for (int i = 0; i < skip + snapshots; ++i) {
+    t.batch = data ? data->next_batch() : t.net->make_synthetic_batch(batch_size, torch::kCPU, 100 + i);
+    t.iteration();
+    if (i < skip) continue;
+    std::vector<float> flat;
+    for (auto it = t.params.rbegin(); it != t.params.rend(); ++it) {
+      auto gr = it->grad().detach().to(torch::kCPU).contiguous().view({-1});
+      flat.insert(flat.end(), gr.data_ptr<float>(), gr.data_ptr<float>() + gr.numel());
+    }
+    gs.snapshots.push_back(std::move(flat));
+  }
+  if (progress)
+    progress("calibrate: collected " + std::to_string(snapshots) + " gradients (" + source + ")");
+  return gs;
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,77 @@
+// Compute measurements on the launched ranks (SPEC §3), torch-free header:
+//  * forward, backward and optimizer (SGD, momentum 0.9) time per batch size, and the
+//    time from backward start at which each parameter's gradient is ready (tensor hooks;
+//    on CUDA, events would replace host clocks: not done, see docs/calibrate.md);
+//  * gamma: backward alone vs backward while a background thread all-reduces the model's
+//    DDP buckets (1 MiB first, then 25 MiB) on a second process group, ratio of medians;
+//  * overlap contention: backward alone vs with a concurrent compressor thread
+//    (roundtrip of a bucket-sized gradient in a loop), and the compressor's per-call time
+//    alone vs overlapped; the factor is the geometric mean of the two slowdowns (the model
+//    slows both by one factor, model/iteration.h);
+//  * real gradients of a few training iterations (for compression errors).
+// All ranks run every measurement at the same time (as in data-parallel training, they
+// share the machine); rank 0's numbers are reported.
+#pragma once
+
+#include "calibrate/codecs.h"
+#include "calibrate/group.h"
+#include "calibrate/stats.h"
+#include "model/profile.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gcu::calibrate {
+
+struct ComputeOptions {
+  std::string model_spec = "cnn";
+  std::vector<int> batch_sizes = {32, 64};
+  int warmup = 3;
+  int iters = 10;
+  double lr = 0.01;
+  bool real_data = true;  // Fashion-MNIST for gradients when the model takes 28x28x1 images
+};
+
+struct ComputeTimes {
+  int batch_size = 0;
+  Summary forward_s, backward_s, optimizer_s;
+  std::vector<double> ready_s;  // median per tensor, same order as ComputeResult::tensors
+};
+
+struct ComputeResult {
+  std::string model_name;        // the net's canonical spec
+  int64_t parameters = 0;
+  std::vector<model::TensorInfo> tensors;  // observed gradient-ready order
+  std::vector<ComputeTimes> times;
+};
+
+using Progress = std::function<void(const std::string&)>;
+
+ComputeResult measure_compute(Group& g, const ComputeOptions& opt, const Progress& progress = {});
+
+struct GammaResult {
+  double gamma = 1;  // median(overlapped) / median(alone), as measured (may be < 1)
+  Summary alone_s, overlapped_s;
+  int buckets = 0;
+  double bucket_bytes = 0;  // total bytes all-reduced per backward
+};
+GammaResult measure_gamma(Group& g, const ComputeOptions& opt, int batch_size,
+                          const Progress& progress = {});
+
+struct ContentionResult {
+  std::string scheme;
+  double factor = 1;
+  double backward_slowdown = 1, codec_slowdown = 1;
+  Summary backward_alone_s, backward_overlapped_s;
+  double codec_alone_s = 0, codec_overlapped_s = 0;  // per call
+};
+ContentionResult measure_contention(Group& g, const ComputeOptions& opt, int batch_size,
+                                    const std::string& scheme, const Progress& progress = {});
+
+// Gradients of `snapshots` training iterations (after `skip` iterations), flattened in
+// the tensors' backward order (reverse registration; see GradientSet).
+GradientSet collect_gradients(const ComputeOptions& opt, int batch_size, int snapshots, int skip,
+                              const Progress& progress = {});
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,203 @@
+// Short convergence runs and the TTA constants fit (see convergence.h).
+#include "calibrate/convergence.h"
+
+#include "compressors/local_group.h"
+#include "compressors/registry.h"
+#include "model/tta.h"
+#include "trainer/data/dataset.h"
+#include "trainer/models/registry.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+namespace gcu::calibrate {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+struct RunResult {
+  std::vector<std::pair<int, double>> eval;  // (iteration, held-out loss)
+  double seconds = 0;
+};
+
+// Trains with p simulated workers; "none" = FP32. Stops when the held-out loss reaches
+// `target` (checked every eval_every) or after max_iters.
+RunResult train(const ConvergenceOptions& o, const std::string& scheme, int max_iters, double target) {
+  const double t0 = now_s();
+  torch::manual_seed(7);
+  auto net = trainer::make_net(o.compute.model_spec);
+  auto params = net->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(o.compute.lr).momentum(0.9));
+  const int p = o.workers;
+  std::vector<std::unique_ptr<trainer::BatchSource>> data(p);
+  trainer::Batch eval;
+  bool real = false;
+  const auto shape = net->input_shape(1);
+  if (o.compute.real_data && shape.size() == 4 && shape[1] == 1 && shape[2] == 28) {
+    try {
+      for (int r = 0; r < p; ++r) {
+        trainer::LoaderOptions lo;
+        lo.rank = r;
+        lo.world_size = p;
+        lo.batch_size = o.batch_size;
+        lo.seed = 7;
+        data[r] = trainer::make_fashion_mnist_loader(lo);
+      }
+      auto test = trainer::load_fashion_mnist(false);
+      const int64_t n = std::min<int64_t>(o.eval_samples, test.size());
+      eval.input = trainer::normalize_images(test.images.slice(0, 0, n));
+      eval.target = test.labels.slice(0, 0, n);
+      real = true;
+    } catch (const std::exception&) {
+      real = false;
+    }
+  }
+  if (!real) eval = net->make_synthetic_batch(o.eval_samples, torch::kCPU, 999);
+  std::vector<std::unique_ptr<compress::Compressor>> comp;
+  for (int r = 0; r < p; ++r) comp.push_back(compress::make_compressor(scheme));
+  const auto plist = net->parameter_list();
+  compress::BucketLayout layout;  // one bucket: the whole model, backward order
+  for (auto it = plist.rbegin(); it != plist.rend(); ++it) layout.shapes.push_back(it->shape);
+  const int64_t n = layout.numel();
+  std::vector<std::vector<float>> grads(p, std::vector<float>(n));
+  compress::LocalGroup group(p);
+  RunResult res;
+  for (int it = 1; it <= max_iters; ++it) {
+    for (int r = 0; r < p; ++r) {
+      auto b = real ? data[r]->next_batch() : net->make_synthetic_batch(o.batch_size, torch::kCPU, 1000 * it + r);
+      opt.zero_grad();
+      torch::nn::functional::cross_entropy(net->forward(b.input), b.target).backward();
+      int64_t off = 0;
+      for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
+        auto g = pi->grad().contiguous().view({-1});
+        std::copy(g.data_ptr<float>(), g.data_ptr<float>() + g.numel(), grads[r].begin() + off);
+        off += g.numel();
+      }
+    }
+    group.run([&](compress::Communicator& comm) {
+      const int r = comm.rank();
+      comp[r]->step(compress::GradBucket{0, grads[r].data(), &layout}, comm);
+    });
+    int64_t off = 0;
+    for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
+      auto g = pi->grad().view({-1});
+      std::copy(grads[0].begin() + off, grads[0].begin() + off + g.numel(), g.data_ptr<float>());
+      off += g.numel();
+    }
+    opt.step();
+    if (it % o.eval_every == 0) {
+      torch::NoGradGuard ng;
+      const double loss = torch::nn::functional::cross_entropy(net->forward(eval.input), eval.target).item<double>();
+      if (!std::isfinite(loss)) break;
+      res.eval.push_back({it, loss});
+      if (loss <= target) break;
+    }
+  }
+  res.seconds = now_s() - t0;
+  return res;
+}
+
+// First evaluated iteration with loss <= target (linear interpolation between evals).
+double iterations_to(const RunResult& r, double target) {
+  for (size_t i = 0; i < r.eval.size(); ++i)
+    if (r.eval[i].second <= target) {
+      if (i == 0) return r.eval[i].first;
+      const auto [i0, l0] = r.eval[i - 1];
+      const auto [i1, l1] = r.eval[i];
+      const double t = l0 > l1 ? (l0 - target) / (l0 - l1) : 1.0;
+      return i0 + t * (i1 - i0);
+    }
+  return -1;
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohmann::ordered_json& errors,
+                                       const Progress& progress) {
+  const double t_start = now_s();
+  nlohmann::ordered_json out;
+  const int p = o.workers;
+  // FP32 baseline: the target is its (smoothed) final held-out loss.
+  RunResult base = train(o, "none", o.iterations, -1.0);
+  if (base.eval.size() < 2) throw std::runtime_error("convergence: FP32 run too short to evaluate");
+  const size_t k = base.eval.size();
+  const double target = (base.eval[k - 1].second + base.eval[k - 2].second) / 2;
+  const double base_iters = iterations_to(base, target);
+  char line[256];
+  std::snprintf(line, sizeof line, "held-out loss %.4f", target);
+  out["target"] = line;
+  out["baseline_iterations"] = base_iters;
+  out["method"] = "p=" + std::to_string(p) + " simulated workers (LocalGroup), batch " + std::to_string(o.batch_size) +
+                  " each, SGD lr " + std::to_string(o.compute.lr) + " momentum 0.9; target = FP32's held-out loss after " +
+                  std::to_string(o.iterations) + " iterations; m = iterations(scheme)/iterations(FP32); constants = "
+                  "least squares through the origin per class (tta.h)";
+  std::string rep = "convergence (" + std::string(line) + ", FP32 reaches it at " +
+                    std::to_string(static_cast<int>(base_iters)) + " iterations, " +
+                    std::to_string(base.seconds).substr(0, 5) + " s):\n";
+  if (progress) progress("calibrate: convergence: FP32 reaches " + std::string(line) + " in " + std::to_string(base_iters) + " iterations");
+  double sx[3] = {0, 0, 0}, sxy[3] = {0, 0, 0};  // ef, unbiased, biased
+  auto& schemes = out["schemes"];
+  for (const auto& spec_in : o.schemes) {
+    if (o.budget_s > 0 && now_s() - t_start + base.seconds * o.max_factor > o.budget_s) {
+      rep += "  " + spec_in + ": skipped (budget)\n";
+      continue;
+    }
+    auto c = compress::make_compressor(spec_in);
+    const std::string spec = c->spec();
+    const auto traits = c->traits();
+    double e = 0, e_ef = 0;
+    if (errors.contains(spec)) {
+      e = errors[spec].value("relative_error", 0.0);
+      e_ef = errors[spec].value("relative_error_ef", 0.0);
+    }
+    const int max_iters = static_cast<int>(o.iterations * o.max_factor);
+    RunResult r = train(o, spec, max_iters, target);
+    const double it = iterations_to(r, target);
+    auto& js = schemes[spec];
+    js["reaches"] = it > 0;
+    if (it > 0) js["iterations"] = it; else js["iterations"] = nullptr;
+    const double m = it > 0 ? it / base_iters : 0;
+    std::string cls;
+    double x = 0;
+    int ci = -1;
+    if (traits.error_feedback) {
+      cls = "error feedback";
+      const double delta = std::max(1e-6, 1 - e_ef);
+      x = 1 / delta - 1;
+      ci = 0;
+    } else if (!traits.biased) {
+      cls = "unbiased";
+      x = e / p;
+      ci = 1;
+    } else {
+      cls = "biased";
+      x = e < 1 ? e / (1 - e) : 0;
+      ci = 2;
+    }
+    if (it > 0 && x > 0) {
+      sx[ci] += x * x;
+      sxy[ci] += x * (m - 1);
+    }
+    std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s, m = %.2f\n", spec.c_str(), cls.c_str(), e, e_ef,
+                  it > 0 ? (std::to_string(static_cast<int>(it)) + " iterations").c_str() : "never (within the cap)", m);
+    rep += line;
+    if (progress) progress(std::string("calibrate: convergence: ") + line);
+  }
+  auto& k2 = out["constants"];
+  const char* names[3] = {"ef_scale", "variance_scale", "biased_scale"};
+  for (int i = 0; i < 3; ++i)
+    if (sx[i] > 0) {
+      k2[names[i]] = std::max(0.0, sxy[i] / sx[i]);
+      std::snprintf(line, sizeof line, "  fitted %s = %.3f\n", names[i], std::max(0.0, sxy[i] / sx[i]));
+      rep += line;
+    }
+  out["report"] = rep;
+  return out;
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,76 @@
+// `gcu calibrate`: measure this machine and write a profile (SPEC §3; calibrate/calibrate.h).
+// Run on every rank, e.g. `gcu launch -n 2 -- gcu calibrate --model cnn -o prof.json`
+// or with torchrun-style variables (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
+#include "calibrate/calibrate.h"
+#include "command.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+namespace gcu::cli {
+namespace {
+
+// The full command line of this process (provenance), from /proc/self/cmdline.
+std::string full_command_line() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string out;
+  for (char c : raw) out += c == '\0' ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out.empty() ? "gcu calibrate" : out;
+}
+
+struct CalibrateCli {
+  calibrate::CalibrateOptions o;
+  std::string command;
+};
+
+void setup_calibrate(CLI::App& app) {
+  auto opt = std::make_shared<CalibrateCli>();
+  auto* sub = app.add_subcommand("calibrate", "Measure compute, collectives, compressors and convergence on the "
+                                              "launched ranks; write a profile for `gcu simulate`");
+  auto& o = opt->o;
+  sub->add_option("-o,--output", o.output, "Profile to write (JSON, gcu.profile/1)")->required();
+  sub->add_option("--model", o.model_spec, "Model spec, e.g. cnn, resnet18:classes=10,channels=1,image=28")
+      ->capture_default_str();
+  sub->add_option("--batch-sizes", o.batch_sizes, "Per-rank batch sizes to time")->delimiter(',')->capture_default_str();
+  sub->add_option("--warmup", o.warmup, "Warm-up iterations discarded per measurement")->capture_default_str();
+  sub->add_option("--iters", o.iters, "Timed iterations per measurement")->capture_default_str();
+  sub->add_option("--min-bytes", o.min_bytes, "Smallest collective message (bytes)")->capture_default_str();
+  sub->add_option("--max-bytes", o.max_bytes, "Largest collective message (bytes, nccl-tests size)")->capture_default_str();
+  sub->add_option("--schemes", o.schemes, "Compressor specs to time and measure errors of (default: all registered)")
+      ->delimiter(';');
+  sub->add_option("--codec-sizes", o.codec_sizes, "Bucket sizes (elements) of the codec timing sweep")->delimiter(',');
+  sub->add_option("--contention-scheme", o.contention_scheme, "Compressor overlapped with backward for the contention factor");
+  sub->add_option("--error-snapshots", o.error_snapshots, "Training iterations whose gradients measure compression error")
+      ->capture_default_str();
+  sub->add_option("--convergence-schemes", o.convergence_schemes,
+                  "Schemes of the short convergence runs (';'-separated; '-' skips the step)")->delimiter(';');
+  sub->add_option("--convergence-iterations", o.convergence_iterations, "Length of the FP32 convergence run")
+      ->capture_default_str();
+  sub->add_option("--budget-s", o.budget_s, "Time budget in seconds (0: none); later steps are shortened or skipped")
+      ->capture_default_str();
+  sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
+  sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
+  sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();
+  sub->add_option("--backend", o.backend, "gloo (CPU) or nccl (CUDA-capable LibTorch)")->capture_default_str();
+  sub->add_option("--skip", o.skip, "Steps to skip: compute,gamma,collectives,codecs,errors,contention,convergence")
+      ->delimiter(',');
+  sub->callback([opt]() {
+    auto& o = opt->o;
+    o.command_line = full_command_line();
+    try {
+      auto r = calibrate::run_calibration(o, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
+      if (r.wrote_profile) std::printf("%s", r.report.c_str());
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  });
+}
+
+const Registrar reg{"calibrate", 40, &setup_calibrate};
+
+}  // namespace
+}  // namespace gcu::cli

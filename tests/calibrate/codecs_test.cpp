@@ -1,0 +1,60 @@
+// Tests of calibrate/codecs.h: the loopback communicator plays p ranks, the codec fit
+// recovers a scheme's per-element cost shape, and errors on gradients are sane.
+#include "calibrate/codecs.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gcu::calibrate {
+namespace {
+
+TEST(Loopback, AllGatherReturnsPCopies) {
+  LoopbackCommunicator c(3);
+  const float send[2] = {1.f, 2.f};
+  float recv[6] = {};
+  c.all_gather(send, recv, 2, compress::WireType::F32);
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(recv[2 * r], 1.f);
+    EXPECT_EQ(recv[2 * r + 1], 2.f);
+  }
+  EXPECT_EQ(c.calls(), 1);
+  EXPECT_EQ(c.world_size(), 3);
+}
+
+TEST(CodecTiming, NoneFitsNonNegativeCosts) {
+  CodecTimingOptions o;
+  o.sizes = {1 << 10, 1 << 12, 1 << 14};
+  o.iters = 3;
+  const auto m = measure_codec("none", o);
+  EXPECT_EQ(m.spec, "none");
+  EXPECT_FALSE(m.gathers);
+  EXPECT_GE(m.fit.encode.fixed_s, 0.0);
+  EXPECT_GE(m.fit.encode.per_element_s, 0.0);
+  EXPECT_GE(m.fit.decode.per_element_s, 0.0);
+  EXPECT_EQ(m.rows.size(), 3u);
+  EXPECT_EQ(m.fit.measured_n, 1 << 14);
+}
+
+TEST(CodecTiming, BadSpecThrows) {
+  EXPECT_THROW(measure_codec("no-such-scheme", {}), std::exception);
+}
+
+TEST(CompressionError, NoneIsExactAndBucketsFollowDdp) {
+  GradientSet g;
+  g.tensors = {{"a", {300000}}, {"b", {100}}};  // a: 1.2 MB, its own bucket
+  std::vector<float> s(300100);
+  for (size_t i = 0; i < s.size(); ++i) s[i] = std::sin(0.1 * i);
+  g.snapshots = {s, s};
+  const auto e = measure_error("none", g);
+  EXPECT_EQ(e.relative_error, 0.0);
+  EXPECT_EQ(e.relative_error_ef, 0.0);
+  EXPECT_EQ(e.snapshots, 2);
+  EXPECT_EQ(e.buckets, 2);
+  GradientSet bad = g;
+  bad.snapshots[0].pop_back();
+  EXPECT_THROW(measure_error("none", bad), FitError);
+}
+
+}  // namespace
+}  // namespace gcu::calibrate

@@ -1,0 +1,129 @@
+// Tests of calibrate/profile_builder.h and collective_fit.h: a calibration state with
+// known costs becomes a profile that validates, round trips through the profile reader
+// (model/profile_json.h, what `gcu simulate` reads) unchanged, and whose predictions
+// reproduce the measured collective times.
+#include "calibrate/profile_builder.h"
+
+#include "model/collectives.h"
+#include "model/iteration.h"
+#include "model/profile_json.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gcu::calibrate {
+namespace {
+
+using compress::CollectiveKind;
+
+// Synthetic sweep of a collective with T = A + B n (n per-rank bytes), 2 ranks.
+CollectiveSweep synthetic_sweep(CollectiveKind k, int p, double A, double B) {
+  CollectiveSweep s;
+  s.kind = k;
+  s.world = p;
+  for (int64_t bytes = 64; bytes <= (64 << 20); bytes *= 4) {
+    SweepRow r;
+    r.bytes = bytes;
+    r.count = bytes / 4;
+    const double n = k == CollectiveKind::AllGather ? double(bytes) / p : double(bytes);
+    r.time_s.median = r.time_s.p10 = r.time_s.p90 = r.time_s.min = r.time_s.max = A + B * n;
+    r.time_s.n = 5;
+    s.rows.push_back(r);
+  }
+  return s;
+}
+
+Json synthetic_state() {
+  Json st;
+  st["meta"] = {{"world", 2}, {"local_world", 2}};
+  st["skipped"] = Json::array({"convergence: --skip"});
+  st["compute"] = {{"model", "tiny"}, {"parameters", 30},
+                   {"tensors", Json::array({{{"name", "fc.bias"}, {"shape", {10}}},
+                                            {{"name", "fc.weight"}, {"shape", {10, 2}}}})},
+                   {"entries", Json::array({{{"batch_size", 8}, {"forward_s", 0.001}, {"backward_s", 0.002},
+                                             {"optimizer_s", 0.0001}, {"ready_s", {0.0005, 0.0019}}}})}};
+  st["gamma"] = {{"gamma", 1.08}, {"alone_s", 0.002}, {"overlapped_s", 0.00216}};
+  st["contention"] = {{"scheme", "none"}, {"factor", 0.97}};
+  std::vector<CollectiveSweep> sw = {synthetic_sweep(CollectiveKind::AllReduce, 2, 100e-6, 1e-9),
+                                     synthetic_sweep(CollectiveKind::AllGather, 2, 60e-6, 0.8e-9)};
+  CollectiveSweep rs;
+  rs.kind = CollectiveKind::ReduceScatter;
+  rs.world = 2;
+  rs.supported = false;
+  rs.note = "gloo does not support reduce_scatter";
+  sw.push_back(rs);
+  st["collectives"] = sweeps_to_json(sw, 2);
+  st["codecs"] = {{"none", {{"encode", {{"fixed_s", 1e-6}, {"per_element_s", 0.0}}},
+                            {"decode", {{"fixed_s", 1e-6}, {"per_element_s", 0.0}, {"per_rank_element_s", 0.0}}},
+                            {"measured_n", 1024}}}};
+  st["errors"] = {{"none", {{"relative_error", 0.0}, {"relative_error_ef", 0.0}}}};
+  return st;
+}
+
+TEST(CollectiveFit, RingConversionReproducesTheMeasuredLine) {
+  for (int p : {2, 4, 8})
+    for (auto k : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
+                   CollectiveKind::Broadcast}) {
+      auto s = synthetic_sweep(k, p, 80e-6, 2e-9);
+      fit_sweep(s);
+      ASSERT_EQ(s.fit.segments.size(), 1u);
+      EXPECT_LT(s.quality.max_rel, 1e-6);
+      const auto ranges = to_size_range_fits(s);
+      const double n = 8 << 20;
+      const model::AlphaBeta ab{ranges[0].alpha_s, ranges[0].beta_s_per_byte};
+      const double t = model::flat_collective_s(k, model::Algorithm::Ring, p, n, ab);
+      EXPECT_NEAR(t / (80e-6 + 2e-9 * n), 1.0, 1e-6) << compress::collective_name(k) << " p=" << p;
+    }
+}
+
+TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
+  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {{"libtorch", "1.13.1"}}};
+  const BuiltProfile b = build_profile(synthetic_state(), info);
+  ASSERT_NO_THROW(model::validate_profile(b.profile));
+  const std::string text = model::profile_to_json(b.profile).dump(2);
+  const model::Profile back = model::profile_from_string(text);
+  EXPECT_EQ(model::profile_to_json(back).dump(2), text);
+  EXPECT_EQ(back.provenance.source, "gcu calibrate");
+  EXPECT_EQ(back.provenance.command, "gcu calibrate -o x.json");
+  EXPECT_DOUBLE_EQ(back.cluster.gamma, 1.08);
+  EXPECT_DOUBLE_EQ(back.cluster.overlap_contention, 1.0);  // 0.97 measured: clamped
+  EXPECT_EQ(back.cluster.world(), 2);
+  ASSERT_EQ(back.cluster.intra.collectives.count("allreduce"), 1u);
+  EXPECT_EQ(back.cluster.intra.collectives.count("reducescatter"), 0u);
+  // Link bandwidth from the all-reduce beta: B = 2(p-1)/p b = b for p = 2, b = 1 ns/B.
+  EXPECT_NEAR(back.cluster.intra.bandwidth_gbps, 8.0, 1e-6);
+  // Assumptions say what was skipped and what was not measured.
+  bool skip_noted = false, rs_noted = false;
+  for (const auto& a : back.provenance.assumptions) {
+    if (a.find("convergence: --skip") != std::string::npos) skip_noted = true;
+    if (a.find("reduce-scatter not measured") != std::string::npos || a.find("reduce_scatter") != std::string::npos)
+      rs_noted = true;
+  }
+  EXPECT_TRUE(skip_noted);
+  EXPECT_TRUE(rs_noted);
+  EXPECT_NE(b.report.find("busbw"), std::string::npos);
+}
+
+TEST(ProfileBuilder, ModelPredictsTheMeasuredAllReduce) {
+  const BuiltProfile b = build_profile(synthetic_state(), {});
+  const model::Profile prof = model::profile_from_string(model::profile_to_json(b.profile).dump());
+  model::ClusterCost cost(prof.cluster);
+  const double n = 16 << 20;
+  const auto c = cost.cost(CollectiveKind::AllReduce, n);
+  EXPECT_NEAR(c.time_s / (100e-6 + 1e-9 * n), 1.0, 1e-3);
+  // And a whole-iteration prediction runs on the calibrated profile.
+  model::Predictor pred(prof, model::Setup{});
+  const auto r = pred.predict();
+  EXPECT_GT(r.total_s, 0.0031);  // forward + backward + optimizer at least
+  EXPECT_EQ(r.world, 2);
+}
+
+TEST(ProfileBuilder, NeedsTheComputeStep) {
+  Json st = synthetic_state();
+  st.erase("compute");
+  EXPECT_THROW(build_profile(st, {}), FitError);
+}
+
+}  // namespace
+}  // namespace gcu::calibrate

@@ -1,0 +1,39 @@
+#!/bin/sh
+# A CPU calibration of the small CNN on 2 ranks (2 processes, torchrun-style variables)
+# with a short budget; checks that it completes and writes a valid profile with the
+# collective tables. Usage: run_two_ranks.sh <gcu binary> <work dir>
+set -eu
+GCU="$1"
+DIR="$2"
+rm -rf "$DIR" && mkdir -p "$DIR"
+PORT=$(( 20000 + $$ % 20000 ))
+common="calibrate --model cnn --batch-sizes 16 --warmup 1 --iters 3 --max-bytes 1048576 \
+  --schemes none;fp16 --codec-sizes 4096,16384,65536 --error-snapshots 2 \
+  --convergence-schemes fp16 --convergence-iterations 20 --budget-s 60 --threads 1 \
+  -o $DIR/profile.json"
+for r in 0 1; do
+  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT \
+    "$GCU" $common > "$DIR/rank$r.out" 2> "$DIR/rank$r.err" &
+  eval "pid$r=\$!"
+done
+rc=0
+wait "$pid0" || rc=$?
+wait "$pid1" || rc=$?
+if [ "$rc" -ne 0 ]; then
+  echo "calibration failed (rc $rc)"; cat "$DIR"/rank*.err; exit 1
+fi
+test -s "$DIR/profile.json" || { echo "no profile written"; exit 1; }
+grep -q '"schema": "gcu.profile/1"' "$DIR/profile.json" || { echo "profile has no schema"; exit 1; }
+grep -q '"allreduce"' "$DIR/profile.json" || { echo "profile has no all-reduce fit"; exit 1; }
+grep -q 'busbw' "$DIR/rank0.out" || { echo "no collective table printed"; cat "$DIR/rank0.out"; exit 1; }
+# The state file allows a resume: a second call with --resume redoes nothing and succeeds.
+for r in 0 1; do
+  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 1)) \
+    "$GCU" $common --resume > "$DIR/resume$r.out" 2> "$DIR/resume$r.err" &
+  eval "pid$r=\$!"
+done
+wait "$pid0" || rc=$?
+wait "$pid1" || rc=$?
+if [ "$rc" -ne 0 ]; then echo "resume failed"; cat "$DIR"/resume*.err; exit 1; fi
+grep -q "resuming" "$DIR/resume0.err" || { echo "resume did not reuse the state"; exit 1; }
+echo "ok"
