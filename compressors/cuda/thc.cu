@@ -31,8 +31,11 @@ __device__ __forceinline__ uint32_t sign_bit(uint64_t key, int64_t j) {
   return h & 0x80000000u;
 }
 
-__global__ void flip_pad(const float* x, int64_t n, int64_t m, uint64_t kr, float* y) {
-  GCU_GRID_STRIDE(j, m) y[j] = j < n ? __uint_as_float(__float_as_uint(x[j]) ^ sign_bit(kr, j)) : 0.0f;
+// y_j = D_j x_j (x_j when there is no rotation: t = 0 means no sign flips), 0 past n.
+__global__ void flip_pad(const float* x, int64_t n, int64_t m, uint64_t kr, bool flips, float* y) {
+  GCU_GRID_STRIDE(j, m) {
+    y[j] = j < n ? __uint_as_float(__float_as_uint(x[j]) ^ (flips ? sign_bit(kr, j) : 0u)) : 0.0f;
+  }
 }
 
 // Stages [0, t) inside tiles of T = min(L, 2048) elements (T | L): (a, b) -> (a + b, a - b).
@@ -167,11 +170,12 @@ __global__ void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, con
   }
 }
 
-// out_j = 2^-t D_j z_j, j < n; all NaN when R is not finite.
-__global__ void unflip(const float* z, int64_t n, float scale, uint64_t kr, const float* Rp, float* out) {
+// out_j = 2^-t D_j z_j (z_j when t = 0), j < n; all NaN when R is not finite.
+__global__ void unflip(const float* z, int64_t n, float scale, uint64_t kr, bool flips, const float* Rp,
+                       float* out) {
   const bool finite = isfinite(*Rp);
   GCU_GRID_STRIDE(j, n) {
-    out[j] = finite ? __uint_as_float(__float_as_uint(__fmul_rn(z[j], scale)) ^ sign_bit(kr, j))
+    out[j] = finite ? __uint_as_float(__float_as_uint(__fmul_rn(z[j], scale)) ^ (flips ? sign_bit(kr, j) : 0u))
                     : __int_as_float(0x7fc00000);
   }
 }
@@ -208,7 +212,7 @@ class ThcCuda final : public CudaScheme {
     float* R = R_.reserve(1);
     uint64_t* words = words_.reserve(static_cast<size_t>(g.words));
     // 1-3: rotate and range.
-    flip_pad<<<grid_for(g.m), kBlock>>>(b.data, n, g.m, kr, y);
+    flip_pad<<<grid_for(g.m), kBlock>>>(b.data, n, g.m, kr, g.stages > 0, y);
     CUDA_CHECK_LAUNCH();
     fwht(y, g.m, g.L, g.stages);
     const int blocks = static_cast<int>(grid_for(g.m) < kStatBlocks ? grid_for(g.m) : kStatBlocks);
@@ -233,7 +237,7 @@ class ThcCuda final : public CudaScheme {
                                             static_cast<float>(p), G, z);
     CUDA_CHECK_LAUNCH();
     fwht(z, g.m, g.L, g.stages);
-    unflip<<<grid_for(n), kBlock>>>(z, n, std::ldexp(1.0f, -g.stages), kr, R_.get(), out);
+    unflip<<<grid_for(n), kBlock>>>(z, n, std::ldexp(1.0f, -g.stages), kr, g.stages > 0, R_.get(), out);
     CUDA_CHECK_LAUNCH();
   }
   compress::ThcParams prm_;
