@@ -57,17 +57,22 @@ __attribute__((target("avx2"))) double pack_signs_avx2(const float* x, int64_t n
   const int64_t full = n / 64;
   double total = 0;
   const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+  constexpr int64_t kRun = 16;  // words per float partial sum (1024 elements)
+  const int64_t runs = (full + kRun - 1) / kRun;
 #pragma omp parallel for reduction(+ : total) if (n > kParallelMin) schedule(static)
-  for (int64_t w = 0; w < full; ++w) {
-    const float* p = x + w * 64;
-    uint64_t word = 0;
+  for (int64_t run = 0; run < runs; ++run) {
     __m256 acc = _mm256_setzero_ps();
-    for (int g = 0; g < 8; ++g) {
-      const __m256 v = _mm256_loadu_ps(p + 8 * g);
-      word |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_ps(v))) << (8 * g);
-      acc = _mm256_add_ps(acc, _mm256_and_ps(v, absmask));
+    const int64_t we = std::min(full, (run + 1) * kRun);
+    for (int64_t w = run * kRun; w < we; ++w) {
+      const float* p = x + w * 64;
+      uint64_t word = 0;
+      for (int g = 0; g < 8; ++g) {
+        const __m256 v = _mm256_loadu_ps(p + 8 * g);
+        word |= static_cast<uint64_t>(static_cast<uint32_t>(_mm256_movemask_ps(v))) << (8 * g);
+        acc = _mm256_add_ps(acc, _mm256_and_ps(v, absmask));
+      }
+      words[w] = word;
     }
-    words[w] = word;
     const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
     const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
     total += _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
@@ -101,6 +106,10 @@ __attribute__((target("avx2"))) void vote_signs_avx2(const uint64_t* all, int64_
     for (int g = 0; g < 8; ++g) {
       const int64_t i0 = w * 64 + 8 * g;
       if (i0 >= n) break;
+      if (p == 1) {  // no vote: the sign itself
+        store_partial(out + i0, _mm256_blendv_ps(vpos, vneg, _mm256_castsi256_ps(lanes_of_byte(all[w], g))), n - i0);
+        continue;
+      }
       __m256i cnt = _mm256_setzero_si256();
       for (int r = 0; r < p; ++r) cnt = _mm256_sub_epi32(cnt, lanes_of_byte(all[r * stride + w], g));
       const __m256i twice = _mm256_add_epi32(cnt, cnt);
@@ -154,24 +163,30 @@ void for_segment_blocks(const std::vector<int64_t>& seg, Fn fn) {
   }
 }
 
+// Blocks of for_segment_blocks never cross a multiple of 2^15, hence never a multiple of
+// 2^32: the high half of the element index is constant inside a kernel call, so the loops
+// run on 32-bit lanes (8 per AVX2 vector).
 template <class Code>
-GCU_CLONES void levels_kernel(const float* x, int64_t b, int64_t e, float inv, uint32_t s,
+inline __attribute__((always_inline)) void levels_kernel(const float* x, int64_t b, int64_t e, float inv, uint32_t s,
                               uint32_t shift, uint64_t key, Code* codes) {
-  const uint32_t klo = static_cast<uint32_t>(key), khi = static_cast<uint32_t>(key >> 32);
-  for (int64_t i = b; i < e; ++i) {
-    const uint32_t u = float_bits(x[i]);
+  const uint32_t klo = static_cast<uint32_t>(key);
+  const uint32_t khi = static_cast<uint32_t>(key >> 32) ^ static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32);
+  const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
+  const float* xb = x + b;
+  Code* cb = codes + b;
+  for (uint32_t j = 0; j < len; ++j) {
+    const uint32_t u = float_bits(xb[j]);
     const float a = bits_float(u & 0x7fffffffu);
-    const uint32_t h = rng::hash32(rng::hash32(static_cast<uint32_t>(i) ^ klo) ^ khi ^
-                                   static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32));
+    const uint32_t h = rng::hash32(rng::hash32((base + j) ^ klo) ^ khi);
     const float v = a * inv + static_cast<float>(h >> 8) * 0x1p-24f;
     uint32_t lvl = static_cast<uint32_t>(static_cast<int32_t>(v));
     lvl = lvl < s ? lvl : s;
-    codes[i] = static_cast<Code>(lvl | ((u >> 31) << shift));
+    cb[j] = static_cast<Code>(lvl | ((u >> 31) << shift));
   }
 }
 
 template <class Code>
-GCU_CLONES void unlevels_kernel(const Code* codes, int64_t b, int64_t e, float mult,
+inline __attribute__((always_inline)) void unlevels_kernel(const Code* codes, int64_t b, int64_t e, float mult,
                                 uint32_t shift, bool accumulate, float* out) {
   const uint32_t mask = (1u << shift) - 1u;
   if (accumulate) {
@@ -189,19 +204,98 @@ GCU_CLONES void unlevels_kernel(const Code* codes, int64_t b, int64_t e, float m
   }
 }
 
-GCU_CLONES void unlevels_small(const uint32_t* words, int width, int64_t b, int64_t e, float mult,
-                               bool accumulate, float* out) {
-  const uint32_t shift = static_cast<uint32_t>(width - 1), mask = (1u << shift) - 1u;
-  const int per_log2 = width == 2 ? 4 : 3;  // 16 or 8 codes per word
-  const uint32_t wmask = (1u << width) - 1u;
-  for (int64_t i = b; i < e; ++i) {
-    const uint32_t c = (words[i >> per_log2] >> ((i & ((1 << per_log2) - 1)) * width)) & wmask;
-    const float v = static_cast<float>(c & mask) * mult;
-    const float r = (c >> shift) ? -v : v;
-    out[i] = accumulate ? out[i] + r : r;
+// 2- or 4-bit codes: a table maps each byte (8 / W codes) to its +-level values, so the
+// bulk is one table load and one multiply per byte; the unaligned ends go one by one.
+template <int W>
+struct ByteTable {
+  static constexpr int per = 8 / W;
+  float v[256][per];
+  ByteTable() {
+    constexpr uint32_t shift = W - 1, mask = (1u << shift) - 1u, wmask = (1u << W) - 1u;
+    for (int b = 0; b < 256; ++b)
+      for (int l = 0; l < per; ++l) {
+        const uint32_t c = (static_cast<uint32_t>(b) >> (l * W)) & wmask;
+        const float lv = static_cast<float>(c & mask);
+        v[b][l] = (c >> shift) ? -lv : lv;
+      }
+  }
+};
+
+template <int W>
+inline __attribute__((always_inline)) void unlevels_small(const uint32_t* words, int64_t b, int64_t e, float mult,
+                                                          bool accumulate, float* out) {
+  static const ByteTable<W> table;
+  constexpr int per = 8 / W;
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(words);
+  auto value = [&](int64_t i) { return table.v[bytes[i / per]][i % per] * mult; };
+  int64_t i = b;
+  for (; i < e && i % per; ++i) out[i] = accumulate ? out[i] + value(i) : value(i);
+  const int64_t full_end = e / per * per;
+  if (accumulate) {
+    for (; i < full_end; i += per) {
+      const float* t = table.v[bytes[i / per]];
+      for (int l = 0; l < per; ++l) out[i + l] += t[l] * mult;
+    }
+  } else {
+    for (; i < full_end; i += per) {
+      const float* t = table.v[bytes[i / per]];
+      for (int l = 0; l < per; ++l) out[i + l] = t[l] * mult;
+    }
+  }
+  for (; i < e; ++i) out[i] = accumulate ? out[i] + value(i) : value(i);
+}
+
+template <int W>
+inline __attribute__((always_inline)) void pack_small(const uint8_t* codes, int64_t wb, int64_t we,
+                                                       uint32_t* words) {
+  constexpr int per = 32 / W;
+  for (int64_t w = wb; w < we; ++w) {
+    uint32_t word = 0;
+    for (int j = 0; j < per; ++j) word |= static_cast<uint32_t>(codes[w * per + j]) << (j * W);
+    words[w] = word;
   }
 }
 
+// GCC makes no target clones of templates: these non-template wrappers carry the clones
+// and the always-inline bodies above are compiled once per clone.
+GCU_CLONES void levels_u8(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift,
+                          uint64_t key, uint8_t* codes) { levels_kernel(x, b, e, inv, s, shift, key, codes); }
+GCU_CLONES void levels_u16(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift,
+                           uint64_t key, uint16_t* codes) { levels_kernel(x, b, e, inv, s, shift, key, codes); }
+GCU_CLONES void unlevels_u8(const uint8_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
+                            float* out) { unlevels_kernel(c, b, e, mult, shift, acc, out); }
+GCU_CLONES void unlevels_u16(const uint16_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
+                             float* out) { unlevels_kernel(c, b, e, mult, shift, acc, out); }
+GCU_CLONES void unlevels_w2(const uint32_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
+  unlevels_small<2>(w, b, e, mult, acc, out);
+}
+GCU_CLONES void unlevels_w4(const uint32_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
+  unlevels_small<4>(w, b, e, mult, acc, out);
+}
+GCU_CLONES void pack_w2(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<2>(codes, b, e, words); }
+GCU_CLONES void pack_w4(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<4>(codes, b, e, words); }
+
+// Sum of squares (or max |x|) of x[b, e): float partial sums over runs of 1024, in double.
+GCU_CLONES void sumsq_run(const float* x, int64_t b, int64_t e, double* ss, float* mx, int64_t* bad) {
+  double total = 0;
+  float m = 0;
+  int64_t nb = 0;
+  for (int64_t s = b; s < e; s += 1024) {
+    const int64_t se = std::min(e, s + 1024);
+    float part = 0;
+#pragma omp simd reduction(+ : part) reduction(max : m) reduction(+ : nb)
+    for (int64_t i = s; i < se; ++i) {
+      const float a = std::fabs(x[i]);
+      part += a * a;
+      m = std::max(m, a);
+      nb += !(a <= 3.4028234663852886e38f);
+    }
+    total += part;
+  }
+  *ss = total;
+  *mx = m;
+  *bad = nb;
+}
 }  // namespace
 
 double pack_signs(const float* x, int64_t n, uint64_t* words) {
@@ -270,24 +364,22 @@ std::vector<int64_t> segments_for(const BucketLayout& layout, int64_t block) {
 void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale) {
   for (size_t k = 0; k + 1 < seg.size(); ++k) {
     const int64_t b = seg[k], e = seg[k + 1];
-    double acc = 0;
+    constexpr int64_t kRun = 1 << 15;
+    double ss = 0;
+    float mx = 0;
     int64_t bad = 0;
-    if (l2) {
-#pragma omp parallel for reduction(+ : acc) if (e - b > kParallelMin) schedule(static)
-      for (int64_t i = b; i < e; ++i) acc += static_cast<double>(x[i]) * x[i];
-      bad = std::isfinite(acc) ? 0 : 1;
-      acc = std::sqrt(acc);
-    } else {
-      float m = 0;
-#pragma omp parallel for reduction(max : m) reduction(+ : bad) if (e - b > kParallelMin) schedule(static)
-      for (int64_t i = b; i < e; ++i) {
-        const float a = std::fabs(x[i]);
-        m = a > m ? a : m;
-        bad += !(a <= 3.4028234663852886e38f);  // NaN or Inf
-      }
-      acc = m;
+#pragma omp parallel for reduction(+ : ss, bad) reduction(max : mx) if (e - b > kParallelMin) schedule(static)
+    for (int64_t rb = b; rb < e; rb += kRun) {
+      double s1;
+      float m1;
+      int64_t b1;
+      sumsq_run(x, rb, std::min(e, rb + kRun), &s1, &m1, &b1);
+      ss += s1;
+      mx = std::max(mx, m1);
+      bad += b1;
     }
-    scale[k] = bad ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(acc);
+    if (bad || !std::isfinite(ss)) scale[k] = std::numeric_limits<float>::quiet_NaN();
+    else scale[k] = l2 ? static_cast<float>(std::sqrt(ss)) : mx;
   }
 }
 
@@ -305,9 +397,9 @@ void encode_levels(const float* x, const std::vector<int64_t>& seg, const float*
         std::fill(reinterpret_cast<uint8_t*>(words) + b * (width / 8),
                   reinterpret_cast<uint8_t*>(words) + e * (width / 8), uint8_t{0});
       } else if (width == 8)
-        levels_kernel(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
+        levels_u8(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
       else
-        levels_kernel(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint16_t*>(words));
+        levels_u16(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint16_t*>(words));
     });
     const int64_t per = 32 / width, nw = code_words(n, width);
     for (int64_t i = n; i < nw * per; ++i) {  // zero the unused codes of the last word
@@ -321,17 +413,20 @@ void encode_levels(const float* x, const std::vector<int64_t>& seg, const float*
   codes.resize(static_cast<size_t>(n));
   for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
     if (!std::isfinite(scale[k])) std::fill(codes.begin() + b, codes.begin() + e, uint8_t{0});
-    else levels_kernel(x, b, e, inv_of(k), su, shift, key, codes.data());
+    else levels_u8(x, b, e, inv_of(k), su, shift, key, codes.data());
   });
   const int per = 32 / width;
-  const int64_t nw = code_words(n, width);
+  const int64_t full = n / per;
+  constexpr int64_t kWords = 4096;
 #pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (int64_t w = 0; w < nw; ++w) {
+  for (int64_t wb = 0; wb < full; wb += kWords) {
+    if (width == 2) pack_w2(codes.data(), wb, std::min(full, wb + kWords), words);
+    else pack_w4(codes.data(), wb, std::min(full, wb + kWords), words);
+  }
+  if (full * per < n) {  // last, partial word
     uint32_t word = 0;
-    const int64_t b = w * per;
-    const int cnt = static_cast<int>(std::min<int64_t>(per, n - b));
-    for (int j = 0; j < cnt; ++j) word |= static_cast<uint32_t>(codes[b + j]) << (j * width);
-    words[w] = word;
+    for (int64_t i = full * per; i < n; ++i) word |= static_cast<uint32_t>(codes[i]) << ((i - full * per) * width);
+    words[full] = word;
   }
 }
 
@@ -342,11 +437,13 @@ void decode_levels(const uint32_t* words, const std::vector<int64_t>& seg, const
   for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
     const float mult = factor * scale[k] / static_cast<float>(s);
     if (width == 8)
-      unlevels_kernel(reinterpret_cast<const uint8_t*>(words), b, e, mult, shift, accumulate, out);
+      unlevels_u8(reinterpret_cast<const uint8_t*>(words), b, e, mult, shift, accumulate, out);
     else if (width == 16)
-      unlevels_kernel(reinterpret_cast<const uint16_t*>(words), b, e, mult, shift, accumulate, out);
+      unlevels_u16(reinterpret_cast<const uint16_t*>(words), b, e, mult, shift, accumulate, out);
+    else if (width == 4)
+      unlevels_w4(words, b, e, mult, accumulate, out);
     else
-      unlevels_small(words, width, b, e, mult, accumulate, out);
+      unlevels_w2(words, b, e, mult, accumulate, out);
   });
 }
 

@@ -19,8 +19,9 @@
 #include <vector>
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-// Compile a hot loop for AVX2 and for the baseline; the loader picks one at run time.
-#define GCU_CLONES __attribute__((target_clones("avx2", "default")))
+// Compile a hot loop for x86-64-v3 (AVX2 + FMA) and for the baseline; the loader picks
+// one at run time.
+#define GCU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define GCU_CLONES
 #endif
@@ -55,8 +56,8 @@ constexpr int64_t code_words(int64_t n, int width) {
 // skipped); block > 0 -> consecutive blocks of `block` elements. Always ends with n.
 std::vector<int64_t> segments_for(const BucketLayout& layout, int64_t block);
 
-// One scale per segment: the L2 norm (l2 = true) or max |x_i| (l2 = false), accumulated in
-// double and rounded to float; NaN for a segment holding NaN/Inf, +Inf if the norm
+// One scale per segment: the L2 norm (l2 = true: float sums of squares over runs of 1024
+// elements, added in double, sqrt rounded to float) or max |x_i| (l2 = false); NaN for a segment holding NaN/Inf, +Inf if the norm
 // overflows float (the schemes treat any non-finite scale as "result is NaN").
 void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale);
 

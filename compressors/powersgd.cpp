@@ -1,7 +1,9 @@
-// "powersgd" on the CPU (powersgd.h): Eigen GEMMs on the bucket's row-major matrices,
-// OpenMP across matrices when there are several.
+// "powersgd" on the CPU (powersgd.h): hand-written tall-skinny products (one pass over M
+// each, AVX2 + FMA clones, OpenMP over rows or across matrices), Eigen for the small
+// Gram-Schmidt.
 #include "powersgd.h"
 
+#include "bitpack.h"  // GCU_CLONES
 #include "rng.h"
 
 #include <Eigen/Dense>
@@ -19,22 +21,131 @@ namespace {
 const char* kMagic = "gcu.powersgd/1";
 constexpr uint64_t kSalt = ~uint64_t{0};
 
-using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ColMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 
-// Runs fn(i) for every matrix: in parallel across matrices when there are enough of
-// them (each GEMM then runs single-threaded), else one by one (Eigen threads each GEMM).
+// Runs fn(matrix, parallel) for every matrix: in parallel across matrices when there are
+// enough of them (each product then runs single-threaded), else one by one with the
+// products parallel over rows.
 template <class Fn>
 void for_matrices(const PowerSgdPlan& pl, Fn fn) {
   const int64_t k = static_cast<int64_t>(pl.matrices.size());
 #ifdef _OPENMP
   if (k >= 2 * omp_get_max_threads() && omp_get_max_threads() > 1) {
 #pragma omp parallel for schedule(dynamic)
-    for (int64_t i = 0; i < k; ++i) fn(pl.matrices[i]);
+    for (int64_t i = 0; i < k; ++i) fn(pl.matrices[i], false);
     return;
   }
 #endif
-  for (int64_t i = 0; i < k; ++i) fn(pl.matrices[i]);
+  for (int64_t i = 0; i < k; ++i) fn(pl.matrices[i], true);
+}
+
+constexpr int64_t kParallelMin = 1 << 16;
+
+// P[:, c0..c0+4) rows [b, e) = M rows [b, e) * Q[:, c0..c0+g) (g <= 4 columns).
+GCU_CLONES void mq_rows(const float* M, int64_t rows, int64_t cols, const float* Q, int64_t c0,
+                        int64_t g, float* P, int64_t b, int64_t e) {
+  const float* q0 = Q + c0 * cols;
+  const float* q1 = g > 1 ? q0 + cols : q0;
+  const float* q2 = g > 2 ? q0 + 2 * cols : q0;
+  const float* q3 = g > 3 ? q0 + 3 * cols : q0;
+  for (int64_t i = b; i < e; ++i) {
+    const float* m = M + i * cols;
+    float a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#pragma omp simd reduction(+ : a0, a1, a2, a3)
+    for (int64_t j = 0; j < cols; ++j) {
+      a0 += m[j] * q0[j];
+      a1 += m[j] * q1[j];
+      a2 += m[j] * q2[j];
+      a3 += m[j] * q3[j];
+    }
+    const float a[4] = {a0, a1, a2, a3};
+    for (int64_t c = 0; c < g; ++c) P[(c0 + c) * rows + i] = a[c];
+  }
+}
+
+// Q[:, c] += sum over rows i in [b, e) of M[i, :] * P[i, c], for all r columns.
+GCU_CLONES void mtp_rows(const float* M, int64_t rows, int64_t cols, const float* P, int64_t r,
+                         float* Q, int64_t b, int64_t e) {
+  int64_t i = b;
+  for (; i + 4 <= e; i += 4) {  // four rows per pass over Q
+    const float* m0 = M + i * cols;
+    const float* m1 = m0 + cols;
+    const float* m2 = m1 + cols;
+    const float* m3 = m2 + cols;
+    for (int64_t c = 0; c < r; ++c) {
+      const float p0 = P[c * rows + i], p1 = P[c * rows + i + 1], p2 = P[c * rows + i + 2],
+                  p3 = P[c * rows + i + 3];
+      float* q = Q + c * cols;
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) q[j] += m0[j] * p0 + m1[j] * p1 + m2[j] * p2 + m3[j] * p3;
+    }
+  }
+  for (; i < e; ++i) {
+    const float* m = M + i * cols;
+    for (int64_t c = 0; c < r; ++c) {
+      const float pc = P[c * rows + i];
+      float* q = Q + c * cols;
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) q[j] += m[j] * pc;
+    }
+  }
+}
+
+// M rows [b, e) = P Q^T.
+GCU_CLONES void pqt_rows(float* M, int64_t rows, int64_t cols, const float* P, const float* Q,
+                         int64_t r, int64_t b, int64_t e) {
+  for (int64_t i = b; i < e; ++i) {
+    float* m = M + i * cols;
+    const float p0 = P[i];
+#pragma omp simd
+    for (int64_t j = 0; j < cols; ++j) m[j] = p0 * Q[j];
+    for (int64_t c = 1; c < r; ++c) {
+      const float pc = P[c * rows + i];
+      const float* q = Q + c * cols;
+#pragma omp simd
+      for (int64_t j = 0; j < cols; ++j) m[j] += pc * q[j];
+    }
+  }
+}
+
+bool split(const PowerSgdPlan::Matrix& m, bool parallel) {
+  return parallel && m.rows * m.cols > kParallelMin && m.rows >= 8;
+}
+
+void matrix_mq(const float* M, const PowerSgdPlan::Matrix& m, const float* Q, float* P, bool parallel) {
+  for (int64_t c0 = 0; c0 < m.rank; c0 += 4) {
+    const int64_t g = std::min<int64_t>(4, m.rank - c0);
+#pragma omp parallel for if (split(m, parallel)) schedule(static)
+    for (int64_t blk = 0; blk < (m.rows + 63) / 64; ++blk)
+      mq_rows(M, m.rows, m.cols, Q, c0, g, P, blk * 64, std::min(m.rows, blk * 64 + 64));
+  }
+}
+
+void matrix_mtp(const float* M, const PowerSgdPlan::Matrix& m, const float* P, float* Q, bool parallel) {
+  const int64_t qn = m.cols * m.rank;
+  std::fill(Q, Q + qn, 0.0f);
+#ifdef _OPENMP
+  if (split(m, parallel) && omp_get_max_threads() > 1) {
+    const int T = omp_get_max_threads();
+    std::vector<float> part(static_cast<size_t>(T - 1) * qn, 0.0f);
+#pragma omp parallel num_threads(T)
+    {
+      const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const int64_t b = m.rows * t / nt, e = m.rows * (t + 1) / nt;
+      mtp_rows(M, m.rows, m.cols, P, m.rank, t == 0 ? Q : part.data() + (t - 1) * qn, b, e);
+    }
+    for (int t = 1; t < T; ++t)
+      for (int64_t j = 0; j < qn; ++j) Q[j] += part[(t - 1) * qn + j];
+    return;
+  }
+#endif
+  mtp_rows(M, m.rows, m.cols, P, m.rank, Q, 0, m.rows);
+}
+
+void matrix_pqt(float* M, const PowerSgdPlan::Matrix& m, const float* P, const float* Q, bool parallel) {
+#pragma omp parallel for if (split(m, parallel)) schedule(static)
+  for (int64_t blk = 0; blk < (m.rows + 63) / 64; ++blk)
+    pqt_rows(M, m.rows, m.cols, P, Q, m.rank, blk * 64, std::min(m.rows, blk * 64 + 64));
 }
 }  // namespace
 
@@ -144,22 +255,16 @@ void PowerSgdCompressor::run(int64_t index, float* data, const BucketLayout& lay
   float* q = st.q.data();
   float* pbuf = p_.data();
   // 2. P = M orth(Q)
-  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m) {
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
     orthogonalize_columns(q + m.q_offset, m.cols, m.rank);
-    Eigen::Map<const RowMat> M(data + m.offset, m.rows, m.cols);
-    Eigen::Map<const ColMat> Q(q + m.q_offset, m.cols, m.rank);
-    Eigen::Map<ColMat> P(pbuf + m.p_offset, m.rows, m.rank);
-    P.noalias() = M * Q;
+    matrix_mq(data + m.offset, m, q + m.q_offset, pbuf + m.p_offset, par);
   });
   // 3.
   if (comm) comm->all_reduce(pbuf, pl.p_numel, WireType::F32, ReduceOp::Sum);
   // 4. Q = M^T orth(P)
-  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m) {
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
     orthogonalize_columns(pbuf + m.p_offset, m.rows, m.rank);
-    Eigen::Map<const RowMat> M(data + m.offset, m.rows, m.cols);
-    Eigen::Map<const ColMat> P(pbuf + m.p_offset, m.rows, m.rank);
-    Eigen::Map<ColMat> Q(q + m.q_offset, m.cols, m.rank);
-    Q.noalias() = M.transpose() * P;
+    matrix_mtp(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
   });
   // 5.
   if (comm) comm->all_reduce(q, pl.q_numel, WireType::F32, ReduceOp::Sum);
@@ -169,11 +274,8 @@ void PowerSgdCompressor::run(int64_t index, float* data, const BucketLayout& lay
     finite = finite && std::isfinite(q[j]);
   }
   // 6. M = P Q^T
-  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m) {
-    Eigen::Map<RowMat> M(data + m.offset, m.rows, m.cols);
-    Eigen::Map<const ColMat> P(pbuf + m.p_offset, m.rows, m.rank);
-    Eigen::Map<const ColMat> Q(q + m.q_offset, m.cols, m.rank);
-    M.noalias() = P * Q.transpose();
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
+    matrix_pqt(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
   });
   if (!finite) st.q.clear();
 }

@@ -17,35 +17,95 @@ namespace {
 
 constexpr uint64_t kRotationSalt = ~uint64_t{0};
 constexpr int64_t kParallelMin = 1 << 16;
+constexpr int64_t kChunk = 1 << 15;  // chunks never cross a multiple of 2^32: 32-bit lanes inside
 
-// y[j] = D_j x[j] for j < n, 0 for n <= j < m.
-GCU_CLONES void flip_pad(const float* x, int64_t n, int64_t m, uint64_t kr, float* y) {
-  const uint32_t klo = static_cast<uint32_t>(kr), khi = static_cast<uint32_t>(kr >> 32);
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (int64_t j = 0; j < n; ++j) {
-    const uint32_t h = rng::hash32(rng::hash32(static_cast<uint32_t>(j) ^ klo) ^ khi ^
-                                   static_cast<uint32_t>(static_cast<uint64_t>(j) >> 32));
-    y[j] = bits_float(float_bits(x[j]) ^ (h & 0x80000000u));
-  }
-  for (int64_t j = n; j < m; ++j) y[j] = 0.0f;
+// Runs fn(b, e) over [0, m) in chunks, in parallel for large m.
+template <class Fn>
+void for_chunks(int64_t m, Fn fn) {
+  const int64_t nc = (m + kChunk - 1) / kChunk;
+#pragma omp parallel for if (m > kParallelMin) schedule(static)
+  for (int64_t c = 0; c < nc; ++c) fn(c * kChunk, std::min(m, (c + 1) * kChunk));
 }
 
-// q[j] = min(G, floor((clamp(y, -R, R) + R) * inv + u_j)).
-GCU_CLONES void levels(const float* y, int64_t m, float R, float inv, uint32_t G, uint64_t kq,
-                       uint16_t* q) {
-  const uint32_t klo = static_cast<uint32_t>(kq), khi = static_cast<uint32_t>(kq >> 32);
-#pragma omp parallel for if (m > kParallelMin) schedule(static)
-  for (int64_t j = 0; j < m; ++j) {
-    const uint32_t h = rng::hash32(rng::hash32(static_cast<uint32_t>(j) ^ klo) ^ khi ^
-                                   static_cast<uint32_t>(static_cast<uint64_t>(j) >> 32));
-    const float yc = std::min(std::max(y[j], -R), R);
+inline uint32_t hi_key(uint64_t key, int64_t b) {
+  return static_cast<uint32_t>(key >> 32) ^ static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32);
+}
+
+// y[j] = D_j x[j] on [b, e).
+GCU_CLONES void flip(const float* x, int64_t b, int64_t e, uint64_t kr, float* y) {
+  const uint32_t klo = static_cast<uint32_t>(kr), khi = hi_key(kr, b);
+  const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
+  for (uint32_t j = 0; j < len; ++j) {
+    const uint32_t h = rng::hash32(rng::hash32((base + j) ^ klo) ^ khi);
+    y[b + j] = bits_float(float_bits(x[b + j]) ^ (h & 0x80000000u));
+  }
+}
+
+// q[j] = min(G, floor((clamp(y, -R, R) + R) * inv + u_j)) on [b, e).
+GCU_CLONES void levels(const float* y, int64_t b, int64_t e, float R, float inv, uint32_t G,
+                       uint64_t kq, uint16_t* q) {
+  const uint32_t klo = static_cast<uint32_t>(kq), khi = hi_key(kq, b);
+  const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
+  for (uint32_t j = 0; j < len; ++j) {
+    const uint32_t h = rng::hash32(rng::hash32((base + j) ^ klo) ^ khi);
+    const float yc = std::min(std::max(y[b + j], -R), R);
     const float t = (yc + R) * inv + static_cast<float>(h >> 8) * 0x1p-24f;
     const uint32_t l = static_cast<uint32_t>(static_cast<int32_t>(t));
-    q[j] = static_cast<uint16_t>(l < G ? l : G);
+    q[b + j] = static_cast<uint16_t>(l < G ? l : G);
   }
 }
 
+// max |y| and sum y^2 on [b, e) (float partial sums of 1024, added in double).
+GCU_CLONES void range_stats(const float* y, int64_t b, int64_t e, float* mx, double* ss) {
+  float m = 0;
+  double total = 0;
+  for (int64_t s = b; s < e; s += 1024) {
+    const int64_t se = std::min(e, s + 1024);
+    float part = 0;
+#pragma omp simd reduction(max : m) reduction(+ : part)
+    for (int64_t j = s; j < se; ++j) {
+      const float a = std::fabs(y[j]);
+      m = std::max(m, a);
+      part += a * a;
+    }
+    total += part;
+  }
+  *mx = m;
+  *ss = total;
+}
+
+template <int W>
+inline __attribute__((always_inline)) void pack_fixed(const uint16_t* q, int64_t wb, int64_t we, uint64_t* words) {
+  constexpr int k = 64 / W;
+  for (int64_t i = wb; i < we; ++i) {
+    uint64_t acc = 0;
+    for (int l = 0; l < k; ++l) acc |= static_cast<uint64_t>(q[i * k + l]) << (l * W);
+    words[i] = acc;
+  }
+}
+// GCC makes no target clones of templates: non-template wrappers carry them.
+GCU_CLONES void pack4(const uint16_t* q, int64_t wb, int64_t we, uint64_t* w) { pack_fixed<4>(q, wb, we, w); }
+GCU_CLONES void pack8(const uint16_t* q, int64_t wb, int64_t we, uint64_t* w) { pack_fixed<8>(q, wb, we, w); }
+GCU_CLONES void pack16(const uint16_t* q, int64_t wb, int64_t we, uint64_t* w) { pack_fixed<16>(q, wb, we, w); }
+
 void pack_lanes(const uint16_t* q, int64_t m, int w, int k, uint64_t* words, int64_t nw) {
+  if (w == 4 || w == 8 || w == 16) {
+    const int64_t full = m / k;
+    constexpr int64_t kWords = 4096;
+#pragma omp parallel for if (m > kParallelMin) schedule(static)
+    for (int64_t wb = 0; wb < full; wb += kWords) {
+      const int64_t we = std::min(full, wb + kWords);
+      if (w == 4) pack4(q, wb, we, words);
+      else if (w == 8) pack8(q, wb, we, words);
+      else pack16(q, wb, we, words);
+    }
+    if (full < nw) {
+      uint64_t acc = 0;
+      for (int64_t j = full * k; j < m; ++j) acc |= static_cast<uint64_t>(q[j]) << ((j - full * k) * w);
+      words[full] = acc;
+    }
+    return;
+  }
 #pragma omp parallel for if (m > kParallelMin) schedule(static)
   for (int64_t i = 0; i < nw; ++i) {
     uint64_t acc = 0;
@@ -56,18 +116,43 @@ void pack_lanes(const uint16_t* q, int64_t m, int w, int k, uint64_t* words, int
   }
 }
 
+template <int W>
+inline __attribute__((always_inline)) void unpack_fixed(const uint64_t* words, int64_t wb, int64_t we, float R,
+                                                        float p, float step, float* z) {
+  constexpr int k = 64 / W;
+  constexpr uint64_t mask = (uint64_t{1} << W) - 1;
+  for (int64_t i = wb; i < we; ++i) {
+    const uint64_t word = words[i];
+    for (int l = 0; l < k; ++l)
+      z[i * k + l] = -R + static_cast<float>(static_cast<uint32_t>((word >> (l * W)) & mask)) / p * step;
+  }
+}
+GCU_CLONES void unpack4(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
+  unpack_fixed<4>(w, wb, we, R, p, s, z);
+}
+GCU_CLONES void unpack8(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
+  unpack_fixed<8>(w, wb, we, R, p, s, z);
+}
+GCU_CLONES void unpack16(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
+  unpack_fixed<16>(w, wb, we, R, p, s, z);
+}
+
 // z[j] = -R + (S_j / p) * step for the lanes of `words`.
-GCU_CLONES void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float p,
-                             float step, float* z) {
+void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float p, float step, float* z) {
   const uint64_t mask = (w >= 64) ? ~uint64_t{0} : ((uint64_t{1} << w) - 1);
   const int64_t nw = (m + k - 1) / k;
-  if (w == 4 || w == 8 || w == 16) {  // lanes tile the word: element j at a fixed place
-    const int sh = w == 4 ? 4 : (w == 8 ? 3 : 2);  // log2 lanes per word
+  if (w == 4 || w == 8 || w == 16) {
+    const int64_t full = m / k;
+    constexpr int64_t kWords = 4096;
 #pragma omp parallel for if (m > kParallelMin) schedule(static)
-    for (int64_t j = 0; j < m; ++j) {
-      const uint64_t s = (words[j >> sh] >> ((j & ((1 << sh) - 1)) * w)) & mask;
-      z[j] = -R + (static_cast<float>(s) / p) * step;
+    for (int64_t wb = 0; wb < full; wb += kWords) {
+      const int64_t we = std::min(full, wb + kWords);
+      if (w == 4) unpack4(words, wb, we, R, p, step, z);
+      else if (w == 8) unpack8(words, wb, we, R, p, step, z);
+      else unpack16(words, wb, we, R, p, step, z);
     }
+    for (int64_t j = full * k; j < m; ++j)
+      z[j] = -R + static_cast<float>(static_cast<uint32_t>((words[full] >> ((j - full * k) * w)) & mask)) / p * step;
     return;
   }
 #pragma omp parallel for if (m > kParallelMin) schedule(static)
@@ -80,14 +165,18 @@ GCU_CLONES void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, flo
   }
 }
 
-// out[j] = 2^-t D_j z[j] for j < n.
-GCU_CLONES void unflip(const float* z, int64_t n, float scale, uint64_t kr, float* out) {
-  const uint32_t klo = static_cast<uint32_t>(kr), khi = static_cast<uint32_t>(kr >> 32);
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (int64_t j = 0; j < n; ++j) {
-    const uint32_t h = rng::hash32(rng::hash32(static_cast<uint32_t>(j) ^ klo) ^ khi ^
-                                   static_cast<uint32_t>(static_cast<uint64_t>(j) >> 32));
-    out[j] = bits_float(float_bits(z[j] * scale) ^ (h & 0x80000000u));
+// out[j] = 2^-t D_j z[j] on [b, e) (no sign flips when t = 0).
+GCU_CLONES void unflip(const float* z, int64_t b, int64_t e, float scale, bool flips, uint64_t kr,
+                       float* out) {
+  if (!flips) {
+    for (int64_t j = b; j < e; ++j) out[j] = z[j] * scale;
+    return;
+  }
+  const uint32_t klo = static_cast<uint32_t>(kr), khi = hi_key(kr, b);
+  const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
+  for (uint32_t j = 0; j < len; ++j) {
+    const uint32_t h = rng::hash32(rng::hash32((base + j) ^ klo) ^ khi);
+    out[b + j] = bits_float(float_bits(z[b + j] * scale) ^ (h & 0x80000000u));
   }
 }
 
@@ -141,22 +230,30 @@ std::vector<CollectiveCall> ThcCompressor::plan(const BucketLayout& layout, int 
 float ThcCompressor::rotate(const float* x, int64_t n, const ThcGeometry& g, uint64_t kr) {
   y_.resize(static_cast<size_t>(g.m));
   float* y = y_.data();
-  flip_pad(x, n, g.m, kr, y);
-  fwht_blocks(y, g.m, g.L, g.stages);
+  if (g.stages > 0) {
+    for_chunks(n, [&](int64_t b, int64_t e) { flip(x, b, e, kr, y); });
+    std::fill(y + n, y + g.m, 0.0f);
+    fwht_blocks(y, g.m, g.L, g.stages);
+  } else {  // no rotation: the sign flips would change nothing, so there are none
+    std::copy(x, x + n, y);
+    std::fill(y + n, y + g.m, 0.0f);
+  }
+  const int64_t nc = (g.m + kChunk - 1) / kChunk;
   float mx = 0;
   double ss = 0;
-  int64_t bad = 0;
-  const int64_t m = g.m;
-#pragma omp parallel for reduction(max : mx) reduction(+ : ss, bad) if (m > kParallelMin) schedule(static)
-  for (int64_t j = 0; j < m; ++j) {
-    const float a = std::fabs(y[j]);
-    mx = a > mx ? a : mx;
-    ss += static_cast<double>(a) * a;
-    bad += !(a <= std::numeric_limits<float>::max());
+#pragma omp parallel for reduction(max : mx) reduction(+ : ss) if (g.m > kParallelMin) schedule(static)
+  for (int64_t c = 0; c < nc; ++c) {
+    float cm;
+    double cs;
+    range_stats(y, c * kChunk, std::min(g.m, (c + 1) * kChunk), &cm, &cs);
+    mx = std::max(mx, cm);
+    ss += cs;
   }
-  if (bad) return std::numeric_limits<float>::infinity();
+  // NaN/Inf in y: the double sum is not finite (max ignores NaN).
+  if (!std::isfinite(ss) || !(mx <= std::numeric_limits<float>::max()))
+    return std::numeric_limits<float>::infinity();
   if (prm_.sat > 0)
-    mx = std::min(mx, static_cast<float>(prm_.sat * std::sqrt(ss / static_cast<double>(m))));
+    mx = std::min(mx, static_cast<float>(prm_.sat * std::sqrt(ss / static_cast<double>(g.m))));
   return mx;
 }
 
@@ -169,7 +266,9 @@ void ThcCompressor::quantize(float R, const ThcGeometry& g, uint64_t kq, uint64_
   thread_local std::vector<uint16_t> q;
   q.resize(static_cast<size_t>(g.m));
   const float inv = R > 0 ? static_cast<float>(G) / (2.0f * R) : 0.0f;
-  levels(y_.data(), g.m, R, inv, G, kq, q.data());
+  const float* y = y_.data();
+  uint16_t* qd = q.data();
+  for_chunks(g.m, [&](int64_t b, int64_t e) { levels(y, b, e, R, inv, G, kq, qd); });
   pack_lanes(q.data(), g.m, g.lane_bits, g.lanes_per_word, words, g.words);
 }
 
@@ -184,7 +283,9 @@ void ThcCompressor::decode(const uint64_t* words, float R, int p, const ThcGeome
   unpack_lanes(words, g.m, g.lane_bits, g.lanes_per_word, R, static_cast<float>(p),
                2.0f * R / static_cast<float>(G), y_.data());
   fwht_blocks(y_.data(), g.m, g.L, g.stages);
-  unflip(y_.data(), n, std::ldexp(1.0f, -g.stages), kr, out);
+  const float* z = y_.data();
+  const float scale = std::ldexp(1.0f, -g.stages);
+  for_chunks(n, [&](int64_t b, int64_t e) { unflip(z, b, e, scale, g.stages > 0, kr, out); });
 }
 
 void ThcCompressor::run(GradBucket b, Communicator* comm, float* local, float* out) {

@@ -11,11 +11,12 @@
 // Algorithm for a bucket of n > 0 floats on p ranks (CUDA must follow it exactly):
 //  1. Blocks: L = next power of two >= n if n <= block, else L = block; B = ceil(n / L)
 //     blocks, m = B L; x is zero-padded to m. Stages t = min(rot, log2 L) (full: log2 L).
-//  2. Rotation: y = H_t D x, D_j = -1 if (rng::bits32(kr, j) >> 31) else +1, with
+//  2. Rotation: y = H_t D x (y = x when t = 0: no sign flips without a rotation),
+//     D_j = -1 if (rng::bits32(kr, j) >> 31) else +1, with
 //     kr = rng::stream_key(seed, bucket index, step counter, 0xffffffffffffffff) (the
 //     same on every rank); H_t = the first t unnormalized butterfly stages (hadamard.h).
 //  3. Range: r = max_j |y_j|; with sat > 0, r = min(r, sat * sqrt(sum_j y_j^2 / m)) (sum
-//     in double). r = +Inf when y has NaN/Inf. All-reduce (Max, F32, 1 element) -> R.
+//     of float partial sums over runs of 1024 elements, accumulated in double). r = +Inf when y has NaN/Inf. All-reduce (Max, F32, 1 element) -> R.
 //  4. Grid: G = 2^b - 1; q_j = min(G, floor((clamp(y_j, -R, R) + R) * (G / (2R)) + u_j))
 //     with u_j = rng::uniform(kq, j), kq = stream_key(seed, bucket, step, rank); in float:
 //     inv = float(G) / (2 * R); q = (yc + R) * inv + u. q_j = 0 everywhere when R == 0.
@@ -25,7 +26,8 @@
 //     (Sum, U64, ceil(m / k) words). E.g. b = 4: p = 1 -> 4-bit lanes, p = 4 -> 6 bits,
 //     p = 16 -> 8 bits, p = 64 -> 10 bits.
 //  6. Decode: S_j = lane j of the summed words; z_j = -R + (float(S_j) / float(p)) *
-//     (2 R / float(G)); x' = 2^-t D H_t z (exact power-of-two scale); first n elements.
+//     (2 R / float(G)); x' = 2^-t D H_t z (exact power-of-two scale; x' = z when t = 0);
+//     first n elements.
 // Wire bytes per rank: 4 + 8 ceil(m / k). Non-finite input on any rank: R = +Inf and
 // every element of the result is NaN on every rank. n == 0: no collective.
 #pragma once

@@ -174,3 +174,23 @@ TEST(PowerSgd, SpecRoundTripsAndBadParamsThrow) {
     EXPECT_THROW(make_compressor(bad), CompressorError) << bad;
   EXPECT_TRUE(make_compressor("powersgd")->traits().stateful);
 }
+
+TEST(PowerSgd, LargeMatricesAndManySmallOnesMatchTheReference) {
+  // Exercises the row-parallel products (one large matrix) and the across-matrices path.
+  for (const BucketLayout& layout : {BucketLayout{{{300, 400}}},
+                                     BucketLayout{{{24, 40}, {24, 40}, {24, 40}, {24, 40}, {24, 40},
+                                                   {24, 40}, {24, 40}, {24, 40}, {9}}}}) {
+    PowerSgdParams prm;
+    prm.rank = 5;  // more than one group of four columns
+    const auto pl = PowerSgdPlan::of(prm, layout);
+    const int64_t n = layout.numel();
+    std::vector<std::vector<float>> in{randn(n, 77)};
+    std::vector<float> q(pl.q_numel);
+    const uint64_t key = rng::stream_key(0, 0, 0, ~uint64_t{0});
+    for (int64_t j = 0; j < pl.q_numel; ++j) q[j] = rng::normal(key, j);
+    const auto want = reference(pl, in, q);
+    std::vector<float> out(n);
+    make_compressor("powersgd:rank=5")->roundtrip(0, in[0].data(), out.data(), layout);
+    for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(out[i], want[i], 2e-4) << i;
+  }
+}
