@@ -409,19 +409,22 @@ void encode_levels(const float* x, const std::vector<int64_t>& seg, const float*
     return;
   }
   // 2 and 4 bits: one byte per code first, then pack.
-  thread_local std::vector<uint8_t> codes;
-  codes.resize(static_cast<size_t>(n));
+  // The calling thread's scratch; OpenMP workers must use this pointer, not the name
+  // `scratch` (which would denote their own, empty, thread_local vector).
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(static_cast<size_t>(n));
+  uint8_t* const codes = scratch.data();
   for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
-    if (!std::isfinite(scale[k])) std::fill(codes.begin() + b, codes.begin() + e, uint8_t{0});
-    else levels_u8(x, b, e, inv_of(k), su, shift, key, codes.data());
+    if (!std::isfinite(scale[k])) std::fill(codes + b, codes + e, uint8_t{0});
+    else levels_u8(x, b, e, inv_of(k), su, shift, key, codes);
   });
   const int per = 32 / width;
   const int64_t full = n / per;
   constexpr int64_t kWords = 4096;
 #pragma omp parallel for if (n > kParallelMin) schedule(static)
   for (int64_t wb = 0; wb < full; wb += kWords) {
-    if (width == 2) pack_w2(codes.data(), wb, std::min(full, wb + kWords), words);
-    else pack_w4(codes.data(), wb, std::min(full, wb + kWords), words);
+    if (width == 2) pack_w2(codes, wb, std::min(full, wb + kWords), words);
+    else pack_w4(codes, wb, std::min(full, wb + kWords), words);
   }
   if (full * per < n) {  // last, partial word
     uint32_t word = 0;

@@ -117,3 +117,27 @@ TEST(Qsgd, SpecRoundTripsAndBadParamsThrow) {
   EXPECT_THROW(make_compressor("qsgd:bits=4"), CompressorError);
   EXPECT_FALSE(make_compressor("qsgd")->traits().biased);
 }
+
+TEST(Qsgd, LargeBucketsTakeTheParallelPathsAndStayExactOnTheGrid) {
+  // n above the OpenMP threshold; every 4-element block is (3, -4, 0, 0) * c: norm 5c and
+  // levels 3 and 4 of s = 5 (4-bit codes), or (c, 0, 0, 0) for s = 1 (2-bit codes).
+  const int64_t n = 200003;
+  const BucketLayout layout = BucketLayout::flat(n);
+  for (const char* spec : {"qsgd:levels=5,bucket=4", "qsgd:levels=1,bucket=4", "terngrad:bucket=4",
+                           "qsgd:levels=127,bucket=4"}) {
+    const bool five = std::string(spec).find("levels=5") != std::string::npos;
+    std::vector<float> x(n, 0.0f), out(n);
+    for (int64_t b = 0; b + 4 <= n; b += 4) {
+      const float c = 1.0f + static_cast<float>(b % 7);
+      if (five) { x[b] = 3 * c; x[b + 1] = -4 * c; }
+      else x[b] = (b % 8 ? -c : c);
+    }
+    auto comp = make_compressor(spec);
+    comp->roundtrip(0, x.data(), out.data(), layout);
+    if (std::string(spec).find("127") != std::string::npos) {
+      for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(out[i], x[i], 0.2f * std::fabs(x[i]) + 1e-6) << spec << i;
+    } else {
+      for (int64_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(out[i], x[i]) << spec << " i=" << i;
+    }
+  }
+}
