@@ -1,0 +1,106 @@
+// `gcu train`: one rank of a compressed data-parallel training run (trainer/runtime).
+// Rank and world come from the environment (torchrun, gcu launch, mpirun or srun).
+#include "command.h"
+
+#include "trainer/runtime/train_options.h"
+
+#include <memory>
+
+namespace {
+
+void setup_train(CLI::App& app) {
+  auto opt = std::make_shared<gcu::trainer::TrainOptions>();
+  auto* sub = app.add_subcommand("train", "Run real compressed data-parallel training (one rank)");
+  sub->footer(R"EX(Rank information comes from the environment: RANK, WORLD_SIZE, LOCAL_RANK,
+MASTER_ADDR, MASTER_PORT (torchrun style, set by `gcu launch`), or Open MPI's
+OMPI_COMM_WORLD_* or Slurm's SLURM_PROCID/NTASKS/LOCALID plus MASTER_ADDR/MASTER_PORT.
+With none of them, it is a single process (world size 1). See docs/trainer.md.
+
+Examples:
+  # 2 ranks on this machine, PowerSGD rank 4, stop at 85% test accuracy
+  gcu launch -n 2 -- gcu train --model cnn --scheme powersgd:rank=4 --batch 64 \
+      --lr 0.05 --iters 2000 --eval-every 100 --target-acc 0.85 --log run.jsonl
+  # timing only: synthetic data, top-k 1% with error feedback, compressed after backward
+  gcu launch -n 4 -- gcu train --model resnet18 --data synthetic --scheme "ef(topk:k=0.01)" \
+      --mode after --iters 60 --warmup 10 --log t.jsonl
+  # checkpoint every 100 iterations, then resume from the last one
+  gcu launch -n 2 -- gcu train --iters 500 --checkpoint ck --checkpoint-every 100
+  gcu launch -n 2 -- gcu train --iters 1000 --checkpoint ck --resume
+  # one node of a multi-node job (repeat on each node with its NODE_RANK)
+  torchrun-style: RANK=... WORLD_SIZE=8 MASTER_ADDR=node0 MASTER_PORT=29500 gcu train ...
+Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01)").)EX");
+  sub->add_option("--model", opt->model, "network spec (cnn, resnet18, resnet50, vgg19, bert:...)")
+      ->capture_default_str();
+  sub->add_option("--data", opt->data, "fashion-mnist or synthetic")
+      ->check(CLI::IsMember({"fashion-mnist", "synthetic"}))->capture_default_str();
+  sub->add_option("--data-dir", opt->data_dir, "where unpacked Fashion-MNIST goes (default: cache)");
+  sub->add_option("--batch", opt->batch, "per-rank batch size")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--iters", opt->iters, "total iterations")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--seed", opt->seed, "random seed (same on all ranks)")->capture_default_str();
+  sub->add_option("--threads", opt->threads, "intra-op threads per rank (0: LibTorch default)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--optimizer", opt->optimizer, "sgd or adamw")
+      ->check(CLI::IsMember({"sgd", "adamw"}))->capture_default_str();
+  sub->add_option("--lr", opt->lr, "base learning rate")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--momentum", opt->momentum, "SGD momentum")->check(CLI::Range(0.0, 0.999999))
+      ->capture_default_str();
+  sub->add_option("--weight-decay", opt->weight_decay, "weight decay")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--schedule", opt->schedule, "learning-rate schedule: constant, step or cosine")
+      ->check(CLI::IsMember({"constant", "step", "cosine"}))->capture_default_str();
+  sub->add_option("--warmup-iters", opt->warmup_iters, "linear learning-rate warm-up iterations")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--lr-step-every", opt->step_every, "step schedule: iterations per step");
+  sub->add_option("--lr-step-gamma", opt->step_gamma, "step schedule: factor per step")
+      ->capture_default_str();
+  sub->add_option("--scheme", opt->scheme, "compression scheme spec (see `gcu schemes`)")
+      ->capture_default_str();
+  sub->add_option("--mode", opt->mode, "overlap: per-bucket during backward; after: after backward")
+      ->check(CLI::IsMember({"overlap", "after"}))->capture_default_str();
+  sub->add_option("--first-bucket-mib", opt->first_bucket_mib, "first bucket size (MiB)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--bucket-cap-mib", opt->bucket_cap_mib, "bucket cap (MiB)")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  sub->add_option("--backend", opt->backend, "auto, gloo or nccl")
+      ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
+  sub->add_option("--device", opt->device, "cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  sub->add_option("--timeout", opt->timeout_s, "seconds a rank waits for the others in a "
+                  "collective or the rendezvous before failing")->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sub->add_option("--warmup", opt->warmup, "iterations left out of the timing summary")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
+  sub->add_option("--eval-every", opt->eval_every, "evaluate test accuracy every N iterations (0: "
+                  "only at the end when evaluating)")->check(CLI::NonNegativeNumber);
+  sub->add_option("--eval-samples", opt->eval_samples, "evaluate on the first N test images (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--target-acc", opt->target_acc, "stop when test accuracy reaches this")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--log", opt->log, "JSON-lines log (schema gcu.trainlog/1; '-' = stdout)");
+  sub->add_flag("--log-all-ranks", opt->log_all_ranks, "every rank writes <log>.rank<r>");
+  sub->add_flag("--quiet", opt->quiet, "no progress lines");
+  sub->add_option("--checkpoint", opt->checkpoint, "checkpoint prefix: rank r writes <prefix>.rank<r>");
+  sub->add_option("--checkpoint-every", opt->checkpoint_every, "also checkpoint every N iterations")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("--resume", opt->resume, "continue from the checkpoint files");
+  sub->add_option("--dump-params", opt->dump_params,
+                  "write final parameters (raw float32) to <file>.rank<r> (testing)");
+  sub->add_option("--stall-at-iter", opt->stall_at_iter, "testing: --stall-rank sleeps forever here")
+      ->group("");
+  sub->add_option("--stall-rank", opt->stall_rank, "testing: which rank stalls")->group("");
+  sub->callback([opt] {
+    try {
+      const int rc = gcu::trainer::run_train(*opt);
+      if (rc != 0) throw CLI::RuntimeError(rc);
+    } catch (const gcu::trainer::TrainError& e) {
+      throw gcu::cli::UsageError(e.what());
+    }
+  });
+}
+
+const gcu::cli::Registrar reg{"train", 40, &setup_train};
+
+}  // namespace

@@ -1,0 +1,103 @@
+// Checkpoint save and load (checkpoint.h).
+#include "trainer/runtime/checkpoint.h"
+
+#include "trainer/runtime/train_options.h"
+
+#include <torch/torch.h>
+
+#include <filesystem>
+
+namespace gcu::trainer {
+
+namespace {
+torch::Tensor bytes_tensor(const std::vector<uint8_t>& v) {
+  auto t = torch::empty({static_cast<int64_t>(v.size())}, torch::kUInt8);
+  if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size());
+  return t;
+}
+std::vector<uint8_t> tensor_bytes(const torch::Tensor& t) {
+  auto c = t.contiguous();
+  const auto* p = c.data_ptr<uint8_t>();
+  return {p, p + c.numel()};
+}
+torch::Tensor string_tensor(const std::string& s) {
+  return bytes_tensor(std::vector<uint8_t>(s.begin(), s.end()));
+}
+std::string tensor_string(const torch::Tensor& t) {
+  auto v = tensor_bytes(t);
+  return {v.begin(), v.end()};
+}
+}  // namespace
+
+std::string checkpoint_path(const std::string& prefix, int rank) {
+  return prefix + ".rank" + std::to_string(rank);
+}
+
+void save_checkpoint(const std::string& file, torch::nn::Module& model,
+                     torch::optim::Optimizer& optimizer, const compress::Compressor& compressor,
+                     const TrainState& s) {
+  torch::serialize::OutputArchive root, m, o;
+  model.save(m);
+  optimizer.save(o);
+  root.write("model", m);
+  root.write("optimizer", o);
+  root.write("compressor", bytes_tensor(compressor.save_state()));
+  root.write("iter", torch::tensor(s.iter, torch::kInt64));
+  root.write("epoch", torch::tensor(s.epoch, torch::kInt64));
+  root.write("batch_in_epoch", torch::tensor(s.batch_in_epoch, torch::kInt64));
+  root.write("train_time_s", torch::tensor(s.train_time_s, torch::kFloat64));
+  root.write("world_size", torch::tensor(s.world_size, torch::kInt64));
+  root.write("scheme", string_tensor(s.scheme));
+  const std::string tmp = file + ".tmp";
+  try {
+    root.save_to(tmp);
+    std::filesystem::rename(tmp, file);
+  } catch (const std::exception& e) {
+    throw TrainError("cannot write checkpoint '" + file + "': " + std::string(e.what()).substr(0, 200));
+  }
+}
+
+TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
+                           torch::optim::Optimizer& optimizer, compress::Compressor& compressor,
+                           const TrainState& expect) {
+  if (!std::filesystem::exists(file))
+    throw TrainError("checkpoint '" + file + "' does not exist (--resume needs the files "
+                     "<checkpoint>.rank<r> of a previous run with the same world size)");
+  TrainState s;
+  try {
+    torch::serialize::InputArchive root, m, o;
+    root.load_from(file);
+    torch::Tensor t;
+    root.read("scheme", t);
+    s.scheme = tensor_string(t);
+    root.read("world_size", t);
+    s.world_size = t.item<int64_t>();
+    if (s.scheme != expect.scheme)
+      throw TrainError("checkpoint '" + file + "' was written with scheme '" + s.scheme +
+                       "', this run uses '" + expect.scheme + "'");
+    if (s.world_size != expect.world_size)
+      throw TrainError("checkpoint '" + file + "' was written with " + std::to_string(s.world_size) +
+                       " ranks, this run has " + std::to_string(expect.world_size));
+    root.read("model", m);
+    model.load(m);
+    root.read("optimizer", o);
+    optimizer.load(o);
+    root.read("compressor", t);
+    compressor.load_state(tensor_bytes(t));
+    root.read("iter", t);
+    s.iter = t.item<int64_t>();
+    root.read("epoch", t);
+    s.epoch = t.item<int64_t>();
+    root.read("batch_in_epoch", t);
+    s.batch_in_epoch = t.item<int64_t>();
+    root.read("train_time_s", t);
+    s.train_time_s = t.item<double>();
+  } catch (const TrainError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw TrainError("cannot read checkpoint '" + file + "': " + std::string(e.what()).substr(0, 200));
+  }
+  return s;
+}
+
+}  // namespace gcu::trainer

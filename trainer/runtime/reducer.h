@@ -1,0 +1,124 @@
+// A DDP-like gradient reducer with compression hooks (SPEC §4).
+//
+// Parameters are packed into buckets in reverse registration order (the order in which
+// backward produces their gradients) by DDP's rule, the same as model/buckets.h: append
+// tensors to the open bucket and close it once its size reaches the limit, 1 MiB for
+// the first bucket and bucket_cap_bytes (25 MiB) after. Each bucket is one contiguous
+// float buffer handed to Compressor::step() as a GradBucket (index = bucket number).
+//
+// Modes:
+//   overlap  a gradient-ready hook per parameter (autograd post-accumulate hook, see
+//            compat::add_grad_ready_hook) copies the gradient into its bucket; when a
+//            bucket is complete it is handed to one communication thread, which runs
+//            compress + collectives + decompress for the buckets strictly in order (one
+//            "stream", like DDP's), overlapped with the rest of backward.
+//   after    backward first; then every bucket is compressed and reduced in order on
+//            the calling thread (how most compression papers measure).
+// finish_iteration() waits for the last bucket and copies the averaged (decompressed)
+// gradients back into param.grad(). Error feedback is the compressor's business
+// ("ef(topk:k=0.01)" from the registry); FP16/BF16 baselines are the schemes fp16/bf16.
+#pragma once
+
+#include "compressors/compressor.h"
+#include "trainer/runtime/timing_communicator.h"
+
+#include <torch/nn/module.h>
+#include <torch/types.h>
+
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gcu::trainer {
+
+enum class ReduceMode { Overlap, After };
+ReduceMode parse_reduce_mode(const std::string& s);  // "overlap" | "after"; throws TrainError
+const char* reduce_mode_name(ReduceMode m);
+
+struct ReducerOptions {
+  int64_t first_bucket_bytes = 1 << 20;
+  int64_t bucket_cap_bytes = 25 << 20;
+  ReduceMode mode = ReduceMode::Overlap;
+};
+
+struct BucketSpec {
+  std::vector<int64_t> params;   // indices into the reducer's parameter list, bucket order
+  std::vector<int64_t> offsets;  // element offset of each in the bucket buffer
+  compress::BucketLayout layout;
+  int64_t numel() const { return layout.numel(); }
+};
+
+// DDP's compute_bucket_assignment_by_size over float32 tensors given in registration
+// order; buckets come out in backward (reverse) order.
+std::vector<BucketSpec> assign_buckets(const std::vector<std::vector<int64_t>>& shapes,
+                                       int64_t first_bucket_bytes, int64_t bucket_cap_bytes);
+
+struct ReduceTimes {
+  double exposed_s = 0;   // waiting in finish_iteration() for communication to end
+  double comm_busy_s = 0; // total time spent in compressor steps (all buckets)
+  StepTimes steps;        // encode / collectives / decode summed over buckets
+};
+
+class Reducer {
+ public:
+  // `params`: the model's trainable parameters in registration order (leaf tensors that
+  // require grad, float32, all on one device). Compressor and communicator must outlive
+  // the reducer.
+  Reducer(std::vector<torch::Tensor> params, compress::Compressor& compressor,
+          compress::Communicator& comm, ReducerOptions options = {});
+  ~Reducer();
+  Reducer(const Reducer&) = delete;
+  Reducer& operator=(const Reducer&) = delete;
+
+  // Arms the hooks; call before backward.
+  void begin_iteration();
+  // Waits for every bucket (launching those with parameters that got no gradient), then
+  // writes the averaged gradients into param.grad(). Rethrows a communication error.
+  ReduceTimes finish_iteration();
+
+  const std::vector<BucketSpec>& buckets() const { return buckets_; }
+  // Called (on the thread that runs the bucket) before bucket i's step, e.g. to set the
+  // communicator's error context. Set before the first iteration.
+  std::function<void(int64_t bucket)> on_bucket_start;
+  // Called after the last step of an iteration, before timing stops (GPU: synchronize).
+  std::function<void()> sync_device;
+
+ private:
+  void grad_ready(int64_t param);
+  void copy_in(int64_t param);
+  void run_bucket(int64_t b);
+  void comm_loop();
+
+  std::vector<torch::Tensor> params_;
+  compress::Compressor& compressor_;
+  TimingCommunicator timing_;
+  ReducerOptions options_;
+  std::vector<BucketSpec> buckets_;
+  std::vector<torch::Tensor> buffers_;       // one flat float buffer per bucket
+  std::vector<int64_t> bucket_of_, slot_of_;  // per parameter
+  std::vector<std::shared_ptr<void>> hooks_;  // keep the grad accumulators alive
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool armed_ = false;
+  bool stop_ = false;
+  std::vector<char> param_ready_;
+  std::vector<int64_t> pending_;  // per bucket: parameters not yet ready
+  int64_t next_ = 0;              // next bucket the comm thread runs
+  int64_t launched_ = 0;          // buckets complete and handed to the comm thread (prefix)
+  std::vector<char> bucket_ready_;
+  std::exception_ptr error_;
+  ReduceTimes times_;
+  std::thread comm_thread_;
+};
+
+// Copies rank `root`'s parameters and buffers into every rank's module (DDP does this
+// at construction): all ranks start from the same point.
+void broadcast_module_state(torch::nn::Module& module, compress::Communicator& comm, int root = 0);
+
+}  // namespace gcu::trainer
