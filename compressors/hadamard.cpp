@@ -31,6 +31,24 @@ GCU_CLONES void first_three(float* x, int64_t L) {
   }
 }
 
+// Stages s and s + 1 (h = 2^s) in one pass over the block: the same additions, in the
+// same order, as two separate stages (so the result is bit-identical).
+GCU_CLONES void two_stages(float* x, int64_t L, int64_t h) {
+  for (int64_t i = 0; i < L; i += 4 * h) {
+    float* a = x + i;
+    float* b = a + h;
+    float* c = b + h;
+    float* d = c + h;
+    for (int64_t j = 0; j < h; ++j) {
+      const float s0 = a[j] + b[j], s1 = a[j] - b[j], s2 = c[j] + d[j], s3 = c[j] - d[j];
+      a[j] = s0 + s2;
+      c[j] = s0 - s2;
+      b[j] = s1 + s3;
+      d[j] = s1 - s3;
+    }
+  }
+}
+
 }  // namespace
 
 void fwht_blocks(float* x, int64_t m, int64_t block, int t) {
@@ -44,6 +62,7 @@ void fwht_blocks(float* x, int64_t m, int64_t block, int t) {
       first_three(y, block);
       s = 3;
     }
+    for (; s + 1 < t; s += 2) two_stages(y, block, int64_t{1} << s);
     for (; s < t; ++s) stage(y, block, int64_t{1} << s);
   }
 }

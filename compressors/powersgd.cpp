@@ -91,19 +91,28 @@ GCU_CLONES void mtp_rows(const float* M, int64_t rows, int64_t cols, const float
   }
 }
 
-// M rows [b, e) = P Q^T.
+// M rows [b, e) = P Q^T (columns in groups of four, one store per element and group).
 GCU_CLONES void pqt_rows(float* M, int64_t rows, int64_t cols, const float* P, const float* Q,
                          int64_t r, int64_t b, int64_t e) {
   for (int64_t i = b; i < e; ++i) {
     float* m = M + i * cols;
-    const float p0 = P[i];
+    for (int64_t c0 = 0; c0 < r; c0 += 4) {
+      const int64_t g = std::min<int64_t>(4, r - c0);
+      const float p0 = P[c0 * rows + i];
+      const float p1 = g > 1 ? P[(c0 + 1) * rows + i] : 0.0f;
+      const float p2 = g > 2 ? P[(c0 + 2) * rows + i] : 0.0f;
+      const float p3 = g > 3 ? P[(c0 + 3) * rows + i] : 0.0f;
+      const float* q0 = Q + c0 * cols;
+      const float* q1 = g > 1 ? q0 + cols : q0;
+      const float* q2 = g > 2 ? q0 + 2 * cols : q0;
+      const float* q3 = g > 3 ? q0 + 3 * cols : q0;
+      if (c0 == 0) {
 #pragma omp simd
-    for (int64_t j = 0; j < cols; ++j) m[j] = p0 * Q[j];
-    for (int64_t c = 1; c < r; ++c) {
-      const float pc = P[c * rows + i];
-      const float* q = Q + c * cols;
+        for (int64_t j = 0; j < cols; ++j) m[j] = p0 * q0[j] + p1 * q1[j] + p2 * q2[j] + p3 * q3[j];
+      } else {
 #pragma omp simd
-      for (int64_t j = 0; j < cols; ++j) m[j] += pc * q[j];
+        for (int64_t j = 0; j < cols; ++j) m[j] += p0 * q0[j] + p1 * q1[j] + p2 * q2[j] + p3 * q3[j];
+      }
     }
   }
 }
@@ -219,12 +228,15 @@ const std::vector<float>* PowerSgdCompressor::warm_q(int64_t bucket_index) const
   return &it->second.q;
 }
 
-void PowerSgdCompressor::run(int64_t index, float* data, const BucketLayout& layout,
-                             Communicator* comm) {
+void PowerSgdCompressor::run(int64_t index, const float* src, float* data,
+                             const BucketLayout& layout, Communicator* comm) {
   const PowerSgdPlan pl = PowerSgdPlan::of(prm_, layout);
   const int p = comm ? comm->world_size() : 1;
   const float inv_p = 1.0f / static_cast<float>(p);
   // 1. uncompressed tensors
+  if (src != data)
+    for (auto [off, len] : pl.uncompressed)
+      std::memcpy(data + off, src + off, static_cast<size_t>(len) * sizeof(float));
   if (pl.uncompressed_numel > 0 && comm) {
     u_.resize(static_cast<size_t>(pl.uncompressed_numel));
     int64_t at = 0;
@@ -257,14 +269,14 @@ void PowerSgdCompressor::run(int64_t index, float* data, const BucketLayout& lay
   // 2. P = M orth(Q)
   for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
     orthogonalize_columns(q + m.q_offset, m.cols, m.rank);
-    matrix_mq(data + m.offset, m, q + m.q_offset, pbuf + m.p_offset, par);
+    matrix_mq(src + m.offset, m, q + m.q_offset, pbuf + m.p_offset, par);
   });
   // 3.
   if (comm) comm->all_reduce(pbuf, pl.p_numel, WireType::F32, ReduceOp::Sum);
   // 4. Q = M^T orth(P)
   for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
     orthogonalize_columns(pbuf + m.p_offset, m.rows, m.rank);
-    matrix_mtp(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
+    matrix_mtp(src + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
   });
   // 5.
   if (comm) comm->all_reduce(q, pl.q_numel, WireType::F32, ReduceOp::Sum);
@@ -282,15 +294,14 @@ void PowerSgdCompressor::run(int64_t index, float* data, const BucketLayout& lay
 
 void PowerSgdCompressor::step(GradBucket b, Communicator& comm) {
   if (b.numel() == 0) return;
-  run(b.index, b.data, *b.layout, &comm);
+  run(b.index, b.data, b.data, *b.layout, &comm);
 }
 
 void PowerSgdCompressor::roundtrip(int64_t bucket_index, const float* in, float* out,
                                    const BucketLayout& layout) {
   const int64_t n = layout.numel();
   if (n == 0) return;
-  if (out != in) std::memcpy(out, in, static_cast<size_t>(n) * sizeof(float));
-  run(bucket_index, out, layout, nullptr);
+  run(bucket_index, in, out, layout, nullptr);  // reads `in`, writes every element of `out`
 }
 
 // State: magic, u64 count, then per bucket: i64 index, u64 steps, u64 q length, floats.

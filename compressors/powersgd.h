@@ -70,7 +70,9 @@ class PowerSgdCompressor final : public Compressor {
   const std::vector<float>* warm_q(int64_t bucket_index) const;
 
  private:
-  void run(int64_t index, float* data, const BucketLayout& layout, Communicator* comm);
+  // Reads the gradient from src and writes the result to data (src == data for step()).
+  void run(int64_t index, const float* src, float* data, const BucketLayout& layout,
+           Communicator* comm);
   struct BucketState {
     uint64_t steps = 0;
     std::vector<float> q;  // empty: draw a fresh one

@@ -22,9 +22,9 @@ std::vector<float> randn(int64_t n, unsigned seed) {
 }  // namespace
 
 TEST(Hadamard, PartialStagesEqualTheKroneckerMatrixAndAreAnInvolutionUpTo2PowT) {
-  const int64_t block = 16, m = 32;
+  const int64_t block = 64, m = 128;  // t up to 6: the fused 8-point, two-stage and single-stage paths
   const auto x = randn(m, 1);
-  for (int t : {0, 1, 2, 3, 4}) {
+  for (int t : {0, 1, 2, 3, 4, 5, 6}) {
     std::vector<float> y = x;
     fwht_blocks(y.data(), m, block, t);
     const int64_t mask = (int64_t{1} << t) - 1;
