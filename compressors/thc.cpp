@@ -41,14 +41,14 @@ GCU_CLONES void flip(const float* x, int64_t b, int64_t e, uint64_t kr, float* y
   }
 }
 
-// q[j] = min(G, floor((clamp(y, -R, R) + R) * inv + u_j)) on [b, e).
-GCU_CLONES void levels(const float* y, int64_t b, int64_t e, float R, float inv, uint32_t G,
+// q[j] = min(G, floor((clamp(y_j, -R, R) + R) * inv + u_j)) on [b, e); yb points at y_b.
+GCU_CLONES void levels(const float* yb, int64_t b, int64_t e, float R, float inv, uint32_t G,
                        uint64_t kq, uint16_t* q) {
   const uint32_t klo = static_cast<uint32_t>(kq), khi = hi_key(kq, b);
   const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
   for (uint32_t j = 0; j < len; ++j) {
     const uint32_t h = rng::hash32(rng::hash32((base + j) ^ klo) ^ khi);
-    const float yc = std::min(std::max(y[b + j], -R), R);
+    const float yc = std::min(std::max(yb[j], -R), R);
     const float t = (yc + R) * inv + static_cast<float>(h >> 8) * 0x1p-24f;
     const uint32_t l = static_cast<uint32_t>(static_cast<int32_t>(t));
     q[b + j] = static_cast<uint16_t>(l < G ? l : G);
@@ -137,7 +137,7 @@ GCU_CLONES void unpack16(const uint64_t* w, int64_t wb, int64_t we, float R, flo
   unpack_fixed<16>(w, wb, we, R, p, s, z);
 }
 
-// z[j] = -R + (S_j / p) * step for the lanes of `words`.
+// z[j] = -R + (S_j / p) * step for the first m lanes of `words`.
 void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float p, float step, float* z) {
   const uint64_t mask = (w >= 64) ? ~uint64_t{0} : ((uint64_t{1} << w) - 1);
   const int64_t nw = (m + k - 1) / k;
@@ -228,24 +228,27 @@ std::vector<CollectiveCall> ThcCompressor::plan(const BucketLayout& layout, int 
 }
 
 float ThcCompressor::rotate(const float* x, int64_t n, const ThcGeometry& g, uint64_t kr) {
-  y_.resize(static_cast<size_t>(g.m));
-  float* y = y_.data();
+  int64_t len = g.m;  // elements whose range is taken (the padding is zeros either way)
   if (g.stages > 0) {
+    y_.resize(static_cast<size_t>(g.m));
+    float* y = y_.data();
     for_chunks(n, [&](int64_t b, int64_t e) { flip(x, b, e, kr, y); });
     std::fill(y + n, y + g.m, 0.0f);
     fwht_blocks(y, g.m, g.L, g.stages);
-  } else {  // no rotation: the sign flips would change nothing, so there are none
-    std::copy(x, x + n, y);
-    std::fill(y + n, y + g.m, 0.0f);
+    src_ = y;
+  } else {  // no rotation: no sign flips and no copy; quantize() reads x itself
+    src_ = x;
+    len = n;
   }
-  const int64_t nc = (g.m + kChunk - 1) / kChunk;
+  const float* y = src_;
+  const int64_t nc = (len + kChunk - 1) / kChunk;
   float mx = 0;
   double ss = 0;
-#pragma omp parallel for reduction(max : mx) reduction(+ : ss) if (g.m > kParallelMin) schedule(static)
+#pragma omp parallel for reduction(max : mx) reduction(+ : ss) if (len > kParallelMin) schedule(static)
   for (int64_t c = 0; c < nc; ++c) {
     float cm;
     double cs;
-    range_stats(y, c * kChunk, std::min(g.m, (c + 1) * kChunk), &cm, &cs);
+    range_stats(y, c * kChunk, std::min(len, (c + 1) * kChunk), &cm, &cs);
     mx = std::max(mx, cm);
     ss += cs;
   }
@@ -257,7 +260,7 @@ float ThcCompressor::rotate(const float* x, int64_t n, const ThcGeometry& g, uin
   return mx;
 }
 
-void ThcCompressor::quantize(float R, const ThcGeometry& g, uint64_t kq, uint64_t* words) const {
+void ThcCompressor::quantize(float R, const ThcGeometry& g, int64_t n, uint64_t kq, uint64_t* words) const {
   const uint32_t G = (1u << prm_.bits) - 1;
   if (!std::isfinite(R)) {
     std::fill(words, words + g.words, uint64_t{0});
@@ -266,9 +269,17 @@ void ThcCompressor::quantize(float R, const ThcGeometry& g, uint64_t kq, uint64_
   thread_local std::vector<uint16_t> q;
   q.resize(static_cast<size_t>(g.m));
   const float inv = R > 0 ? static_cast<float>(G) / (2.0f * R) : 0.0f;
-  const float* y = y_.data();
+  const float* y = src_;
   uint16_t* qd = q.data();
-  for_chunks(g.m, [&](int64_t b, int64_t e) { levels(y, b, e, R, inv, G, kq, qd); });
+  const int64_t real = g.stages > 0 ? g.m : n;  // src_ holds this many elements
+  for_chunks(real, [&](int64_t b, int64_t e) { levels(y + b, b, e, R, inv, G, kq, qd); });
+  if (real < g.m) {  // zero padding (t = 0): same rule, value 0, chunk-aligned pieces
+    const std::vector<float> zeros(static_cast<size_t>(g.m - real), 0.0f);
+    for (int64_t b = real, e; b < g.m; b = e) {
+      e = std::min(g.m, (b / kChunk + 1) * kChunk);
+      levels(zeros.data() + (b - real), b, e, R, inv, G, kq, qd);
+    }
+  }
   pack_lanes(q.data(), g.m, g.lane_bits, g.lanes_per_word, words, g.words);
 }
 
@@ -279,6 +290,11 @@ void ThcCompressor::decode(const uint64_t* words, float R, int p, const ThcGeome
     return;
   }
   const uint32_t G = (1u << prm_.bits) - 1;
+  if (g.stages == 0) {  // no rotation to undo: straight into out
+    unpack_lanes(words, n, g.lane_bits, g.lanes_per_word, R, static_cast<float>(p),
+                 2.0f * R / static_cast<float>(G), out);
+    return;
+  }
   y_.resize(static_cast<size_t>(g.m));
   unpack_lanes(words, g.m, g.lane_bits, g.lanes_per_word, R, static_cast<float>(p),
                2.0f * R / static_cast<float>(G), y_.data());
@@ -300,7 +316,7 @@ void ThcCompressor::run(GradBucket b, Communicator* comm, float* local, float* o
   float R = rotate(b.data, n, g, kr);
   if (comm) comm->all_reduce(&R, 1, WireType::F32, ReduceOp::Max);
   words_.resize(static_cast<size_t>(g.words));
-  quantize(R, g, kq, words_.data());
+  quantize(R, g, n, kq, words_.data());
   if (local) decode(words_.data(), R, 1, g, kr, n, local);
   if (comm) comm->all_reduce(words_.data(), g.words, WireType::U64, ReduceOp::Sum);
   decode(words_.data(), R, p, g, kr, n, out);

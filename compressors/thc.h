@@ -68,16 +68,17 @@ class ThcCompressor final : public Compressor {
                  const BucketLayout& layout) override;
 
  private:
-  // Steps 1-3 (local range) into y_; returns the local r.
+  // Steps 1-3 (local range); points src_ at y (y_, or x itself when t = 0); returns r.
   float rotate(const float* x, int64_t n, const ThcGeometry& g, uint64_t kr);
-  // Step 4-5: quantize y_ with range R into words (lanes per g).
-  void quantize(float R, const ThcGeometry& g, uint64_t kq, uint64_t* words) const;
+  // Step 4-5: quantize src_ with range R into words (lanes per g).
+  void quantize(float R, const ThcGeometry& g, int64_t n, uint64_t kq, uint64_t* words) const;
   // Step 6 with divisor p: words -> out (n floats).
   void decode(const uint64_t* words, float R, int p, const ThcGeometry& g, uint64_t kr,
               int64_t n, float* out);
   void run(GradBucket b, Communicator* comm, float* local, float* out);
   ThcParams prm_;
   std::vector<float> y_;
+  const float* src_ = nullptr;
   std::vector<uint64_t> words_, own_;
   std::map<int64_t, uint64_t> counter_;
 };
