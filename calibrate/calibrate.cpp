@@ -275,13 +275,14 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   if (conv_off && !done("convergence")) skipped("convergence", "--convergence-schemes -");
   if (!conv_off && wanted("convergence", 10)) {
     Json cj;
+    const double conv_left_s = left();  // collective: every rank calls it
     if (lead) {
       ConvergenceOptions cvo;
       cvo.compute = co;
       cvo.compute.lr = 0.05;
       cvo.workers = std::max(2, g.world_size());
       cvo.iterations = o.convergence_iterations;
-      cvo.budget_s = o.budget_s > 0 ? left() * 0.8 : 0;
+      cvo.budget_s = o.budget_s > 0 ? conv_left_s * 0.8 : 0;
       cvo.schemes = conv_schemes;
       try {
         cj = run_convergence(cvo, st.contains("errors") ? st["errors"] : Json::object(), progress);

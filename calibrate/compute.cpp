@@ -16,6 +16,10 @@
 #include <numeric>
 #include <thread>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace gcu::calibrate {
 namespace {
 
@@ -199,12 +203,26 @@ ContentionResult measure_contention(Group& g, const ComputeOptions& o, int batch
                                       [](const auto& a, const auto& b) { return a.numel < b.numel; });
   std::vector<float> x(big.numel), y(big.numel);
   for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * i) * 1e-3f;
+  // The codec runs on its own thread in both cases, with as many OpenMP threads as torch
+  // has per rank (two OpenMP teams spinning on a shared core would measure the runtime's
+  // spin-waiting, not the contention).
+  const int omp_threads = torch::get_num_threads();
+  auto set_omp = [omp_threads]() {
+#ifdef _OPENMP
+    omp_set_num_threads(omp_threads);
+#else
+    (void)omp_threads;
+#endif
+  };
   std::vector<double> alone_codec;
-  for (int i = 0; i < o.warmup + o.iters; ++i) {
-    const double t0 = now_s();
-    c->roundtrip(0, x.data(), y.data(), big.layout);
-    alone_codec.push_back(now_s() - t0);
-  }
+  std::thread([&]() {
+    set_omp();
+    for (int i = 0; i < o.warmup + o.iters; ++i) {
+      const double t0 = now_s();
+      c->roundtrip(0, x.data(), y.data(), big.layout);
+      alone_codec.push_back(now_s() - t0);
+    }
+  }).join();
   r.codec_alone_s = summarize(alone_codec, o.warmup).median;
   std::vector<double> alone, over, over_codec;
   for (int i = 0; i < o.warmup + o.iters; ++i) {
@@ -214,6 +232,7 @@ ContentionResult measure_contention(Group& g, const ComputeOptions& o, int batch
     std::atomic<bool> stop{false};
     std::vector<double> calls;
     std::thread th([&]() {
+      set_omp();
       while (!stop.load()) {
         const double t0 = now_s();
         c->roundtrip(0, x.data(), y.data(), big.layout);
