@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstring>
 #include <sstream>
 
@@ -38,16 +39,22 @@ void wait(const c10::intrusive_ptr<c10d::Work>& work) {
 }  // namespace
 
 void PgCommunicator::fail(const std::string& op, const std::exception& e) {
+  const double waited_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const auto missing = ranks_not_reporting_failure(ctx_);
   std::ostringstream msg;
-  msg << "rank " << rank() << ": the " << op << " of " << context_ << " failed: ";
+  msg.precision(3);
+  msg << "rank " << rank() << ": ";
   if (!missing.empty()) {
     msg << (missing.size() == 1 ? "rank " : "ranks ");
     for (size_t i = 0; i < missing.size(); ++i) msg << (i ? ", " : "") << missing[i];
-    msg << " did not join it within " << ctx_.timeout_s
-        << " s: it may have died or stalled; see its log";
+    msg << " did not join the " << op << " of " << context_ << " (gave up after " << waited_s
+        << " s; timeout " << ctx_.timeout_s << " s): "
+        << (missing.size() == 1 ? "it" : "they") << " may have died or stalled; see "
+        << (missing.size() == 1 ? "its log" : "their logs");
   } else {
-    msg << "all ranks are alive but the collective failed (timeout " << ctx_.timeout_s << " s)";
+    msg << "the " << op << " of " << context_ << " failed after " << waited_s
+        << " s although every rank reported the failure (timeout " << ctx_.timeout_s << " s)";
   }
   std::string cause = e.what();
   if (const auto nl = cause.find('\n'); nl != std::string::npos) cause.resize(nl);
@@ -57,6 +64,7 @@ void PgCommunicator::fail(const std::string& op, const std::exception& e) {
 
 void PgCommunicator::all_reduce(void* data, int64_t count, WireType type, ReduceOp op) {
   if (count == 0) return;
+  started_ = std::chrono::steady_clock::now();
   c10d::AllreduceOptions o;
   o.reduceOp = op == ReduceOp::Sum ? c10d::ReduceOp::SUM : c10d::ReduceOp::MAX;
   try {
@@ -93,6 +101,7 @@ void PgCommunicator::all_reduce(void* data, int64_t count, WireType type, Reduce
 void PgCommunicator::all_gather(const void* send, void* recv, int64_t count, WireType type) {
   const int64_t bytes = count * compress::wire_type_bytes(type);
   if (bytes == 0) return;
+  started_ = std::chrono::steady_clock::now();
   try {
     std::vector<at::Tensor> in{wrap(const_cast<void*>(send), bytes, at::kByte)};
     std::vector<std::vector<at::Tensor>> out(1);
@@ -111,6 +120,7 @@ void PgCommunicator::broadcast(void* data, int64_t count, WireType type, int roo
                                     std::to_string(world_size()));
   const int64_t bytes = count * compress::wire_type_bytes(type);
   if (bytes == 0) return;
+  started_ = std::chrono::steady_clock::now();
   try {
     std::vector<at::Tensor> ts{wrap(data, bytes, at::kByte)};
     c10d::BroadcastOptions o;

@@ -18,6 +18,7 @@
 #include "compressors/compressor.h"
 #include "trainer/runtime/process_group.h"
 
+#include <chrono>
 #include <string>
 
 namespace gcu::trainer {
@@ -40,6 +41,7 @@ class PgCommunicator final : public compress::Communicator {
   [[noreturn]] void fail(const std::string& op, const std::exception& e);
   DistContext& ctx_;
   std::string context_ = "setup";
+  std::chrono::steady_clock::time_point started_{};  // of the current collective
 };
 
 }  // namespace gcu::trainer
