@@ -43,6 +43,7 @@ void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file, in
                   cublasGetStatusString(s) + ") in " + where(expr, file, line) + "; hint: " + hint);
 }
 
+#ifdef GCU_HAVE_NCCL
 void throw_nccl_error(ncclResult_t r, const char* expr, const char* file, int line) {
   std::string hint = "rerun with NCCL_DEBUG=INFO for details";
   if (r == ncclUnhandledCudaError) hint = "a CUDA call inside NCCL failed (device lost or out of memory?)";
@@ -53,5 +54,7 @@ void throw_nccl_error(ncclResult_t r, const char* expr, const char* file, int li
   throw CudaError("NCCL error " + std::to_string(static_cast<int>(r)) + " (" + ncclGetErrorString(r) +
                   ") in " + where(expr, file, line) + "; hint: " + hint);
 }
+
+#endif
 
 }  // namespace gcu::cuda

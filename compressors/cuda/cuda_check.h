@@ -1,5 +1,5 @@
 // Error checks for the three foreign APIs the CUDA compressors call (STYLE §11):
-// CUDA_CHECK (runtime), CUBLAS_CHECK and NCCL_CHECK. Each throws gcu::cuda::CudaError
+// CUDA_CHECK (runtime), CUBLAS_CHECK and NCCL_CHECK (when NCCL was found: GCU_HAVE_NCCL). Each throws gcu::cuda::CudaError
 // whose message names the failing call, file:line, the library's error string and a hint
 // for the common causes (no device, out of memory, a host pointer passed as a device one).
 // Included by .cu files and by host .cpp files of compressors/cuda only: never from the
@@ -8,7 +8,9 @@
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
+#ifdef GCU_HAVE_NCCL
 #include <nccl.h>
+#endif
 
 #include <stdexcept>
 #include <string>
@@ -21,7 +23,9 @@ struct CudaError : std::runtime_error {
 
 [[noreturn]] void throw_cuda_error(cudaError_t e, const char* expr, const char* file, int line);
 [[noreturn]] void throw_cublas_error(cublasStatus_t s, const char* expr, const char* file, int line);
+#ifdef GCU_HAVE_NCCL
 [[noreturn]] void throw_nccl_error(ncclResult_t r, const char* expr, const char* file, int line);
+#endif
 
 }  // namespace gcu::cuda
 
@@ -40,8 +44,10 @@ struct CudaError : std::runtime_error {
     if (gcu_s_ != CUBLAS_STATUS_SUCCESS) ::gcu::cuda::throw_cublas_error(gcu_s_, #expr, __FILE__, __LINE__); \
   } while (0)
 
+#ifdef GCU_HAVE_NCCL
 #define NCCL_CHECK(expr)                                                              \
   do {                                                                                \
     const ncclResult_t gcu_r_ = (expr);                                               \
     if (gcu_r_ != ncclSuccess) ::gcu::cuda::throw_nccl_error(gcu_r_, #expr, __FILE__, __LINE__); \
   } while (0)
+#endif

@@ -1,6 +1,8 @@
 // A Communicator over NCCL for DEVICE buffers: what CUDA compressors use in real
 // multi-GPU runs (the trainer's GPU path). The header is free of CUDA, NCCL and LibTorch
 // headers (opaque implementation), so host code can include it; link gcu_compressors_cuda.
+// Built only when CMake found NCCL; CMake code can test that with
+//   get_property(have GLOBAL PROPERTY GCU_HAVE_NCCL)   (set in compressors/cuda/).
 //
 // Set-up, one process per GPU (as torchrun / mpirun launch them):
 //   std::vector<uint8_t> id;
