@@ -105,6 +105,8 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
       throw std::invalid_argument("calibrate: unknown step '" + s + "' in --skip (steps: compute, gamma, "
                                   "collectives, codecs, errors, contention, convergence)");
+  if (o.fit_statistic != "median" && o.fit_statistic != "p10")
+    throw std::invalid_argument("calibrate: --fit-statistic must be median or p10, got '" + o.fit_statistic + "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
   GroupOptions go = group_options_from_env();
   go.backend = o.backend;
@@ -127,7 +129,8 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   const std::string state_path = o.state_file.empty() ? o.output + ".state.json" : o.state_file;
   Json st;
   st["meta"] = {{"model_spec", o.model_spec}, {"batch_sizes", o.batch_sizes}, {"world", g.world_size()},
-                {"local_world", local_world}, {"backend", o.backend}, {"threads", threads}};
+                {"local_world", local_world}, {"backend", o.backend}, {"threads", threads},
+                {"fit_statistic", o.fit_statistic}};
   if (lead && o.resume && std::filesystem::exists(state_path)) {
     std::ifstream f(state_path);
     Json old = Json::parse(f);
@@ -135,6 +138,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
         old["meta"].value("world", 0) == g.world_size()) {
       st = old;
       st["skipped"] = Json::array();
+      st["meta"]["fit_statistic"] = o.fit_statistic;
       progress("calibrate: resuming from " + state_path);
     } else {
       progress("calibrate: " + state_path + " is for another model or world size: starting afresh");

@@ -16,10 +16,16 @@ double per_rank_bytes(CollectiveKind k, int world, const SweepRow& r) {
                                         : static_cast<double>(r.bytes);
 }
 
-void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt) {
+double row_time_s(const SweepRow& r, const std::string& statistic) {
+  if (statistic == "median") return r.time_s.median;
+  if (statistic == "p10") return r.time_s.p10;
+  throw FitError("unknown fit statistic '" + statistic + "' (known: median, p10)");
+}
+
+void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt, const std::string& statistic) {
   if (!s.supported || s.rows.empty()) return;
   std::vector<Point> pts, large;
-  for (const auto& r : s.rows) pts.push_back({per_rank_bytes(s.kind, s.world, r), r.time_s.median});
+  for (const auto& r : s.rows) pts.push_back({per_rank_bytes(s.kind, s.world, r), row_time_s(r, statistic)});
   s.fit = fit_piecewise(pts, opt);
   const auto rel = relative_errors(s.fit, pts);
   s.quality = fit_quality(rel);

@@ -34,8 +34,11 @@ struct CollectiveSweep {
 // Per-rank bytes of a row (all-gather rows count the output, p x per-rank).
 double per_rank_bytes(compress::CollectiveKind k, int world, const SweepRow& r);
 
-// Fits the rows (medians) and fills fit, quality, quality_large and rows[i].fit_s.
-void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt = {});
+// Fits the rows and fills fit, quality, quality_large and rows[i].fit_s. `statistic`:
+// "median" (default) or "p10" (the undisturbed mode on an oversubscribed machine, where
+// a call that waits for a descheduled peer takes a scheduler quantum longer).
+void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt = {}, const std::string& statistic = "median");
+double row_time_s(const SweepRow& r, const std::string& statistic);
 
 // Ring steps and bandwidth factor of the formulas above: T = steps a + factor n b.
 double ring_steps(compress::CollectiveKind k, int p);

@@ -188,8 +188,9 @@ PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) 
       double c = 0;
       for (size_t k = i; k < j; ++k) {
         const double pred = f(pts[k].x);
-        const double lr = pred > 0 ? std::log(pred / pts[k].y) : 50.0;
-        c += lr * lr;
+        // L1 on log-ratios: a descheduled call (a 10x outlier) must not decide where the
+        // breakpoints go (with squares it would get a segment of its own).
+        c += pred > 0 ? std::abs(std::log(pred / pts[k].y)) : 50.0;
       }
       cost[i][j] = c;
       fits[i][j] = f;
@@ -230,18 +231,17 @@ PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) 
     pf.segments.push_back({0.0, pts.back().x, opt.robust ? huber_fit(pts) : least_squares_rel(pts)});
     return pf;
   }
+  // Segments are added while each cuts the summed |log-ratio| to < improve_factor x the
+  // previous, until the geometric-mean error is good enough.
   PiecewiseFit chosen = build(1);
-  double chosen_err = fit_quality(relative_errors(chosen, pts)).max_rel;
+  double chosen_err = fit_quality(relative_errors(chosen, pts)).geomean_rel;
   double chosen_cost = best[1][n];
   for (size_t k = 2; k <= kmax; ++k) {
     if (chosen_err <= opt.good_enough_rel) break;
     if (!(best[k][n] < inf)) break;
-    PiecewiseFit cand = build(k);
-    const double err = fit_quality(relative_errors(cand, pts)).max_rel;
-    if (!(err < opt.improve_factor * chosen_err || best[k][n] < opt.improve_factor * opt.improve_factor * chosen_cost))
-      break;
-    chosen = cand;
-    chosen_err = err;
+    if (!(best[k][n] < opt.improve_factor * chosen_cost)) break;
+    chosen = build(k);
+    chosen_err = fit_quality(relative_errors(chosen, pts)).geomean_rel;
     chosen_cost = best[k][n];
   }
   return chosen;

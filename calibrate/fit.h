@@ -9,8 +9,8 @@
 //     residuals (outliers beyond `huber_k` times the robust scale get weight k/|r|);
 //   * theil_sen: median of pairwise slopes, then median intercept (breakdown 29%).
 // fit_piecewise splits the x range into up to `max_segments` contiguous ranges, choosing
-// breakpoints by dynamic programming on the summed squared log-ratio error, and adds
-// segments only while they reduce the error materially (see docs/calibrate.md).
+// breakpoints by dynamic programming on the summed absolute log-ratio error (robust to
+// outliers), and adds segments only while they reduce it materially (docs/calibrate.md).
 #pragma once
 
 #include <cstddef>
@@ -73,8 +73,8 @@ struct Segment {
 struct PiecewiseOptions {
   size_t max_segments = 4;
   size_t min_points = 3;         // per segment
-  double improve_factor = 0.7;   // a new segment must cut the error to < this x previous
-  double good_enough_rel = 0.02; // stop adding segments once max_rel <= this
+  double improve_factor = 0.7;   // a new segment must cut the summed |log ratio| below this x previous
+  double good_enough_rel = 0.02; // stop adding segments once the geomean error <= this
   bool robust = true;            // huber_fit per segment (else least_squares_rel)
 };
 

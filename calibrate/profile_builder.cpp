@@ -50,7 +50,7 @@ Json sweeps_to_json(const std::vector<CollectiveSweep>& sweeps, int world) {
   return out;
 }
 
-std::vector<CollectiveSweep> sweeps_from_json(const Json& j) {
+std::vector<CollectiveSweep> sweeps_from_json(const Json& j, const std::string& statistic) {
   std::vector<CollectiveSweep> out;
   const int world = j.at("world").get<int>();
   for (const auto& js : j.at("sweeps")) {
@@ -72,7 +72,7 @@ std::vector<CollectiveSweep> sweeps_from_json(const Json& j) {
       r.time_s.discarded = jr.value("discarded", size_t{0});
       s.rows.push_back(r);
     }
-    fit_sweep(s);
+    fit_sweep(s, {}, statistic);
     out.push_back(std::move(s));
   }
   return out;
@@ -125,8 +125,11 @@ BuiltProfile build_profile(const Json& st, const BuildInfo& info) {
                   "so the model reproduces the measured lines");
   bool have_link = false;
   if (st.contains("collectives")) {
-    auto sweeps = sweeps_from_json(st["collectives"]);
-    rep += "\ncollectives (" + std::to_string(world) + " ranks):\n";
+    const std::string stat = st.contains("meta") ? st["meta"].value("fit_statistic", "median") : "median";
+    auto sweeps = sweeps_from_json(st["collectives"], stat);
+    rep += "\ncollectives (" + std::to_string(world) + " ranks; fits on the " + stat + " of each size):\n";
+    if (stat != "median")
+      notes.push_back("collectives: fitted on the " + stat + " of the timed calls of each size, not the median");
     for (const auto& s : sweeps) {
       if (!s.supported) {
         rep += "# " + std::string(compress::collective_name(s.kind)) + ": not measured: " + s.note + "\n";

@@ -30,7 +30,7 @@ struct BuildInfo {
 };
 
 // Collective sweeps stored in a state document's "collectives" entry, fitted.
-std::vector<CollectiveSweep> sweeps_from_json(const Json& collectives);
+std::vector<CollectiveSweep> sweeps_from_json(const Json& collectives, const std::string& statistic = "median");
 Json sweeps_to_json(const std::vector<CollectiveSweep>& sweeps, int world);
 
 struct BuiltProfile {

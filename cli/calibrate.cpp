@@ -52,6 +52,9 @@ void setup_calibrate(CLI::App& app) {
       ->capture_default_str();
   sub->add_option("--budget-s", o.budget_s, "Time budget in seconds (0: none); later steps are shortened or skipped")
       ->capture_default_str();
+  sub->add_option("--fit-statistic", o.fit_statistic,
+                  "Statistic of each size the collective fits use: median, or p10 on an oversubscribed machine")
+      ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();

@@ -127,3 +127,23 @@ TEST(ProfileBuilder, NeedsTheComputeStep) {
 
 }  // namespace
 }  // namespace gcu::calibrate
+
+namespace gcu::calibrate {
+namespace {
+
+// Bimodal timings (an oversubscribed machine): the median of every other size carries a
+// 3 ms scheduler quantum, the p10 is the clean line. Fitting the p10 recovers the line.
+TEST(ProfileBuilder, FitStatisticP10IgnoresDescheduledCalls) {
+  auto s = synthetic_sweep(CollectiveKind::AllReduce, 2, 100e-6, 1e-9);
+  for (size_t i = 0; i < s.rows.size(); ++i)
+    if (i % 2) s.rows[i].time_s.median += 3e-3;
+  auto m = s;
+  fit_sweep(m, {}, "median");
+  fit_sweep(s, {}, "p10");
+  EXPECT_LT(s.quality.max_rel, 1e-6);
+  EXPECT_GT(m.quality.max_rel, 0.1);
+  EXPECT_THROW(fit_sweep(s, {}, "mean"), FitError);
+}
+
+}  // namespace
+}  // namespace gcu::calibrate
