@@ -213,18 +213,42 @@ ReduceTimes Reducer::finish_iteration() {
   return times_;
 }
 
-void broadcast_module_state(torch::nn::Module& module, compress::Communicator& comm, int root) {
+void broadcast_tensors(const std::vector<torch::Tensor>& tensors, compress::Communicator& comm,
+                       int root) {
   if (comm.world_size() == 1) return;
   torch::NoGradGuard ng;
-  auto sync = [&](torch::Tensor t) {
-    if (!t.defined() || t.numel() == 0) return;
+  int64_t total = 0;
+  for (const auto& t : tensors)
+    if (t.defined()) total += t.numel() * static_cast<int64_t>(t.element_size());
+  if (total == 0) return;
+  std::vector<uint8_t> flat(static_cast<size_t>(total));  // one collective for all
+  int64_t off = 0;
+  std::vector<torch::Tensor> staged;
+  for (const auto& t : tensors) {
+    if (!t.defined() || t.numel() == 0) continue;
     auto c = t.contiguous().cpu();
-    comm.broadcast(c.data_ptr(), c.numel() * static_cast<int64_t>(c.element_size()),
-                   compress::WireType::U8, root);
-    t.copy_(c);
-  };
-  for (auto& p : module.parameters()) sync(p);
-  for (auto& b : module.buffers()) sync(b);
+    const int64_t n = c.numel() * static_cast<int64_t>(c.element_size());
+    std::memcpy(flat.data() + off, c.data_ptr(), static_cast<size_t>(n));
+    off += n;
+    staged.push_back(c);
+  }
+  comm.broadcast(flat.data(), total, compress::WireType::U8, root);
+  off = 0;
+  size_t k = 0;
+  for (const auto& t : tensors) {
+    if (!t.defined() || t.numel() == 0) continue;
+    auto& c = staged[k++];
+    const int64_t n = c.numel() * static_cast<int64_t>(c.element_size());
+    std::memcpy(c.data_ptr(), flat.data() + off, static_cast<size_t>(n));
+    off += n;
+    if (!c.is_same(t)) t.copy_(c);
+  }
+}
+
+void broadcast_module_state(torch::nn::Module& module, compress::Communicator& comm, int root) {
+  auto all = module.parameters();
+  for (auto& b : module.buffers()) all.push_back(b);
+  broadcast_tensors(all, comm, root);
 }
 
 }  // namespace gcu::trainer

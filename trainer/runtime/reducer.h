@@ -120,5 +120,9 @@ class Reducer {
 // Copies rank `root`'s parameters and buffers into every rank's module (DDP does this
 // at construction): all ranks start from the same point.
 void broadcast_module_state(torch::nn::Module& module, compress::Communicator& comm, int root = 0);
+// Copies rank `root`'s tensors to every rank, all in one broadcast (DDP coalesces its
+// per-iteration buffer broadcast the same way).
+void broadcast_tensors(const std::vector<torch::Tensor>& tensors, compress::Communicator& comm,
+                       int root = 0);
 
 }  // namespace gcu::trainer

@@ -166,7 +166,8 @@ int run_train(const TrainOptions& o) {
     comm.set_context("bucket " + std::to_string(b));
     watchdog.beat("bucket " + std::to_string(b));
   };
-  const bool has_buffers = !net->buffers().empty();
+  const std::vector<torch::Tensor> buffers = net->buffers();
+  const bool has_buffers = !buffers.empty();
 
   TrainState state;
   state.scheme = compressor->spec();
@@ -238,15 +239,9 @@ int run_train(const TrainOptions& o) {
     const auto t0 = Clock::now();
     Batch batch = source->next_batch();
     const auto t1 = Clock::now();
-    if (has_buffers) {
+    if (has_buffers) {  // batch-norm statistics from rank 0, like DDP's broadcast_buffers
       comm.set_context("the buffer broadcast");
-      for (auto& b : net->buffers()) {
-        torch::NoGradGuard ng;
-        auto c = b.contiguous();
-        comm.broadcast(c.data_ptr(), c.numel() * static_cast<int64_t>(c.element_size()),
-                       compress::WireType::U8, 0);
-        if (!c.is_same(b)) b.copy_(c);
-      }
+      broadcast_tensors(buffers, comm, 0);
     }
     auto loss = torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
     const auto t2 = Clock::now();
