@@ -75,11 +75,7 @@ void run_main(const SimulateOptions& o, const sim::LoadedProfile& lp) {
   if (!o.csv.empty()) sim::write_file_atomic(o.csv, sim::format_csv(t)), wrote("CSV", o.csv);
   if (!o.json.empty()) sim::write_file_atomic(o.json, sim::format_json(t, lp.path)), wrote("JSON", o.json);
   if (!o.plot.empty()) {
-    const auto& c = t.context;
-    const std::string title = c.model_name + " on " + std::to_string(c.nodes * c.gpus_per_node) + " GPUs (" +
-                              std::to_string(c.nodes) + " x " + std::to_string(c.gpus_per_node) + "), batch " +
-                              std::to_string(c.batch_size) + "/GPU: predicted by gcu (" + c.iteration_model +
-                              " model)";
+    const std::string title = sim::describe_setup(t);
     const auto f = sim::write_plot(t, o.plot, title);
     wrote("plot", f.image + " (gnuplot script " + f.script + ", data " + f.data + ")");
   }

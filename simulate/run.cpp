@@ -7,6 +7,7 @@
 #include "compressors/registry.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -136,6 +137,11 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       out.rows.push_back(std::move(r));
     }
   }
+  if (req.with_tta && req.sweep &&
+      (req.sweep->axis == SweepAxis::Gpus || req.sweep->axis == SweepAxis::Nodes ||
+       req.sweep->axis == SweepAxis::BatchSize))
+    notes.insert("TTA uses the profile's convergence.baseline_iterations at every point, although the global "
+                 "batch changes along this sweep");
   out.notes.assign(notes.begin(), notes.end());
 
   RunContext& c = out.context;
@@ -151,9 +157,31 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       req.cond.intra_bandwidth_gbps > 0 ? req.cond.intra_bandwidth_gbps : p.cluster.intra.bandwidth_gbps;
   c.iteration_model = model::model_name(base.model);
   c.mode = model::mode_name(base.mode);
+  c.compute_speedup = req.cond.compute_speedup;
   c.tta_target = p.convergence.target;
   c.baseline_iterations = p.convergence.baseline_iterations;
   return out;
+}
+
+std::string describe_setup(const ResultTable& t) {
+  const RunContext& c = t.context;
+  const auto swept = [&](SweepAxis a) { return t.sweep && t.sweep->axis == a; };
+  std::string s = c.model_name;
+  if (!swept(SweepAxis::Gpus) && !swept(SweepAxis::Nodes))
+    s += " on " + std::to_string(c.nodes * c.gpus_per_node) + " GPUs (" + std::to_string(c.nodes) + " x " +
+         std::to_string(c.gpus_per_node) + ")";
+  if (!swept(SweepAxis::BatchSize)) s += ", batch " + std::to_string(c.batch_size) + "/GPU";
+  if (!swept(SweepAxis::Bandwidth)) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", c.inter_bandwidth_gbps);
+    s += std::string(", ") + b + " Gbps between nodes";
+  }
+  if (!swept(SweepAxis::ComputeSpeedup) && c.compute_speedup != 1) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", c.compute_speedup);
+    s += std::string(", compute ") + b + "x faster";
+  }
+  return s + " (gcu, " + c.iteration_model + " model)";
 }
 
 std::vector<model::IterationResult> predict_timelines(const model::Profile& p, const RunRequest& req) {

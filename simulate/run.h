@@ -48,6 +48,7 @@ struct RunContext {
   model::Gbps inter_bandwidth_gbps = 0, intra_bandwidth_gbps = 0;
   std::string iteration_model;       // "event" | "closed-form"
   std::string mode;                  // as requested: "auto" | "after-backward" | "overlapped"
+  double compute_speedup = 1;
   std::string tta_target;
   double baseline_iterations = 0;
 };
@@ -59,6 +60,10 @@ struct ResultTable {
   RunContext context;
   std::vector<std::string> notes;    // compute interpolation, missing TTA figures, ...
 };
+
+// A one-line description of the setup for plot titles: model, GPUs, batch, bandwidth
+// (unless swept), compute speed-up (when not 1), iteration model.
+std::string describe_setup(const ResultTable& t);
 
 // Throws model::ModelError / SimulateError with a message naming the bad scheme or value.
 ResultTable run_simulation(const model::Profile& p, const RunRequest& req);
