@@ -35,7 +35,7 @@ struct SimulateOptions {
   int gpus = 0, batch = 0;
   double bandwidth_gbps = 0, intra_bandwidth_gbps = 0, compute_speedup = 1;
   std::string model = "event", mode = "auto", format = "table";
-  std::string csv, json, plot, trace;
+  std::string csv, json, plot, trace, output;
   bool no_tta = false;
   // analyses
   std::string baseline = "fp16", range = "0.1:400", metric = "tta", ks = "1,2,4,8,16", candidates;
@@ -65,13 +65,23 @@ void wrote(const std::string& what, const std::string& path) {
   std::fprintf(stderr, "gcu simulate: wrote %s %s\n", what.c_str(), path.c_str());
 }
 
+// What --format selects goes to stdout, or to -o FILE (temporary file + rename).
+void emit(const SimulateOptions& o, const std::string& text) {
+  if (o.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  sim::write_file_atomic(o.output, text);
+  wrote(o.format == "table" ? "report" : o.format == "csv" ? "CSV" : "JSON", o.output);
+}
+
 void run_main(const SimulateOptions& o, const sim::LoadedProfile& lp) {
   const sim::RunRequest req = request(o, lp.profile);
   const sim::ResultTable t = sim::run_simulation(lp.profile, req);
-  if (o.format == "table") std::fputs(sim::format_table(t, lp.path).c_str(), stdout);
-  else if (o.format == "csv") std::fputs(sim::format_csv(t).c_str(), stdout);
-  else std::fputs(sim::format_json(t, lp.path).c_str(), stdout);
-  std::fflush(stdout);
+  if (o.format == "table") emit(o, sim::format_table(t, lp.path));
+  else if (o.format == "csv") emit(o, sim::format_csv(t));
+  else emit(o, sim::format_json(t, lp.path));
   if (!o.csv.empty()) sim::write_file_atomic(o.csv, sim::format_csv(t)), wrote("CSV", o.csv);
   if (!o.json.empty()) sim::write_file_atomic(o.json, sim::format_json(t, lp.path)), wrote("JSON", o.json);
   if (!o.plot.empty()) {
@@ -101,6 +111,7 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
   try {
     const sim::LoadedProfile lp = sim::load_profile_file(o.profile, o.overrides);
     const auto& p = lp.profile;
+    const sim::OutputFormat fmt = sim::parse_output_format(o.format);
     std::string out;
     auto schemes_or = [&](const char* fallback) {
       return sim::split_schemes(o.schemes.empty() ? std::vector<std::string>{fallback} : o.schemes);
@@ -110,25 +121,32 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
       if (colon == std::string::npos) throw UsageError("--range " + o.range + ": expected LO:HI in Gbps, e.g. 0.1:400");
       const auto lo = sim::parse_number_list(o.range.substr(0, colon), "--range");
       const auto hi = sim::parse_number_list(o.range.substr(colon + 1), "--range");
-      out = sim::crossover_report(p, analysis_base(o, p, lp.path), schemes_or("powersgd:rank=4,topk:k=0.01"),
-                                  o.baseline, lo.at(0), hi.at(0), metric_of(o.metric));
+      if (lo.size() != 1 || hi.size() != 1)
+        throw UsageError("--range " + o.range + ": expected LO:HI in Gbps, e.g. 0.1:400");
+      out = sim::format_analysis(
+          sim::run_crossover(p, analysis_base(o, p, lp.path), schemes_or("powersgd:rank=4,topk:k=0.01"), o.baseline,
+                             lo[0], hi[0], metric_of(o.metric)),
+          fmt);
     } else if (ratio->parsed()) {
-      out = sim::ratio_report(p, analysis_base(o, p, lp.path), schemes_or("none,fp16,powersgd:rank=4"), o.within);
+      out = sim::format_analysis(
+          sim::run_ratio(p, analysis_base(o, p, lp.path), schemes_or("none,fp16,powersgd:rank=4"), o.within), fmt);
     } else if (trade->parsed()) {
       const auto s = schemes_or("powersgd:rank=4");
       if (s.size() != 1) throw UsageError("trade takes one scheme (--schemes), got " + std::to_string(s.size()));
-      out = sim::trade_report(p, analysis_base(o, p, lp.path), s[0], sim::parse_number_list(o.ks, "--k"), o.l);
+      out = sim::format_analysis(
+          sim::run_trade(p, analysis_base(o, p, lp.path), s[0], sim::parse_number_list(o.ks, "--k"), o.l), fmt);
     } else if (recommend->parsed()) {
       std::vector<std::string> cands;
       if (!o.candidates.empty())
         for (const auto& pat : sim::split_schemes({o.candidates}))
           for (const auto& c : model::expand_candidates(pat)) cands.push_back(c);
-      out = sim::recommend_report(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric), o.top);
+      out = sim::format_analysis(
+          sim::run_recommend(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric), o.top), fmt);
     } else {
       run_main(o, lp);
       return;
     }
-    std::fputs(out.c_str(), stdout);
+    emit(o, out);
   } catch (const model::ProfileError& e) {
     throw UsageError(e.what());
   } catch (const model::ModelError& e) {
@@ -148,13 +166,26 @@ void add_common(CLI::App* s, SimulateOptions& o) {
                 "(/cluster/gamma) or dotted (cluster.levels.inter.alpha_s); repeatable");
   s->add_option("-s,--schemes", o.schemes,
                 std::string("Scheme specs, comma-separated (default ") + kDefaultSchemes + "; see `gcu schemes`)");
-  s->add_option("--gpus", o.gpus, "Total GPUs (whole nodes, or fewer than one node; default: the profile's)");
-  s->add_option("--batch", o.batch, "Per-GPU batch size (default: the profile's first compute entry)");
-  s->add_option("--bandwidth", o.bandwidth_gbps, "Inter-node bandwidth in Gbps (default: the profile's)");
-  s->add_option("--intra-bandwidth", o.intra_bandwidth_gbps, "Intra-node bandwidth in Gbps (default: the profile's)");
+  s->add_option("--gpus", o.gpus,
+                "Total GPUs: whole nodes of cluster.gpus_per_node, or fewer than one node (default: the profile's)")
+      ->check(CLI::PositiveNumber);
+  s->add_option("--batch", o.batch, "Per-GPU batch size (default: the profile's first compute entry)")
+      ->check(CLI::PositiveNumber);
+  s->add_option("--bandwidth", o.bandwidth_gbps, "Inter-node bandwidth in Gbps (default: the profile's)")
+      ->check(CLI::PositiveNumber);
+  s->add_option("--intra-bandwidth", o.intra_bandwidth_gbps, "Intra-node bandwidth in Gbps (default: the profile's)")
+      ->check(CLI::PositiveNumber);
   s->add_option("--compute-speedup", o.compute_speedup,
                 "GPUs this many times faster (compute and encode/decode; network unchanged)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  s->add_option("--format", o.format,
+                "What to print: table, csv or json (the sweep: schema gcu.simulate/1; analyses: "
+                "gcu.simulate.<analysis>/1)")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str();
+  s->add_option("-o,--output", o.output,
+                "Write what --format selects to this file (temporary file + rename) instead of stdout");
   s->add_option("--model", o.model, "Iteration model: event (per-layer ready times) or closed (published closed form)")
       ->capture_default_str();
   s->add_option("--mode", o.mode,
@@ -170,11 +201,9 @@ void setup_simulate(CLI::App& app) {
   s->fallthrough();
   add_common(s, *o);
   s->add_option("--sweep", o->sweep,
-                "AXIS=VALUES; AXIS: bandwidth_gbps, gpus, nodes, batch_size, compute_speedup; VALUES: "
-                "a list 8,16,32 or a range A:B:N (N points from A to B inclusive) or A:B:N:log");
-  s->add_option("--format", o->format, "What to print: table, csv or json")
-      ->check(CLI::IsMember({"table", "csv", "json"}))
-      ->capture_default_str();
+                "AXIS=VALUES; AXIS: bandwidth_gbps, gpus (total: whole nodes, or one partly used node), nodes, "
+                "batch_size (per GPU), compute_speedup; VALUES: a list 8,16,32 or a range A:B:N (N points from A "
+                "to B inclusive) or A:B:N:log. TTA follows the global batch (docs/model.md §4.1)");
   s->add_option("--csv", o->csv, "Also write the results as CSV to this file");
   s->add_option("--json", o->json, "Also write the results as JSON (schema gcu.simulate/1) to this file");
   s->add_option("--plot", o->plot, "Plot (gnuplot) to this .png or .svg; the .gp script and .dat go next to it");
@@ -199,6 +228,8 @@ void setup_simulate(CLI::App& app) {
       "  gcu simulate crossover -p data/profiles/v100-bert-base.json --schemes powersgd:rank=4 --gpus 64\n"
       "  gcu simulate ratio -p data/profiles/v100-resnet50.json --within 0.1\n"
       "  gcu simulate recommend -p data/profiles/v100-bert-base.json --bandwidth 25\n"
+      "  # any analysis as JSON or CSV, to a file\n"
+      "  gcu simulate crossover -p data/profiles/v100-resnet50.json --format json -o out/crossover.json\n"
       "Speed-ups compare with DDP at the same point: vs FP32 (no compression) and vs FP16.");
 
   auto* cross = s->add_subcommand("crossover", "Inter-node bandwidth where a scheme starts to beat a baseline");

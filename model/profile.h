@@ -141,6 +141,15 @@ struct ConvergenceConstants {
 struct Convergence {
   std::string target;               // "76% top-1"
   double baseline_iterations = 0;   // FP32 DDP iterations to target (0 = unknown)
+  // Global batch (samples per iteration, all GPUs together) at which baseline_iterations
+  // and the schemes' measured iterations were measured. 0 = the profile's own setup:
+  // cluster.nodes x cluster.gpus_per_node x model.compute[0].batch_size.
+  double baseline_global_batch = 0;
+  // Critical global batch B_crit of the iterations-vs-batch law (tta.h,
+  // batch_iterations_factor): iterations ~ 1/B well below it, ~constant well above.
+  // Absent = baseline_global_batch (the measured run is assumed to sit at the critical
+  // batch); 0 = iterations do not depend on the global batch.
+  std::optional<double> critical_batch_size;
   std::map<std::string, ConvergenceFigures> schemes;  // keyed by canonical scheme spec
   ConvergenceConstants constants;
 };

@@ -267,10 +267,13 @@ CodecFit read_codec(const Json& j, const std::string& path) {
 }
 
 Convergence read_convergence(const Json& j, const std::string& path) {
-  Fields f(j, path, {"target", "baseline_iterations", "schemes", "constants"});
+  Fields f(j, path, {"target", "baseline_iterations", "baseline_global_batch", "critical_batch_size", "schemes",
+                     "constants"});
   Convergence c;
   if (auto v = f.opt("target")) c.target = string(*v, f.at("target"));
   opt_number(f, "baseline_iterations", c.baseline_iterations);
+  opt_number(f, "baseline_global_batch", c.baseline_global_batch);
+  if (auto v = f.opt("critical_batch_size")) c.critical_batch_size = number(*v, f.at("critical_batch_size"));
   if (auto v = f.opt("schemes")) {
     const std::string sp = f.at("schemes");
     if (!v->is_object()) fail(sp, "an object keyed by scheme spec", describe(*v));
@@ -448,6 +451,8 @@ Json profile_to_json(const Profile& p) {
     Json o;
     if (!c.target.empty()) o["target"] = c.target;
     o["baseline_iterations"] = c.baseline_iterations;
+    if (c.baseline_global_batch > 0) o["baseline_global_batch"] = c.baseline_global_batch;
+    if (c.critical_batch_size) o["critical_batch_size"] = *c.critical_batch_size;
     Json s = Json::object();
     for (const auto& [k, f] : c.schemes) {
       Json x = Json::object();

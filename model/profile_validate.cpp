@@ -173,6 +173,11 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
 
 void check_convergence(const Convergence& c) {
   non_negative(c.baseline_iterations, "/convergence/baseline_iterations", "iterations to target (0 = unknown)");
+  non_negative(c.baseline_global_batch, "/convergence/baseline_global_batch",
+               "samples per iteration over all GPUs (0 = the profile's own setup)");
+  if (c.critical_batch_size)
+    non_negative(*c.critical_batch_size, "/convergence/critical_batch_size",
+                 "samples per iteration over all GPUs (0 = iterations independent of the batch)");
   for (const auto& [k, f] : c.schemes) {
     const std::string kp = at("/convergence/schemes", k);
     check_scheme_key(k, kp);

@@ -6,6 +6,14 @@
 
 namespace gcu::model {
 
+namespace {
+std::string num(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+}  // namespace
+
 const char* tta_status_name(TtaStatus s) { return s == TtaStatus::Reaches ? "reaches" : "never"; }
 
 // Error feedback with a delta-contractive compressor acts like SGD with a delay of about
@@ -26,6 +34,51 @@ double biased_multiplier(double e, double biased_scale) {
   return 1.0 + biased_scale * e / (1.0 - e);
 }
 
+// McCandlish, Kaplan, Amodei et al. (2018), "An Empirical Model of Large-Batch Training":
+// steps to a target S and samples E trade off as (S/S_min - 1)(E/E_min - 1) = 1, i.e.
+// S(B) = S_min (1 + B_crit/B) with B_crit = E_min/S_min (the critical batch).
+double batch_iterations_factor(double global_batch, double reference_batch, double critical_batch) {
+  if (!(global_batch > 0) || !(reference_batch > 0) || !(critical_batch >= 0))
+    throw ModelError("batch_iterations_factor: global batch " + std::to_string(global_batch) + ", reference " +
+                     std::to_string(reference_batch) + ", critical " + std::to_string(critical_batch) +
+                     ": need batches > 0 and critical >= 0");
+  if (std::isinf(critical_batch)) return reference_batch / global_batch;
+  return (1.0 + critical_batch / global_batch) / (1.0 + critical_batch / reference_batch);
+}
+
+double reference_global_batch(const Profile& p) {
+  if (p.convergence.baseline_global_batch > 0) return p.convergence.baseline_global_batch;
+  if (p.model.compute.empty()) return 0;
+  return double(p.cluster.world()) * p.model.compute.front().batch_size;
+}
+
+BatchScaling batch_scaling(const Profile& p, double global_batch) {
+  BatchScaling b;
+  b.reference_batch = reference_global_batch(p);
+  b.reference_defaulted = !(p.convergence.baseline_global_batch > 0);
+  b.critical_defaulted = !p.convergence.critical_batch_size.has_value();
+  b.critical_batch = b.critical_defaulted ? b.reference_batch : *p.convergence.critical_batch_size;
+  b.global_batch = global_batch;
+  if (global_batch > 0 && b.reference_batch > 0)
+    b.factor = batch_iterations_factor(global_batch, b.reference_batch, b.critical_batch);
+  return b;
+}
+
+
+std::string batch_scaling_assumption(const Profile& p) {
+  const BatchScaling b = batch_scaling(p, 0);
+  if (!(b.reference_batch > 0)) return "TTA: iterations to target taken as measured (no reference global batch)";
+  std::string s = "TTA: iterations to target scale with the global batch B as S(B) = S_min (1 + B_crit/B) "
+                  "(McCandlish et al. 2018): the convergence figures hold at B0 = " + num(b.reference_batch) +
+                  (b.reference_defaulted ? " (the profile's nodes x GPUs per node x batch per GPU)"
+                                         : " (convergence.baseline_global_batch)") +
+                  ", B_crit = " + num(b.critical_batch) +
+                  (b.critical_defaulted ? " (convergence.critical_batch_size absent: taken = B0)"
+                                        : " (convergence.critical_batch_size)");
+  if (b.critical_batch == 0) s += "; B_crit = 0: iterations do not depend on the global batch";
+  return s;
+}
+
 namespace {
 IterationsEstimate never(const std::string& why) {
   IterationsEstimate e;
@@ -33,15 +86,32 @@ IterationsEstimate never(const std::string& why) {
   e.basis = why;
   return e;
 }
-std::string num(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
+}  // namespace
+
+namespace {
+IterationsEstimate scaled(IterationsEstimate e, const BatchScaling& b) {
+  e.global_batch = b.global_batch;
+  e.batch_factor = b.factor;
+  if (e.status == TtaStatus::Reaches && e.iterations && b.factor != 1) {
+    *e.iterations *= b.factor;
+    e.basis += "; global batch " + num(b.global_batch) + " vs " + num(b.reference_batch) + " measured: iterations x" +
+               num(b.factor);
+  }
+  return e;
 }
+IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
+                            const compress::SchemeTraits& traits, int world);
 }  // namespace
 
 IterationsEstimate iterations_to_target(const Convergence& conv, const std::string& scheme,
-                                        const compress::SchemeTraits& traits, int world) {
+                                        const compress::SchemeTraits& traits, int world,
+                                        const BatchScaling& batch) {
+  return scaled(unscaled(conv, scheme, traits, world), batch);
+}
+
+namespace {
+IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
+                            const compress::SchemeTraits& traits, int world) {
   const auto& k = conv.constants;
   auto it = conv.schemes.find(scheme);
   const ConvergenceFigures* f = it == conv.schemes.end() ? nullptr : &it->second;
@@ -100,12 +170,15 @@ IterationsEstimate iterations_to_target(const Convergence& conv, const std::stri
   e.basis = basis;
   return e;
 }
+}  // namespace
 
 TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s) {
   TtaResult r;
   r.status = it.status;
   r.basis = it.basis;
   r.multiplier = it.multiplier;
+  r.batch_factor = it.batch_factor;
+  r.global_batch = it.global_batch;
   if (it.status == TtaStatus::Reaches && it.iterations) {
     r.iterations = it.iterations;
     r.tta_s = *it.iterations * iteration_s;

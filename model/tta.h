@@ -10,6 +10,11 @@
 //    else m = 1 + biased_scale * e / (1 - e);
 //  - any m above max_multiplier (or infinite) = never reaches the target.
 // "Never reaches the target" is a status, never a number.
+// Global batch (docs/model.md §4.1): the figures above hold at the batch they were
+// measured at (convergence.baseline_global_batch); at another global batch B the
+// iterations are multiplied by batch_iterations_factor(B, B0, B_crit), McCandlish et
+// al.'s law S(B) = S_min (1 + B_crit / B): ~1/B well below the critical batch, constant
+// well above it.
 #pragma once
 
 #include "model/profile.h"
@@ -29,18 +34,44 @@ double ef_multiplier(double delta, double ef_scale);                 // 1 + s (1
 double unbiased_multiplier(double w, int p, double variance_scale);  // 1 + s w / p
 double biased_multiplier(double e, double biased_scale);             // 1 + s e / (1 - e)
 
+// Iterations at global batch B relative to those at the reference batch B0 under
+// S(B) = S_min (1 + Bc / B): (1 + Bc/B) / (1 + Bc/B0). Bc = 0: 1 (no dependence);
+// Bc -> inf: B0 / B (perfect inverse scaling). Throws ModelError unless B, B0 > 0, Bc >= 0.
+double batch_iterations_factor(double global_batch, double reference_batch, double critical_batch);
+
+// The global-batch law resolved for one profile and one global batch.
+struct BatchScaling {
+  double global_batch = 0;     // samples per iteration, all GPUs (0 = unknown: factor 1)
+  double reference_batch = 0;  // B0 at which the convergence figures hold
+  double critical_batch = 0;   // Bc used
+  bool reference_defaulted = false;  // B0 from the profile's own setup, not the field
+  bool critical_defaulted = false;   // Bc = B0 because critical_batch_size is absent
+  double factor = 1;           // batch_iterations_factor(global, reference, critical)
+};
+// Reference batch B0 of a profile: convergence.baseline_global_batch, else
+// cluster.nodes x gpus_per_node x model.compute[0].batch_size (0 when there is no compute).
+double reference_global_batch(const Profile& p);
+BatchScaling batch_scaling(const Profile& p, double global_batch);
+// One line for outputs' assumption lists: the law, B0 and Bc with where they came from.
+std::string batch_scaling_assumption(const Profile& p);
+
 struct IterationsEstimate {
   TtaStatus status = TtaStatus::Reaches;
   std::optional<double> multiplier;   // absent when never
   std::optional<double> iterations;   // absent when never
   std::string basis;                  // "measured", "error feedback, delta=0.59", ...
+  double batch_factor = 1;            // iterations x this for the global batch (already in iterations)
+  double global_batch = 0;            // the global batch it was computed for (0 = reference)
 };
 
 // Throws ModelError when the profile has no baseline_iterations
 // ("convergence.baseline_iterations") or no figures for a scheme that needs them
 // ("convergence.schemes.<spec>").
+// `batch` (optional) rescales the iterations to another global batch; the compression
+// multiplier is unchanged (it compares with the baseline at the same batch).
 IterationsEstimate iterations_to_target(const Convergence& conv, const std::string& scheme,
-                                        const compress::SchemeTraits& traits, int world);
+                                        const compress::SchemeTraits& traits, int world,
+                                        const BatchScaling& batch = {});
 
 struct TtaResult {
   TtaStatus status = TtaStatus::Reaches;
@@ -48,6 +79,8 @@ struct TtaResult {
   std::optional<Seconds> tta_s;
   std::optional<double> multiplier;
   std::string basis;
+  double batch_factor = 1;   // see IterationsEstimate
+  double global_batch = 0;
 };
 TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s);
 

@@ -9,12 +9,14 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 namespace gcu::model {
 
 const char* axis_name(Axis a) {
   switch (a) {
     case Axis::Bandwidth: return "bandwidth_gbps";
+    case Axis::Gpus: return "gpus";
     case Axis::Nodes: return "nodes";
     case Axis::BatchSize: return "batch_size";
     case Axis::ComputeSpeedup: return "compute_speedup";
@@ -24,10 +26,28 @@ const char* axis_name(Axis a) {
 
 Axis parse_axis(const std::string& s) {
   if (s == "bandwidth" || s == "bandwidth_gbps" || s == "bw") return Axis::Bandwidth;
-  if (s == "nodes" || s == "gpus") return Axis::Nodes;
+  if (s == "gpus") return Axis::Gpus;
+  if (s == "nodes") return Axis::Nodes;
   if (s == "batch" || s == "batch_size") return Axis::BatchSize;
   if (s == "speedup" || s == "compute_speedup") return Axis::ComputeSpeedup;
-  throw ModelError("unknown sweep axis '" + s + "' (known: bandwidth, nodes, batch, speedup)");
+  throw ModelError("unknown sweep axis '" + s +
+                   "' (known: bandwidth_gbps, gpus, nodes, batch_size, compute_speedup)");
+}
+
+std::pair<int, int> split_gpus(int gpus, int gpus_per_node) {
+  if (gpus_per_node < 1)
+    throw ModelError("cluster.gpus_per_node = " + std::to_string(gpus_per_node) + " must be >= 1");
+  if (gpus < 1) throw ModelError("gpus = " + std::to_string(gpus) + " must be >= 1");
+  if (gpus <= gpus_per_node) return {1, gpus};
+  if (gpus % gpus_per_node != 0) {
+    const int below = gpus / gpus_per_node * gpus_per_node;
+    const std::string g = std::to_string(gpus_per_node);
+    throw ModelError("gpus = " + std::to_string(gpus) + " is not a whole number of nodes of " + g +
+                     " GPUs (cluster.gpus_per_node = " + g + "): use " + std::to_string(below) + " or " +
+                     std::to_string(below + gpus_per_node) + " (a multiple of " + g +
+                     "), at most " + g + " for one node, or change cluster.gpus_per_node");
+  }
+  return {gpus / gpus_per_node, gpus_per_node};
 }
 
 Seconds linear_scaling_s(const Predictor& pred, const Conditions& cond) {
@@ -42,12 +62,22 @@ int as_int(double v, const char* what) {
   return int(v);
 }
 
+}  // namespace
+
+double global_batch(const Predictor& pred) {
+  return double(pred.world()) * pred.compute().compute.batch_size;
+}
+
+IterationsEstimate iterations_for(const Profile& p, const Predictor& pred) {
+  return iterations_to_target(p.convergence, pred.plan().scheme, pred.plan().traits, pred.world(),
+                              batch_scaling(p, global_batch(pred)));
+}
+
+namespace {
 std::optional<TtaResult> tta_for(const Profile& p, const Predictor& pred, Seconds iter_s,
                                  std::string* why) {
   try {
-    return time_to_accuracy(
-        iterations_to_target(p.convergence, pred.plan().scheme, pred.plan().traits, pred.world()),
-        iter_s);
+    return time_to_accuracy(iterations_for(p, pred), iter_s);
   } catch (const ModelError& e) {
     if (why) *why = e.what();
     return std::nullopt;
@@ -63,6 +93,10 @@ std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
   auto predictor_for = [&](const std::string& scheme, double x) -> std::unique_ptr<Predictor> {
     Setup s = req.base;
     s.scheme = scheme;
+    if (req.axis == Axis::Gpus) {
+      const int gpn = req.base.gpus_per_node > 0 ? req.base.gpus_per_node : p.cluster.gpus_per_node;
+      std::tie(s.nodes, s.gpus_per_node) = split_gpus(as_int(x, "gpus"), gpn);
+    }
     if (req.axis == Axis::Nodes) s.nodes = as_int(x, "nodes");
     if (req.axis == Axis::BatchSize) s.batch_size = as_int(x, "batch_size");
     return std::make_unique<Predictor>(p, s);
@@ -73,7 +107,7 @@ std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
       if (!(x > 0)) throw ModelError("bandwidth " + std::to_string(x) + " Gbps must be > 0");
       c.inter_bandwidth_gbps = x;
       // A single-node cluster has only the intra level: sweep that one.
-      if (p.cluster.nodes == 1 && req.base.nodes <= 1) c.intra_bandwidth_gbps = x;
+      if ((req.base.nodes > 0 ? req.base.nodes : p.cluster.nodes) == 1) c.intra_bandwidth_gbps = x;
     }
     if (req.axis == Axis::ComputeSpeedup) {
       if (!(x > 0)) throw ModelError("compute speed-up " + std::to_string(x) + " must be > 0");
@@ -83,7 +117,7 @@ std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
     for (const auto& scheme : req.schemes) {
       std::unique_ptr<Predictor> own;
       const Predictor* pred;
-      if (req.axis == Axis::Nodes || req.axis == Axis::BatchSize) {
+      if (req.axis == Axis::Gpus || req.axis == Axis::Nodes || req.axis == Axis::BatchSize) {
         own = predictor_for(scheme, x);
         pred = own.get();
       } else {
@@ -169,8 +203,8 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
   const Predictor a(p, s1), b(p, s0);
   double ma = 1, mb = 1;  // TTA = iterations x iteration time; iterations don't depend on bandwidth
   if (metric == Metric::Tta) {
-    const auto ia = iterations_to_target(p.convergence, a.plan().scheme, a.plan().traits, a.world());
-    const auto ib = iterations_to_target(p.convergence, b.plan().scheme, b.plan().traits, b.world());
+    const auto ia = iterations_for(p, a);
+    const auto ib = iterations_for(p, b);
     Crossover c;
     if (ia.status == TtaStatus::NeverReaches || ib.status == TtaStatus::NeverReaches) {
       c.note = (ia.status == TtaStatus::NeverReaches ? a.plan().scheme : b.plan().scheme) +
@@ -180,7 +214,7 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
     ma = *ia.iterations;
     mb = *ib.iterations;
   }
-  const bool single = p.cluster.nodes == 1 && setup.nodes <= 1;
+  const bool single = (setup.nodes > 0 ? setup.nodes : p.cluster.nodes) == 1;
   // d(bw) = scheme - baseline (negative: scheme wins).
   auto d = [&](double g) {
     Conditions c = cond;

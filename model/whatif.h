@@ -10,17 +10,26 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gcu::model {
 
-enum class Axis { Bandwidth, Nodes, BatchSize, ComputeSpeedup };
-const char* axis_name(Axis a);  // "bandwidth_gbps", "nodes", "batch_size", "compute_speedup"
-Axis parse_axis(const std::string& s);
+// Gpus = total GPU count: whole nodes of the setup's GPUs per node, or one partly used
+// node when fewer (split_gpus); Nodes = node count, GPUs per node unchanged.
+enum class Axis { Bandwidth, Gpus, Nodes, BatchSize, ComputeSpeedup };
+// "bandwidth_gbps", "gpus", "nodes", "batch_size", "compute_speedup"
+const char* axis_name(Axis a);
+Axis parse_axis(const std::string& s);  // the names above and aliases; throws ModelError
+
+// {nodes, GPUs per node} for `gpus` GPUs on nodes of `gpus_per_node`: {1, gpus} when
+// gpus <= gpus_per_node, {gpus / gpus_per_node, gpus_per_node} when it divides. Throws
+// ModelError naming both values and the nearest valid counts otherwise.
+std::pair<int, int> split_gpus(int gpus, int gpus_per_node);
 
 struct SweepRequest {
   Axis axis = Axis::Bandwidth;
-  std::vector<double> values;        // Gbps (inter level), nodes, per-GPU batch, factor
+  std::vector<double> values;        // Gbps (inter level), GPUs, nodes, per-GPU batch, factor
   std::vector<std::string> schemes;  // specs, e.g. "none", "fp16", "powersgd:rank=4"
   Setup base;                        // base.scheme is ignored
   Conditions cond;
@@ -39,6 +48,12 @@ struct SweepRow {
 
 // One row per (value, scheme), values outer. Throws ModelError on a bad scheme or value.
 std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req);
+
+// Samples per iteration over all GPUs of a predictor's setup (GPUs x per-GPU batch).
+double global_batch(const Predictor& pred);
+// Iterations to target of the predictor's scheme at its global batch (tta.h, with the
+// global-batch law applied). Throws ModelError when figures are missing.
+IterationsEstimate iterations_for(const Profile& p, const Predictor& pred);
 
 // Iteration time with no communication at all (linear-scaling reference).
 Seconds linear_scaling_s(const Predictor& pred, const Conditions& cond = {});

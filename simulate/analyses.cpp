@@ -1,6 +1,8 @@
-// What-if analysis reports (analyses.h).
+// What-if analyses (analyses.h): results over model/whatif.h and their human reports.
+// CSV and JSON are in analyses_format.cpp.
 #include "simulate/analyses.h"
 
+#include "simulate/atomic_file.h"
 #include "simulate/format.h"
 
 #include <cmath>
@@ -9,15 +11,40 @@
 namespace gcu::simulate {
 namespace {
 
-std::string header(const model::Profile& p, const AnalysisBase& a, const std::string& what) {
-  const int nodes = a.setup.nodes > 0 ? a.setup.nodes : p.cluster.nodes;
-  const int gpn = a.setup.gpus_per_node > 0 ? a.setup.gpus_per_node : p.cluster.gpus_per_node;
-  const double bw = a.cond.inter_bandwidth_gbps > 0 ? a.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
+AnalysisContext context_of(const model::Profile& p, const AnalysisBase& a, const std::string& analysis, bool tta) {
+  AnalysisContext c;
+  c.analysis = analysis;
+  c.profile_label = a.profile_label;
+  c.model_name = p.model.name;
+  c.parameters = p.model.parameters;
+  c.nodes = a.setup.nodes > 0 ? a.setup.nodes : p.cluster.nodes;
+  c.gpus_per_node = a.setup.gpus_per_node > 0 ? a.setup.gpus_per_node : p.cluster.gpus_per_node;
+  c.batch_size = a.setup.batch_size > 0 ? a.setup.batch_size
+                 : p.model.compute.empty() ? 0
+                                           : p.model.compute.front().batch_size;
+  c.inter_bandwidth_gbps = a.cond.inter_bandwidth_gbps > 0 ? a.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
+  c.intra_bandwidth_gbps = a.cond.intra_bandwidth_gbps > 0 ? a.cond.intra_bandwidth_gbps : p.cluster.intra.bandwidth_gbps;
+  c.compute_speedup = a.cond.compute_speedup;
+  c.iteration_model = model::model_name(a.setup.model);
+  c.mode = model::mode_name(a.setup.mode);
+  if (tta) c.assumptions.push_back(model::batch_scaling_assumption(p));
+  return c;
+}
+
+std::string header(const AnalysisContext& c, const std::string& what) {
   std::ostringstream s;
-  s << "gcu simulate " << what << ": " << p.model.name << " (" << a.profile_label << "), " << nodes * gpn
-    << " GPUs (" << nodes << " x " << gpn << "), inter-node " << fmt_number(bw) << " Gbps, "
-    << model::model_name(a.setup.model) << " model\n\n";
+  s << "gcu simulate " << what << ": " << c.model_name << " (" << c.profile_label << "), " << c.nodes * c.gpus_per_node
+    << " GPUs (" << c.nodes << " x " << c.gpus_per_node << "), batch " << c.batch_size << "/GPU, inter-node "
+    << fmt_number(c.inter_bandwidth_gbps) << " Gbps";
+  if (c.compute_speedup != 1) s << ", compute " << fmt_number(c.compute_speedup) << "x faster";
+  s << ", " << c.iteration_model << " model\n\n";
   return s.str();
+}
+
+std::string footer(const AnalysisContext& c) {
+  std::string out;
+  for (const auto& a : c.assumptions) out += "  assumption: " + a + "\n";
+  return out;
 }
 
 std::string tta_text(const std::optional<model::TtaResult>& t) {
@@ -26,88 +53,161 @@ std::string tta_text(const std::optional<model::TtaResult>& t) {
   return t->tta_s ? fmt_duration(*t->tta_s) : "-";
 }
 
-}  // namespace
-
-std::string crossover_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                             const std::string& baseline, double lo_gbps, double hi_gbps, model::Metric metric) {
-  std::vector<std::vector<std::string>> rows = {{"scheme", "baseline", "crossover (Gbps)", "scheme wins"}};
-  std::vector<std::string> notes;
-  for (const auto& s : schemes) {
-    const auto c = model::crossover_bandwidth(p, s, baseline, a.setup, a.cond, lo_gbps, hi_gbps, metric);
-    rows.push_back({s, baseline, c.gbps ? fmt_number(std::round(*c.gbps * 1000) / 1000) : "none",
-                    c.gbps ? (c.scheme_wins_below ? "below" : "above") : "-"});
-    notes.push_back(c.note);
-  }
-  std::string out = header(p, a, "crossover") + align_columns(rows);
-  out += "\n  searched " + fmt_number(lo_gbps) + " to " + fmt_number(hi_gbps) + " Gbps of inter-node bandwidth, comparing " +
-         (metric == model::Metric::Tta ? "time to accuracy" : "iteration time") + "\n";
-  for (const auto& n : notes) out += "  " + n + "\n";
-  return out;
+const char* metric_words(model::Metric m) {
+  return m == model::Metric::Tta ? "time to accuracy" : "iteration time";
 }
 
-std::string ratio_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                         double within) {
-  std::vector<std::vector<std::string>> rows = {
-      {"scheme", "iter now (ms)", "linear (ms)", "target (ms)", "ratio needed"}};
-  std::string notes;
+}  // namespace
+
+OutputFormat parse_output_format(const std::string& s) {
+  if (s == "table" || s == "text") return OutputFormat::Table;
+  if (s == "csv") return OutputFormat::Csv;
+  if (s == "json") return OutputFormat::Json;
+  throw SimulateError("--format " + s + ": expected table, csv or json");
+}
+
+// ---- results --------------------------------------------------------------------------
+CrossoverResult run_crossover(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
+                              const std::string& baseline, double lo_gbps, double hi_gbps, model::Metric metric) {
+  CrossoverResult r;
+  r.context = context_of(p, a, "crossover", metric == model::Metric::Tta);
+  r.baseline = baseline;
+  r.lo_gbps = lo_gbps;
+  r.hi_gbps = hi_gbps;
+  r.metric = metric;
+  for (const auto& s : schemes) {
+    const auto c = model::crossover_bandwidth(p, s, baseline, a.setup, a.cond, lo_gbps, hi_gbps, metric);
+    r.rows.push_back({s, c.gbps, c.scheme_wins_below, c.note});
+  }
+  return r;
+}
+
+RatioResult run_ratio(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
+                      double within) {
+  RatioResult r;
+  r.context = context_of(p, a, "ratio", false);
+  r.within = within;
   for (const auto& s : schemes) {
     model::Setup st = a.setup;
     st.scheme = s;
-    const auto r = model::ratio_for_linear_scaling(p, st, a.cond, within);
-    const double linear = r.target_s / (1 + within);
-    rows.push_back({s, fmt_ms(r.at_ratio_1_s), fmt_ms(linear), fmt_ms(r.target_s),
-                    r.ratio ? fmt_ratio(*r.ratio) : "unreachable"});
-    if (!r.note.empty()) notes += "  " + s + ": " + r.note + "\n";
+    const auto n = model::ratio_for_linear_scaling(p, st, a.cond, within);
+    r.rows.push_back({s, n.at_ratio_1_s, n.target_s / (1 + within), n.target_s, n.ratio, n.note});
   }
-  std::ostringstream w;
-  w << within * 100;
-  return header(p, a, "ratio") + align_columns(rows) + "\n" + notes +
-         "  ratio needed = extra compression (wire bytes divided by it, on top of the scheme's own) for the\n"
-         "  iteration to come within " + w.str() + "% of linear scaling (no communication at all); the\n"
-         "  scheme's encode/decode costs are kept.\n";
+  return r;
 }
 
-std::string trade_report(const model::Profile& p, const AnalysisBase& a, const std::string& scheme,
-                         const std::vector<double>& ks, double l) {
+TradeResult run_trade(const model::Profile& p, const AnalysisBase& a, const std::string& scheme,
+                      const std::vector<double>& ks, double l) {
+  TradeResult r;
+  r.context = context_of(p, a, "trade", false);
+  r.scheme = scheme;
+  r.l = l;
   model::Setup st = a.setup;
   st.scheme = scheme;
-  const auto rows = model::codec_ratio_trade(p, st, a.cond, ks, l);
-  std::vector<std::vector<std::string>> t = {
-      {"codec speed-up k", "bytes x", "iter (ms)", "encode+decode (ms)", "comm (ms)", "exposed (ms)"}};
-  for (const auto& r : rows)
-    t.push_back({fmt_number(r.k), fmt_number(r.bytes_factor), fmt_ms(r.iteration.total_s),
-                 fmt_ms(r.iteration.encode_s + r.iteration.decode_s), fmt_ms(r.iteration.comm_s),
-                 fmt_ms(r.iteration.exposed_s)});
-  return header(p, a, "trade (" + scheme + ", l = " + fmt_number(l) + ")") + align_columns(t) +
-         "\n  encode/decode k times faster, paid with l*k times more bytes on the wire.\n";
+  r.rows = model::codec_ratio_trade(p, st, a.cond, ks, l);
+  return r;
 }
 
-std::string recommend_report(const model::Profile& p, const AnalysisBase& a, std::vector<std::string> candidates,
-                             model::Metric metric, size_t top) {
+RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, std::vector<std::string> candidates,
+                              model::Metric metric, size_t top) {
   if (candidates.empty()) candidates = model::default_candidates();
+  RecommendResult r;
+  r.context = context_of(p, a, "recommend", true);
+  r.metric = metric;
+  r.top = top;
   const auto recs = model::recommend(p, candidates, a.setup, a.cond, metric);
-  // FP16 reference for the speed-up column
   double fp16_s = 0;
-  for (const auto& r : recs)
-    if (r.scheme == "fp16" && r.iteration) fp16_s = r.iteration->total_s;
+  for (const auto& x : recs)
+    if (x.scheme == "fp16" && x.iteration) fp16_s = x.iteration->total_s;
+  int rank = 0;
+  for (const auto& x : recs) {
+    RecommendRow row;
+    row.rec = x;
+    if (x.skipped.empty()) row.rank = ++rank;
+    if (x.iteration && fp16_s > 0 && x.iteration->total_s > 0) row.vs_fp16 = fp16_s / x.iteration->total_s;
+    if (row.rank == 1) r.best = x.scheme;
+    r.rows.push_back(std::move(row));
+  }
+  return r;
+}
+
+// ---- human reports --------------------------------------------------------------------
+std::string crossover_text(const CrossoverResult& r) {
+  std::vector<std::vector<std::string>> rows = {{"scheme", "baseline", "crossover (Gbps)", "scheme wins"}};
+  for (const auto& x : r.rows)
+    rows.push_back({x.scheme, r.baseline,
+                    x.crossover_gbps ? fmt_number(std::round(*x.crossover_gbps * 1000) / 1000) : "none",
+                    x.crossover_gbps ? (x.scheme_wins_below ? "below" : "above") : "-"});
+  std::string out = header(r.context, "crossover") + align_columns(rows);
+  out += "\n  searched " + fmt_number(r.lo_gbps) + " to " + fmt_number(r.hi_gbps) +
+         " Gbps of inter-node bandwidth, comparing " + metric_words(r.metric) + "\n";
+  for (const auto& x : r.rows) out += "  " + x.note + "\n";
+  return out + footer(r.context);
+}
+
+std::string ratio_text(const RatioResult& r) {
+  std::vector<std::vector<std::string>> rows = {
+      {"scheme", "iter now (ms)", "linear (ms)", "target (ms)", "ratio needed"}};
+  std::string notes;
+  for (const auto& x : r.rows) {
+    rows.push_back({x.scheme, fmt_ms(x.iteration_s), fmt_ms(x.linear_s), fmt_ms(x.target_s),
+                    x.ratio ? fmt_ratio(*x.ratio) : "unreachable"});
+    if (!x.note.empty()) notes += "  " + x.scheme + ": " + x.note + "\n";
+  }
+  std::ostringstream w;
+  w << r.within * 100;
+  return header(r.context, "ratio") + align_columns(rows) + "\n" + notes +
+         "  ratio needed = extra compression (wire bytes divided by it, on top of the scheme's own) for the\n"
+         "  iteration to come within " + w.str() + "% of linear scaling (no communication at all); the\n"
+         "  scheme's encode/decode costs are kept.\n" + footer(r.context);
+}
+
+std::string trade_text(const TradeResult& r) {
+  std::vector<std::vector<std::string>> t = {
+      {"codec speed-up k", "bytes x", "iter (ms)", "encode+decode (ms)", "comm (ms)", "exposed (ms)"}};
+  for (const auto& x : r.rows)
+    t.push_back({fmt_number(x.k), fmt_number(x.bytes_factor), fmt_ms(x.iteration.total_s),
+                 fmt_ms(x.iteration.encode_s + x.iteration.decode_s), fmt_ms(x.iteration.comm_s),
+                 fmt_ms(x.iteration.exposed_s)});
+  return header(r.context, "trade (" + r.scheme + ", l = " + fmt_number(r.l) + ")") + align_columns(t) +
+         "\n  encode/decode k times faster, paid with l*k times more bytes on the wire.\n" + footer(r.context);
+}
+
+std::string recommend_text(const RecommendResult& r) {
   std::vector<std::vector<std::string>> t = {{"rank", "scheme", "iter (ms)", "vs FP16", "TTA"}};
   std::vector<std::string> skipped;
-  size_t n = 0;
-  for (const auto& r : recs) {
-    if (!r.skipped.empty()) {
-      skipped.push_back(r.scheme + ": " + r.skipped);
+  for (const auto& x : r.rows) {
+    if (!x.rank) {
+      skipped.push_back(x.rec.scheme + ": " + x.rec.skipped);
       continue;
     }
-    if (top && n >= top) continue;
-    ++n;
-    t.push_back({std::to_string(n), r.scheme, r.iteration ? fmt_ms(r.iteration->total_s) : "-",
-                 r.iteration && fp16_s > 0 ? fmt_ratio(fp16_s / r.iteration->total_s) : "-", tta_text(r.tta)});
+    if (r.top && size_t(x.rank) > r.top) continue;
+    t.push_back({std::to_string(x.rank), x.rec.scheme, x.rec.iteration ? fmt_ms(x.rec.iteration->total_s) : "-",
+                 x.vs_fp16 ? fmt_ratio(*x.vs_fp16) : "-", tta_text(x.rec.tta)});
   }
-  std::string out = header(p, a, "recommend") + align_columns(t, 2);
-  out += "\n  ranked by predicted " + std::string(metric == model::Metric::Tta ? "time to accuracy" : "iteration time") +
-         (recs.empty() || !n ? "" : "; best: " + t[1][1]) + "\n";
+  std::string out = header(r.context, "recommend") + align_columns(t, 2);
+  out += "\n  ranked by predicted " + std::string(metric_words(r.metric)) +
+         (r.best.empty() ? "" : "; best: " + r.best) + "\n";
   for (const auto& s : skipped) out += "  skipped " + s + "\n";
-  return out;
+  return out + footer(r.context);
+}
+
+// ---- reports (kept API) -----------------------------------------------------------------
+std::string crossover_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
+                             const std::string& baseline, double lo_gbps, double hi_gbps, model::Metric metric) {
+  return crossover_text(run_crossover(p, a, schemes, baseline, lo_gbps, hi_gbps, metric));
+}
+std::string ratio_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
+                         double within) {
+  return ratio_text(run_ratio(p, a, schemes, within));
+}
+std::string trade_report(const model::Profile& p, const AnalysisBase& a, const std::string& scheme,
+                         const std::vector<double>& ks, double l) {
+  return trade_text(run_trade(p, a, scheme, ks, l));
+}
+std::string recommend_report(const model::Profile& p, const AnalysisBase& a, std::vector<std::string> candidates,
+                             model::Metric metric, size_t top) {
+  return recommend_text(run_recommend(p, a, std::move(candidates), metric, top));
 }
 
 }  // namespace gcu::simulate

@@ -120,8 +120,11 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
          "  exposed = communication + encode/decode not hidden behind backward; ratio = FP32 bytes / wire bytes.\n";
   if (!c.tta_target.empty())
     out += "  TTA = time to " + c.tta_target + " (baseline " + fmt_number(c.baseline_iterations) +
-           " iterations x the scheme's iteration multiplier; \"never\" = does not reach it).\n";
+           " iterations at global batch " + fmt_number(c.reference_global_batch) +
+           ", rescaled to each point's global batch, x the scheme's iteration multiplier; \"never\" = does not "
+           "reach it).\n";
   for (const auto& n : t.notes) out += "  note: " + n + "\n";
+  for (const auto& a : t.assumptions) out += "  assumption: " + a + "\n";
   return out;
 }
 
@@ -130,7 +133,7 @@ std::vector<std::string> csv_header() {
           "iteration_s", "speedup_vs_fp32", "speedup_vs_fp16", "linear_s", "scaling_efficiency",
           "data_s", "forward_s", "backward_s", "backward_comm_s", "exposed_s", "comm_s", "encode_s",
           "decode_s", "optimizer_s", "buckets", "raw_bytes", "wire_bytes", "compression_ratio",
-          "tta_status", "iterations", "tta_s"};
+          "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor"};
 }
 
 std::string format_csv(const ResultTable& t) {
@@ -161,7 +164,9 @@ std::string format_csv(const ResultTable& t) {
         ratio_of(r) > 0 ? fmt_number(ratio_of(r)) : "",
         r.tta ? model::tta_status_name(r.tta->status) : "",
         r.tta ? opt(r.tta->iterations) : "",
-        r.tta ? opt(r.tta->tta_s) : ""};
+        r.tta ? opt(r.tta->tta_s) : "",
+        fmt_number(double(it.world) * it.batch_size),
+        r.tta ? fmt_number(r.tta->batch_factor) : ""};
     std::string line;
     for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
     out += line + "\n";
@@ -178,6 +183,11 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
                 {"batch_size", c.batch_size}, {"inter_bandwidth_gbps", c.inter_bandwidth_gbps},
                 {"intra_bandwidth_gbps", c.intra_bandwidth_gbps}, {"iteration_model", c.iteration_model},
                 {"mode", c.mode}};
+  j["convergence"] = {{"target", c.tta_target}, {"baseline_iterations", c.baseline_iterations},
+                      {"reference_global_batch", c.reference_global_batch},
+                      {"critical_batch_size", c.critical_batch_size},
+                      {"critical_batch_size_source", c.critical_batch_defaulted ? "default (= reference_global_batch)"
+                                                                               : "profile"}};
   if (t.sweep) j["sweep"] = {{"axis", sweep_axis_name(t.sweep->axis)}, {"values", t.sweep->values}};
   else j["sweep"] = nullptr;
   j["schemes"] = t.schemes;
@@ -192,6 +202,7 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
     x["mode"] = model::mode_name(it.mode);
     x["gpus"] = it.world;
     x["batch_size"] = it.batch_size;
+    x["global_batch"] = double(it.world) * it.batch_size;
     x["inter_bandwidth_gbps"] = r.inter_bandwidth_gbps;
     x["iteration_s"] = it.total_s;
     x["speedup_vs_fp32"] = opt(r.vs_fp32);
@@ -205,7 +216,8 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
     x["wire_bytes"] = it.wire_bytes;
     if (r.tta) {
       x["tta"] = {{"status", model::tta_status_name(r.tta->status)}, {"iterations", opt(r.tta->iterations)},
-                  {"tta_s", opt(r.tta->tta_s)}, {"multiplier", opt(r.tta->multiplier)}, {"basis", r.tta->basis}};
+                  {"tta_s", opt(r.tta->tta_s)}, {"multiplier", opt(r.tta->multiplier)},
+                  {"batch_factor", r.tta->batch_factor}, {"basis", r.tta->basis}};
     } else {
       x["tta"] = nullptr;
       x["tta_note"] = r.tta_note;
@@ -215,6 +227,7 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
   }
   j["rows"] = std::move(rows);
   j["notes"] = t.notes;
+  j["assumptions"] = t.assumptions;
   return j.dump(2) + "\n";
 }
 

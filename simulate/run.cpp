@@ -43,20 +43,31 @@ bool can_cost(const model::Profile& p, const model::Setup& s, const std::string&
 }  // namespace
 
 std::pair<int, int> nodes_for_gpus(const model::Profile& p, int gpus) {
-  const int gpn = p.cluster.gpus_per_node;
-  if (gpus < 1) throw SimulateError("gpus = " + std::to_string(gpus) + " must be >= 1");
-  if (gpus <= gpn) return {1, gpus};
-  if (gpus % gpn != 0)
-    throw SimulateError("gpus = " + std::to_string(gpus) + " is not a whole number of nodes of " +
-                        std::to_string(gpn) + " GPUs (cluster.gpus_per_node); use a multiple of " +
-                        std::to_string(gpn) + " or --set cluster.gpus_per_node=N");
-  return {gpus / gpn, gpn};
+  try {
+    return model::split_gpus(gpus, p.cluster.gpus_per_node);
+  } catch (const model::ModelError& e) {
+    throw SimulateError(std::string(e.what()) + " (--set cluster.gpus_per_node=N changes the node size)");
+  }
 }
 
 ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   if (req.schemes.empty()) throw SimulateError("no schemes given (e.g. --schemes none,fp16,powersgd:rank=4)");
   ResultTable out;
   out.sweep = req.sweep;
+  if (req.sweep && req.gpus > 0 &&
+      (req.sweep->axis == SweepAxis::Gpus || req.sweep->axis == SweepAxis::Nodes))
+    throw SimulateError("--gpus " + std::to_string(req.gpus) + " and --sweep " + sweep_axis_name(req.sweep->axis) +
+                        "=... both set the GPU count: drop --gpus (a gpus sweep takes whole nodes of cluster.gpus_per_node = " +
+                        std::to_string(p.cluster.gpus_per_node) +
+                        " GPUs, or one partly used node; a nodes sweep keeps the GPUs per node)");
+  if (req.sweep && req.sweep->axis == SweepAxis::Gpus)
+    for (double g : req.sweep->values) {
+      try {
+        (void)model::split_gpus(int(g), p.cluster.gpus_per_node);
+      } catch (const model::ModelError& e) {
+        throw SimulateError("--sweep gpus: " + std::string(e.what()));
+      }
+    }
   const model::Setup base = base_setup(p, req);
 
   // Requested schemes (canonical, unique) + hidden baselines.
@@ -85,19 +96,10 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
     sr.values = {req.cond.compute_speedup};
     rows = model::sweep(p, sr);
     for (auto& r : rows) r.x = 0;
-  } else if (req.sweep->axis == SweepAxis::Gpus) {
-    sr.axis = model::Axis::ComputeSpeedup;
-    sr.values = {req.cond.compute_speedup};
-    for (double g : req.sweep->values) {
-      std::tie(sr.base.nodes, sr.base.gpus_per_node) = nodes_for_gpus(p, int(g));
-      for (auto& r : model::sweep(p, sr)) {
-        r.x = g;
-        rows.push_back(std::move(r));
-      }
-    }
   } else {
     switch (req.sweep->axis) {
       case SweepAxis::Bandwidth: sr.axis = model::Axis::Bandwidth; break;
+      case SweepAxis::Gpus: sr.axis = model::Axis::Gpus; break;
       case SweepAxis::Nodes: sr.axis = model::Axis::Nodes; break;
       case SweepAxis::BatchSize: sr.axis = model::Axis::BatchSize; break;
       default: sr.axis = model::Axis::ComputeSpeedup; break;
@@ -137,12 +139,9 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       out.rows.push_back(std::move(r));
     }
   }
-  if (req.with_tta && req.sweep &&
-      (req.sweep->axis == SweepAxis::Gpus || req.sweep->axis == SweepAxis::Nodes ||
-       req.sweep->axis == SweepAxis::BatchSize))
-    notes.insert("TTA uses the profile's convergence.baseline_iterations at every point, although the global "
-                 "batch changes along this sweep");
   out.notes.assign(notes.begin(), notes.end());
+  if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))
+    out.assumptions.push_back(model::batch_scaling_assumption(p));
 
   RunContext& c = out.context;
   c.model_name = p.model.name;
@@ -160,6 +159,10 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   c.compute_speedup = req.cond.compute_speedup;
   c.tta_target = p.convergence.target;
   c.baseline_iterations = p.convergence.baseline_iterations;
+  const model::BatchScaling bs = model::batch_scaling(p, 0);
+  c.reference_global_batch = bs.reference_batch;
+  c.critical_batch_size = bs.critical_batch;
+  c.critical_batch_defaulted = bs.critical_defaulted;
   return out;
 }
 

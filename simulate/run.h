@@ -51,6 +51,9 @@ struct RunContext {
   double compute_speedup = 1;
   std::string tta_target;
   double baseline_iterations = 0;
+  double reference_global_batch = 0;   // B0 of the global-batch law (model/tta.h)
+  double critical_batch_size = 0;      // B_crit used
+  bool critical_batch_defaulted = false;
 };
 
 struct ResultTable {
@@ -59,6 +62,7 @@ struct ResultTable {
   std::vector<ResultRow> rows;       // sweep values outer, schemes inner
   RunContext context;
   std::vector<std::string> notes;    // compute interpolation, missing TTA figures, ...
+  std::vector<std::string> assumptions;  // modelling assumptions behind the numbers (TTA vs batch, ...)
 };
 
 // A one-line description of the setup for plot titles: model, GPUs, batch, bandwidth

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -189,6 +190,67 @@ TEST_F(SimulateCli, WhatIfSubcommands) {
   const Result c = gcu(std::string("simulate ratio -p ") + kProfile + " --within 0.2 --gpus 16");
   EXPECT_EQ(c.rc, 0) << c.out;
   EXPECT_NE(c.out.find("16 GPUs"), std::string::npos) << c.out;
+}
+
+TEST_F(SimulateCli, WhatIfAnalysesAsJsonAndCsv) {
+  // JSON on stdout for each analysis: versioned schema, one row per scheme / k / candidate.
+  struct Case {
+    const char* args;
+    const char* analysis;
+    size_t rows;
+  };
+  for (const Case& c : {Case{"crossover --schemes powersgd:rank=4,topk:k=0.01", "crossover", 2},
+                        Case{"ratio --schemes none,fp16", "ratio", 2},
+                        Case{"trade --schemes topk:k=0.01 --k 1,2,4,8", "trade", 4},
+                        Case{"recommend --candidates 'none,fp16,powersgd:rank={2|4}'", "recommend", 4}}) {
+    const Result r = gcu(std::string("simulate ") + c.args + " -p " + kProfile + " --format json 2>/dev/null");
+    ASSERT_EQ(r.rc, 0) << c.args << "\n" << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["schema"], std::string("gcu.simulate.") + c.analysis + "/1") << c.args;
+    EXPECT_EQ(j["rows"].size(), c.rows) << c.args;
+    EXPECT_EQ(j["setup"]["gpus"], 64) << c.args;
+    const Result v = gcu(std::string("simulate ") + c.args + " -p " + kProfile + " --format csv 2>/dev/null");
+    ASSERT_EQ(v.rc, 0) << c.args << "\n" << v.out;
+    EXPECT_EQ(size_t(std::count(v.out.begin(), v.out.end(), '\n')), c.rows + 1) << v.out;
+  }
+}
+
+TEST_F(SimulateCli, OutputFileIsWrittenWhole) {
+  const Result r = gcu(std::string("simulate recommend -p ") + kProfile + " --candidates none,fp16 --format json -o " +
+                       at("sub/rec.json"));
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.find("\"schema\""), std::string::npos) << r.out;  // not on stdout
+  EXPECT_NE(r.out.find("wrote JSON " + at("sub/rec.json")), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(slurp(at("sub/rec.json")));
+  EXPECT_EQ(j["schema"], "gcu.simulate.recommend/1");
+  for (const auto& e : fs::directory_iterator(dir_ / "sub"))  // no temporary left behind
+    EXPECT_EQ(e.path().filename(), "rec.json");
+  const Result s = gcu(std::string("simulate -p ") + kProfile + " --format csv -o " + at("sweep.csv"));
+  ASSERT_EQ(s.rc, 0) << s.out;
+  EXPECT_EQ(slurp(at("sweep.csv")).rfind("axis,x,scheme", 0), 0u);
+  const Result bad = gcu(std::string("simulate ratio -p ") + kProfile + " --format xml");
+  EXPECT_NE(bad.rc, 0);
+}
+
+TEST_F(SimulateCli, GpusSweepAndConflicts) {
+  const Result ok = gcu(std::string("simulate -p ") + kProfile + " --schemes none --sweep gpus=2,4,8 --format json");
+  ASSERT_EQ(ok.rc, 0) << ok.out;
+  const auto j = nlohmann::json::parse(ok.out);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(j["rows"][i]["gpus"], j["sweep"]["values"][i].get<double>());
+  // TTA follows the global batch: more GPUs, fewer iterations; the law is stated.
+  EXPECT_LT(j["rows"][2]["tta"]["iterations"].get<double>(), j["rows"][0]["tta"]["iterations"].get<double>());
+  EXPECT_FALSE(j["assumptions"].empty());
+  EXPECT_TRUE(j["convergence"].contains("critical_batch_size"));
+  const Result both = gcu(std::string("simulate -p ") + kProfile + " --gpus 16 --sweep gpus=8,16");
+  EXPECT_EQ(both.rc, 2);
+  EXPECT_NE(both.out.find("--gpus 16"), std::string::npos) << both.out;
+  const Result odd = gcu(std::string("simulate -p ") + kProfile + " --gpus 10");
+  EXPECT_EQ(odd.rc, 2);
+  EXPECT_NE(odd.out.find("gpus = 10"), std::string::npos) << odd.out;
+  EXPECT_NE(odd.out.find("use 8 or 12"), std::string::npos) << odd.out;
+  const Result neg = gcu(std::string("simulate -p ") + kProfile + " --gpus -4");
+  EXPECT_NE(neg.rc, 0);
 }
 
 }  // namespace

@@ -93,5 +93,74 @@ TEST(Tta, MissingFiguresAreClearErrors) {
   EXPECT_THROW(iterations_to_target(c, "none", {}, 8), ModelError);  // no baseline
 }
 
+TEST(Tta, BatchFactorLaw) {
+  // S(B) = S_min (1 + Bc/B), relative to B0: (1 + Bc/B) / (1 + Bc/B0).
+  EXPECT_DOUBLE_EQ(batch_iterations_factor(512, 512, 512), 1.0);      // at the reference
+  EXPECT_DOUBLE_EQ(batch_iterations_factor(1024, 512, 512), 0.75);    // (1 + 0.5) / 2
+  EXPECT_DOUBLE_EQ(batch_iterations_factor(256, 512, 512), 1.5);      // (1 + 2) / 2
+  EXPECT_DOUBLE_EQ(batch_iterations_factor(4096, 512, 0), 1.0);       // Bc = 0: no dependence
+  EXPECT_DOUBLE_EQ(batch_iterations_factor(2048, 512, kInf), 0.25);   // Bc = inf: 1/B
+  // Far below Bc: nearly 1/B; far above: nearly constant (the floor 1/(1 + Bc/B0)).
+  EXPECT_NEAR(batch_iterations_factor(2, 1, 1e9), 0.5, 1e-8);
+  EXPECT_NEAR(batch_iterations_factor(1e12, 1000, 1000), 0.5, 1e-8);
+  double prev = kInf, prev_samples = 0;
+  for (double b : {64.0, 128.0, 1024.0, 65536.0}) {
+    const double f = batch_iterations_factor(b, 512, 2048);
+    EXPECT_LT(f, prev);               // a larger batch never needs more iterations ...
+    EXPECT_GT(f * b, prev_samples);   // ... nor fewer samples
+    prev = f;
+    prev_samples = f * b;
+  }
+  EXPECT_THROW(batch_iterations_factor(0, 512, 512), ModelError);
+  EXPECT_THROW(batch_iterations_factor(512, 512, -1), ModelError);
+}
+
+TEST(Tta, BatchScalingDefaultsFromTheProfile) {
+  Profile p;
+  p.cluster.nodes = 2;
+  p.cluster.gpus_per_node = 4;
+  p.model.compute.push_back({32, 0.01, 0.02, 0.001, 0, {}});
+  // B0 = 2 x 4 x 32 = 256; Bc absent = B0.
+  auto b = batch_scaling(p, 512);
+  EXPECT_DOUBLE_EQ(b.reference_batch, 256);
+  EXPECT_TRUE(b.reference_defaulted);
+  EXPECT_TRUE(b.critical_defaulted);
+  EXPECT_DOUBLE_EQ(b.critical_batch, 256);
+  EXPECT_DOUBLE_EQ(b.factor, 0.75);
+  p.convergence.baseline_global_batch = 1024;
+  p.convergence.critical_batch_size = 0.0;
+  b = batch_scaling(p, 512);
+  EXPECT_FALSE(b.reference_defaulted);
+  EXPECT_FALSE(b.critical_defaulted);
+  EXPECT_DOUBLE_EQ(b.reference_batch, 1024);
+  EXPECT_DOUBLE_EQ(b.factor, 1.0);
+  EXPECT_NE(batch_scaling_assumption(p).find("1024"), std::string::npos) << batch_scaling_assumption(p);
+  EXPECT_DOUBLE_EQ(batch_scaling(p, 0).factor, 1.0);  // unknown batch: unscaled
+}
+
+TEST(Tta, IterationsFollowTheGlobalBatch) {
+  Convergence c = conv();
+  c.schemes["topk:k=0.01"] = {0.93, 0.5, true, std::nullopt, std::nullopt};  // m = 2
+  c.schemes["measured"] = {std::nullopt, std::nullopt, std::nullopt, 1800.0, std::nullopt};
+  c.schemes["never"] = {std::nullopt, std::nullopt, std::nullopt, std::nullopt, false};
+  BatchScaling b;
+  b.global_batch = 1024;
+  b.reference_batch = 512;
+  b.critical_batch = 512;
+  b.factor = batch_iterations_factor(1024, 512, 512);  // 0.75
+  auto none = iterations_to_target(c, "none", {}, 8, b);
+  EXPECT_DOUBLE_EQ(*none.iterations, 750);
+  EXPECT_DOUBLE_EQ(none.batch_factor, 0.75);
+  EXPECT_NE(none.basis.find("global batch 1024"), std::string::npos) << none.basis;
+  auto topk = iterations_to_target(c, "topk:k=0.01", biased(false), 8, b);
+  EXPECT_DOUBLE_EQ(*topk.multiplier, 2.0);  // against the baseline at the same batch
+  EXPECT_DOUBLE_EQ(*topk.iterations, 1500);
+  EXPECT_DOUBLE_EQ(*iterations_to_target(c, "measured", biased(false), 8, b).iterations, 1350);
+  EXPECT_EQ(iterations_to_target(c, "never", biased(false), 8, b).status, TtaStatus::NeverReaches);
+  auto t = time_to_accuracy(none, 0.2);
+  EXPECT_DOUBLE_EQ(*t.tta_s, 150.0);
+  EXPECT_DOUBLE_EQ(t.batch_factor, 0.75);
+}
+
 }  // namespace
 }  // namespace gcu::model

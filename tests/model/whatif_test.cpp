@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace gcu::model {
 namespace {
 
@@ -61,6 +63,64 @@ TEST(WhatIf, NodesAndBatchSweeps) {
   EXPECT_NEAR(rows[1].iteration.backward_s, 2 * rows[0].iteration.backward_s, 1e-15);
   r.values = {1.5};
   EXPECT_THROW(sweep(profile(), r), ModelError);
+}
+
+TEST(WhatIf, GpusAxisTakesWholeNodesOrOnePartNode) {
+  EXPECT_EQ(parse_axis("gpus"), Axis::Gpus);  // total GPUs, not nodes
+  EXPECT_EQ(parse_axis("nodes"), Axis::Nodes);
+  EXPECT_EQ(split_gpus(2, 4), std::make_pair(1, 2));
+  EXPECT_EQ(split_gpus(4, 4), std::make_pair(1, 4));
+  EXPECT_EQ(split_gpus(12, 4), std::make_pair(3, 4));
+  try {
+    split_gpus(6, 4);
+    FAIL() << "no throw";
+  } catch (const ModelError& e) {
+    const std::string m = e.what();
+    for (const char* s : {"gpus = 6", "4 GPUs", "use 4 or 8"}) EXPECT_NE(m.find(s), std::string::npos) << m;
+  }
+  EXPECT_THROW(split_gpus(0, 4), ModelError);
+  SweepRequest r;
+  r.axis = Axis::Gpus;
+  r.values = {2, 4, 8, 32};
+  r.schemes = {"none"};
+  auto rows = sweep(profile(), r);
+  ASSERT_EQ(rows.size(), 4u);
+  for (size_t i = 0; i < rows.size(); ++i) EXPECT_EQ(rows[i].iteration.world, int(r.values[i]));
+  // One node of 2 GPUs talks over the intra level only: faster than 2 nodes of 4.
+  EXPECT_LT(rows[0].iteration.exposed_s, rows[2].iteration.exposed_s);
+  r.values = {6};
+  EXPECT_THROW(sweep(profile(), r), ModelError);
+}
+
+TEST(WhatIf, TtaFollowsTheGlobalBatchAlongSweeps) {
+  // Reference B0 = 2 nodes x 4 GPUs x 32 = 256 = B_crit (default): doubling the global
+  // batch (GPUs or per-GPU batch) takes (1 + 256/512) / (1 + 1) = 0.75 of the iterations.
+  const Profile p = profile();
+  SweepRequest r;
+  r.schemes = {"none"};
+  for (auto [axis, lo, hi] : {std::tuple{Axis::Gpus, 8.0, 16.0}, std::tuple{Axis::Nodes, 2.0, 4.0},
+                              std::tuple{Axis::BatchSize, 32.0, 64.0}}) {
+    r.axis = axis;
+    r.values = {lo, hi};
+    auto rows = sweep(p, r);
+    ASSERT_TRUE(rows[0].tta && rows[1].tta) << axis_name(axis);
+    EXPECT_DOUBLE_EQ(*rows[0].tta->iterations, 1000) << axis_name(axis);
+    EXPECT_DOUBLE_EQ(*rows[1].tta->iterations, 750) << axis_name(axis);
+    EXPECT_DOUBLE_EQ(rows[1].tta->global_batch, 512) << axis_name(axis);
+    EXPECT_NEAR(*rows[1].tta->tta_s, 750 * rows[1].iteration.total_s, 1e-9);
+  }
+  // B_crit = 0 restores batch-independent iterations; a larger B_crit gets closer to 1/B.
+  Profile q = p;
+  q.convergence.critical_batch_size = 0.0;
+  r.axis = Axis::Gpus;
+  r.values = {8, 32};
+  EXPECT_DOUBLE_EQ(*sweep(q, r)[1].tta->iterations, 1000);
+  q.convergence.critical_batch_size = 1e6;
+  EXPECT_NEAR(*sweep(q, r)[1].tta->iterations, 250, 1);
+  // Bandwidth does not change the batch: no rescaling.
+  r.axis = Axis::Bandwidth;
+  r.values = {1, 100};
+  for (const auto& row : sweep(p, r)) EXPECT_DOUBLE_EQ(*row.tta->iterations, 1000);
 }
 
 TEST(WhatIf, ComputeSpeedupMakesCommunicationMatterMore) {

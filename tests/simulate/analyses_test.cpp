@@ -39,5 +39,32 @@ TEST(Analyses, RecommendRanksAndListsSkipped) {
   EXPECT_NE(s.find("skipped signsgd"), std::string::npos) << s;  // no cost fit in the tiny profile
 }
 
+TEST(Analyses, RecommendResultRanksAllAndTopOnlyTrimsTheReport) {
+  const auto r = run_recommend(tiny(), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1"}, model::Metric::Iteration, 1);
+  ASSERT_EQ(r.rows.size(), 3u);
+  for (size_t i = 0; i < r.rows.size(); ++i) EXPECT_EQ(r.rows[i].rank, int(i) + 1);
+  for (size_t i = 1; i < r.rows.size(); ++i)
+    EXPECT_LE(r.rows[i - 1].rec.iteration->total_s, r.rows[i].rec.iteration->total_s);
+  EXPECT_EQ(r.best, r.rows[0].rec.scheme);
+  for (const auto& x : r.rows)  // vs FP16 = T_fp16 / T_scheme
+    if (x.rec.scheme == "fp16") EXPECT_DOUBLE_EQ(*x.vs_fp16, 1.0);
+  const std::string text = recommend_text(r);
+  EXPECT_EQ(text.find(r.rows[1].rec.scheme + " "), std::string::npos) << text;  // only the top 1 printed
+}
+
+TEST(Analyses, ContextFollowsTheSetup) {
+  AnalysisBase a{{}, {}, "tiny.json"};
+  a.setup.nodes = 1;
+  a.setup.gpus_per_node = 2;
+  a.cond.inter_bandwidth_gbps = 25;
+  const auto r = run_ratio(tiny(), a, {"none"}, 0.2);
+  EXPECT_EQ(r.context.nodes, 1);
+  EXPECT_EQ(r.context.gpus_per_node, 2);
+  EXPECT_EQ(r.context.batch_size, 32);
+  EXPECT_DOUBLE_EQ(r.context.inter_bandwidth_gbps, 25);
+  EXPECT_EQ(r.context.analysis, "ratio");
+  EXPECT_NE(ratio_text(r).find("2 GPUs (1 x 2)"), std::string::npos) << ratio_text(r);
+}
+
 }  // namespace
 }  // namespace gcu::simulate

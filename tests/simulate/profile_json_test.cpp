@@ -67,6 +67,23 @@ TEST(ProfileJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(profile_to_json(c), j1);
 }
 
+TEST(ProfileJson, GlobalBatchFieldsAreOptionalAndRoundTrip) {
+  Json j = tiny_profile_json();
+  const Profile a = profile_from_json(j);
+  EXPECT_DOUBLE_EQ(a.convergence.baseline_global_batch, 0);   // absent: the profile's setup
+  EXPECT_FALSE(a.convergence.critical_batch_size.has_value());  // absent: = the reference
+  EXPECT_FALSE(profile_to_json(a)["convergence"].contains("critical_batch_size"));
+  j["convergence"]["baseline_global_batch"] = 256;
+  j["convergence"]["critical_batch_size"] = 0;  // 0 is a value (no batch dependence), not "absent"
+  const Profile b = profile_from_json(j);
+  EXPECT_DOUBLE_EQ(b.convergence.baseline_global_batch, 256);
+  ASSERT_TRUE(b.convergence.critical_batch_size.has_value());
+  EXPECT_DOUBLE_EQ(*b.convergence.critical_batch_size, 0);
+  const Profile c = profile_from_json(profile_to_json(b));
+  EXPECT_DOUBLE_EQ(c.convergence.baseline_global_batch, 256);
+  EXPECT_EQ(c.convergence.critical_batch_size, b.convergence.critical_batch_size);
+}
+
 TEST(ProfileJson, ErrorMessageHasPathExpectedAndGot) {
   Json j = tiny_profile_json();
   j["cluster"]["levels"]["inter"]["bandwidth_gbps"] = "fast";

@@ -78,7 +78,11 @@ INSTANTIATE_TEST_SUITE_P(
              "/convergence/schemes/topk:k=0.1/relative_error", ">= 0", "-0.1"},
         Case{"max biased error", "/convergence/constants/max_biased_error", "1.5",
              "/convergence/constants/max_biased_error", "(0, 1]", "1.5"},
-        Case{"baseline", "/convergence/baseline_iterations", "-5", "/convergence/baseline_iterations", ">= 0", "-5"}),
+        Case{"baseline", "/convergence/baseline_iterations", "-5", "/convergence/baseline_iterations", ">= 0", "-5"},
+        Case{"reference batch", "/convergence/baseline_global_batch", "-64", "/convergence/baseline_global_batch",
+             ">= 0", "-64"},
+        Case{"critical batch", "/convergence/critical_batch_size", "-1", "/convergence/critical_batch_size", ">= 0",
+             "-1"}),
     [](const auto& info) {
       std::string n = info.param.name;
       for (char& ch : n)

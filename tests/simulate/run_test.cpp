@@ -81,6 +81,49 @@ TEST(Run, GpusAxisUsesWholeNodesOrOneNode) {
   for (size_t i = 0; i < 4; ++i) EXPECT_EQ(t.rows[i].iteration.world, int(r.sweep->values[i]));
 }
 
+TEST(Run, GpusSweepConflictsAndBadCountsNameTheValues) {
+  const auto p = tiny();  // 2 GPUs per node
+  RunRequest r = req({"none"});
+  r.sweep = parse_sweep("gpus=2,4,8");
+  r.gpus = 4;
+  try {
+    run_simulation(p, r);
+    FAIL() << "no error";
+  } catch (const SimulateError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("--gpus 4"), std::string::npos) << m;
+    EXPECT_NE(m.find("gpus"), std::string::npos) << m;
+  }
+  r.sweep = parse_sweep("nodes=1,2");
+  EXPECT_THROW(run_simulation(p, r), SimulateError);
+  r.gpus = 0;
+  r.sweep = parse_sweep("gpus=2,5,8");
+  try {
+    run_simulation(p, r);
+    FAIL() << "no error";
+  } catch (const SimulateError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("gpus = 5"), std::string::npos) << m;
+    EXPECT_NE(m.find("use 4 or 6"), std::string::npos) << m;
+  }
+}
+
+TEST(Run, TtaRescaledAlongGpusSweepWithAssumptionStated) {
+  RunRequest r = req({"none"});
+  r.sweep = parse_sweep("gpus=4,8");  // B0 = 4 x 32 = 128 = B_crit: 8 GPUs take 0.75 of the iterations
+  const auto t = run_simulation(tiny(), r);
+  ASSERT_EQ(t.rows.size(), 2u);
+  ASSERT_TRUE(t.rows[0].tta && t.rows[1].tta);
+  EXPECT_DOUBLE_EQ(*t.rows[0].tta->iterations, 1000);
+  EXPECT_DOUBLE_EQ(*t.rows[1].tta->iterations, 750);
+  EXPECT_DOUBLE_EQ(t.context.reference_global_batch, 128);
+  EXPECT_TRUE(t.context.critical_batch_defaulted);
+  ASSERT_FALSE(t.assumptions.empty());
+  EXPECT_NE(t.assumptions[0].find("B_crit"), std::string::npos) << t.assumptions[0];
+  r.with_tta = false;
+  EXPECT_TRUE(run_simulation(tiny(), r).assumptions.empty());
+}
+
 TEST(Run, UnknownSchemeIsAnError) {
   try {
     run_simulation(tiny(), req({"nosuchscheme"}));
