@@ -51,6 +51,23 @@ Seconds closed_form_s(Seconds backward_s, double gamma, int k, Seconds comm_buck
 
 Seconds after_backward_s(Seconds backward_s, Seconds chains_s) { return backward_s + chains_s; }
 
+// Fluid version of the closed form's assumption (the stream is busy throughout backward,
+// its work evenly mixed): per unit of stream work, a share X/(X+C) is encode/decode that
+// takes cont x its work in wall time and advances backward by its work, and a share
+// C/(X+C) is collectives that take their time and advance backward by 1/gamma of it. So
+// backward is stretched by g = (cont X + C)/(X + C/gamma) over its whole length (gamma
+// when X = 0), and the fraction f of the stream's work done while backward runs has its
+// encode/decode stretched by cont. docs/model.md §3.1.
+Seconds closed_form_contention_s(Seconds backward_s, double gamma, double contention, Seconds comm_first_s,
+                                 Seconds codec_first_s, Seconds last_s) {
+  const Seconds X = codec_first_s, C = comm_first_s, W = backward_s;
+  if (!(X > 0)) return std::max(gamma * W, C) + last_s;
+  const Seconds covered = X + C / gamma;  // backward work the stream overlaps when it runs alongside
+  const double g = (contention * X + C) / covered;
+  const double f = std::min(1.0, W / covered);
+  return std::max(g * W, C + X + (contention - 1) * X * f) + last_s;
+}
+
 std::vector<double> tensor_ready_fractions(const Model& m, const ComputeEntry& c) {
   const size_t n = m.tensors.size();
   std::vector<double> f(n, 1.0);
@@ -198,25 +215,33 @@ Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<Timeli
   }
 
   if (setup_.model == IterationModel::ClosedForm) {
-    // max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1).
-    Seconds first = 0, last = 0;
+    // max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1), with
+    // the first chains' encode/decode slowed by contention (§3.1; none without codec work).
+    Seconds comm_first = 0, codec_first = 0, last = 0;
     for (int b = 0; b < B; ++b) {
-      Seconds chain = 0;
-      for (int s = 0; s <= plan_.buckets[size_t(b)].n_calls + 1; ++s) {
+      const int n = plan_.buckets[size_t(b)].n_calls;
+      for (int s = 0; s <= n + 1; ++s) {
         const Seconds d = seg_work(b, s);
         tally(b, s, d);
-        chain += d;
+        if (b + 1 == B) last += d;
+        else (s == 0 || s == n + 1 ? codec_first : comm_first) += d;
       }
-      (b + 1 < B ? first : last) += chain;
     }
-    ph.backward_comm_s = std::max(gamma * W, first) + last;
+    ph.backward_comm_s = closed_form_contention_s(W, gamma, cont, comm_first, codec_first, last);
     if (tl) {
-      if (W > 0) tl->push_back({"backward (x gamma)", Lane::Compute, t0, gamma * W});
+      // Backward stretched by g; the first chains' encode/decode by 1 + (cont-1) f.
+      const Seconds covered = codec_first + comm_first / gamma;
+      const double g = codec_first > 0 ? (cont * codec_first + comm_first) / covered : gamma;
+      const double stretch = codec_first > 0 ? 1 + (cont - 1) * std::min(1.0, W / covered) : 1.0;
+      if (W > 0) tl->push_back({"backward (x " + std::string(codec_first > 0 ? "gamma, contention" : "gamma") + ")",
+                                Lane::Compute, t0, g * W});
       Seconds t = 0;
       for (int b = 0; b < B; ++b) {
-        if (b + 1 == B) t = std::max(t, gamma * W);
-        for (int s = 0; s <= plan_.buckets[size_t(b)].n_calls + 1; ++s) {
-          const Seconds d = seg_work(b, s);
+        const int n = plan_.buckets[size_t(b)].n_calls;
+        if (b + 1 == B) t = std::max(t, g * W);
+        for (int s = 0; s <= n + 1; ++s) {
+          const bool codec = s == 0 || s == n + 1;
+          const Seconds d = seg_work(b, s) * (codec && b + 1 < B ? stretch : 1.0);
           emit(b, s, t, d);
           t += d;
         }

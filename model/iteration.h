@@ -3,7 +3,8 @@
 // Two models (docs/model.md §2-3):
 //  - ClosedForm, the published one: T = max(gamma*T_bwd, sum_{j<k} c_j) + c_k
 //    (k buckets, c_j = bucket j's encode + collectives + decode; equal buckets give
-//    max(gamma*T_bwd, (k-1) T_comm(b)) + T_comm(b')).
+//    max(gamma*T_bwd, (k-1) T_comm(b)) + T_comm(b')); with overlapped encode/decode in
+//    the first k-1 chains, its contention-aware generalisation closed_form_contention_s.
 //  - Event: per-tensor ready times drive bucket ready times; one communication stream
 //    runs bucket chains in order; backward runs 1/gamma slower while a collective runs
 //    and 1/contention slower while an encode/decode kernel overlaps it (which is slowed
@@ -88,6 +89,14 @@ Seconds closed_form_s(Seconds backward_s, double gamma, int k, Seconds comm_buck
                       Seconds comm_last_s);
 // After backward: T_bwd + sum of (encode + collectives + decode) over buckets.
 Seconds after_backward_s(Seconds backward_s, Seconds chains_s);
+// The closed form when the first k-1 chains also hold encode/decode work X (overlapped
+// compression, slowed with backward by the contention factor; docs/model.md §3.1): with
+// collective time C of those chains and the last chain `last_s`,
+//   g = (cont X + C) / (X + C/gamma), f = min(1, T_bwd / (X + C/gamma)),
+//   T = max(g T_bwd, C + X + (cont - 1) X f) + last_s.
+// X = 0 gives the published form max(gamma T_bwd, C) + last_s exactly.
+Seconds closed_form_contention_s(Seconds backward_s, double gamma, double contention, Seconds comm_first_s,
+                                 Seconds codec_first_s, Seconds last_s);
 
 // Ready point of each tensor as a FRACTION of backward time: measured ready_s / backward_s
 // when given, else the backward time spread proportionally to parameter count over the

@@ -161,6 +161,53 @@ TEST(Iteration, AfterBackwardAndOverlappedFp16) {
   EXPECT_GT(slow.backward_comm_s, over.backward_comm_s + 1e-4);
 }
 
+TEST(Iteration, ClosedFormContentionFormula) {
+  // No encode/decode in the first chains: the published form, whatever the contention.
+  EXPECT_DOUBLE_EQ(closed_form_contention_s(0.1, 1.07, 3.0, 0.06, 0.0, 0.03), closed_form_s(0.1, 1.07, 4, 0.02, 0.03));
+  // gamma = contention = 1: nothing slows down: max(W, C + X) + last.
+  EXPECT_NEAR(closed_form_contention_s(0.1, 1.0, 1.0, 0.03, 0.02, 0.01), 0.11, 1e-15);
+  EXPECT_NEAR(closed_form_contention_s(0.04, 1.0, 1.0, 0.03, 0.02, 0.01), 0.06, 1e-15);
+  // Compute-bound, gamma 1, contention 2, C = 0.03, X = 0.02: covered = 0.05 <= W = 0.1, so
+  // f = 1 and g = (2*0.02 + 0.03)/0.05 = 1.4: max(0.14, 0.03 + 0.02 + 0.02) + 0.01 = 0.15.
+  EXPECT_NEAR(closed_form_contention_s(0.1, 1.0, 2.0, 0.03, 0.02, 0.01), 0.15, 1e-15);
+  // Comm-bound: W = 0.025 covers half the stream (f = 0.5): 0.05 + 1*0.02*0.5 + 0.01 = 0.07.
+  EXPECT_NEAR(closed_form_contention_s(0.025, 1.0, 2.0, 0.03, 0.02, 0.01), 0.07, 1e-15);
+}
+
+TEST(Iteration, EventEqualsContentionClosedFormWhenStreamNeverStarves) {
+  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  // fp16 overlapped: per chain encode + decode x = 2 * 9e-4, all-reduce c = 1.95e-3 (see
+  // AfterBackwardAndOverlappedFp16). The first three buckets are ready at once and backward
+  // ends exactly at a chain boundary (W = m (x + c/gamma)): the event model then meets the
+  // closed form's assumptions (stream busy throughout backward, evenly mixed work), and
+  // both give m (cont x + c) + (3 - m)(x + c) + (x + c).
+  const double x = 1.8e-3, c = 1.95e-3, gamma = 1.07, cont = 1.5;
+  for (int m : {2, 3}) {
+    Profile p = four_buckets();
+    p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
+    p.cluster.gamma = gamma;
+    p.cluster.overlap_contention = cont;
+    const double W = m * (x + c / gamma);
+    p.model.compute[0].backward_s = W;
+    p.model.compute[0].ready_s = {0, 0, 0, W};
+    const auto ev = Predictor(p, with("fp16", IterationModel::Event)).predict();
+    const auto cf = Predictor(p, with("fp16", IterationModel::ClosedForm)).predict();
+    ASSERT_EQ(ev.mode, CompressionMode::Overlapped);
+    const double expect = m * (cont * x + c) + (3 - m) * (x + c) + (x + c);
+    EXPECT_NEAR(cf.backward_comm_s, expect, 1e-12) << "m = " << m;
+    EXPECT_NEAR(ev.backward_comm_s, cf.backward_comm_s, 1e-12) << "m = " << m;
+    // The timeline ends where the prediction does.
+    const auto tl = Predictor(p, with("fp16", IterationModel::ClosedForm)).predict({}, true);
+    double end = 0;
+    for (const auto& e : tl.timeline) end = std::max(end, e.start_s + e.duration_s);
+    EXPECT_NEAR(end, tl.total_s, 1e-12);
+    // Contention is what makes the difference: without it both lose m (cont - 1) x.
+    p.cluster.overlap_contention = 1.0;
+    const auto cf1 = Predictor(p, with("fp16", IterationModel::ClosedForm)).predict();
+    EXPECT_NEAR(cf.backward_comm_s - cf1.backward_comm_s, m * (cont - 1) * x, 1e-12) << "m = " << m;
+  }
+}
+
 TEST(Iteration, SpeedupsAndWireScale) {
   const Profile p = four_buckets();
   Predictor pred(p, with("none", IterationModel::Event));
