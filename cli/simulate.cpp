@@ -108,6 +108,15 @@ model::Metric metric_of(const std::string& m) {
 }
 
 void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CLI::App* trade, CLI::App* recommend) {
+  for (CLI::App* a : {crossover, ratio, trade, recommend}) {
+    if (!a->parsed()) continue;
+    const std::pair<const char*, const std::string*> sweep_only[] = {
+        {"--sweep", &o.sweep}, {"--csv", &o.csv}, {"--json", &o.json}, {"--plot", &o.plot}, {"--trace", &o.trace}};
+    for (const auto& [name, value] : sweep_only)
+      if (!value->empty())
+        throw UsageError(std::string(name) + " " + *value + " applies to the sweep table, not to `gcu simulate " +
+                         a->get_name() + "` (use --format csv|json and -o FILE for its output)");
+  }
   try {
     const sim::LoadedProfile lp = sim::load_profile_file(o.profile, o.overrides);
     const auto& p = lp.profile;

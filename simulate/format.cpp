@@ -119,7 +119,7 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
          "  over DDP without compression / with FP16 compression at the same point (>1 = faster);\n"
          "  exposed = communication + encode/decode not hidden behind backward; ratio = FP32 bytes / wire bytes.\n";
   if (!c.tta_target.empty())
-    out += "  TTA = time to " + c.tta_target + " (baseline " + fmt_number(c.baseline_iterations) +
+    out += "  TTA = time to " + c.tta_target + " (baseline " + printf_str("%.6g", c.baseline_iterations) +
            " iterations at global batch " + fmt_number(c.reference_global_batch) +
            ", rescaled to each point's global batch, x the scheme's iteration multiplier; \"never\" = does not "
            "reach it).\n";

@@ -230,6 +230,10 @@ TEST_F(SimulateCli, OutputFileIsWrittenWhole) {
   EXPECT_EQ(slurp(at("sweep.csv")).rfind("axis,x,scheme", 0), 0u);
   const Result bad = gcu(std::string("simulate ratio -p ") + kProfile + " --format xml");
   EXPECT_NE(bad.rc, 0);
+  // Sweep-table outputs are not silently ignored by an analysis.
+  const Result csv = gcu(std::string("simulate trade -p ") + kProfile + " --csv " + at("t.csv"));
+  EXPECT_EQ(csv.rc, 2);
+  EXPECT_NE(csv.out.find("--csv " + at("t.csv") + " applies to the sweep table"), std::string::npos) << csv.out;
 }
 
 TEST_F(SimulateCli, GpusSweepAndConflicts) {
