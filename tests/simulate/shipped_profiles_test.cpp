@@ -1,6 +1,7 @@
 // The profiles shipped in data/profiles: valid, the real architectures' parameter counts
 // (SPEC §6), canonical scheme keys, cost fits and convergence figures for every default
-// candidate scheme, and predictions that behave (more bandwidth is never slower).
+// candidate scheme, predictions that behave (more bandwidth is never slower) and a stated
+// global-batch law for TTA (fewer iterations but never fewer samples when scaling out).
 #include "compressors/registry.h"
 #include "model/whatif.h"
 #include "simulate/profile_file.h"
@@ -61,6 +62,30 @@ TEST_P(ShippedProfile, MoreBandwidthIsNeverSlower) {
       EXPECT_TRUE(std::isfinite(t.rows[i].iteration.total_s));
       EXPECT_LE(t.rows[i].iteration.total_s, t.rows[i - 4].iteration.total_s * (1 + 1e-9)) << t.rows[i].scheme;
     }
+  }
+}
+
+TEST_P(ShippedProfile, GlobalBatchLawIsStatedAndConsistent) {
+  const auto l = load();
+  const auto& p = l.profile;
+  // The reference batch is the profile's own setup, written out; B_crit is given and not
+  // below it, and the assumption behind it is in the provenance.
+  EXPECT_DOUBLE_EQ(p.convergence.baseline_global_batch,
+                   double(p.cluster.world()) * p.model.compute.front().batch_size);
+  ASSERT_TRUE(p.convergence.critical_batch_size.has_value());
+  EXPECT_GE(*p.convergence.critical_batch_size, p.convergence.baseline_global_batch);
+  bool stated = false;
+  for (const auto& a : p.provenance.assumptions) stated = stated || a.find("critical global batch") != std::string::npos;
+  EXPECT_TRUE(stated);
+  // Scaling out never needs more iterations, and never fewer samples.
+  RunRequest r;
+  r.schemes = {"none"};
+  r.sweep = parse_sweep("gpus=32,64,128");
+  const auto t = run_simulation(p, r);
+  ASSERT_EQ(t.rows.size(), 3u);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_LT(*t.rows[i].tta->iterations, *t.rows[i - 1].tta->iterations);
+    EXPECT_GT(*t.rows[i].tta->iterations * t.rows[i].x, *t.rows[i - 1].tta->iterations * t.rows[i - 1].x);
   }
 }
 
