@@ -14,7 +14,9 @@ void setup_launch(CLI::App& app) {
   sub->footer(R"(Each rank gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and
 MASTER_PORT. Output lines are prefixed with "[rank N] ". If a rank fails, the others get
 --grace seconds to notice (they fail their next collective), then SIGTERM, then SIGKILL;
-the exit code is the failed rank's.
+the exit code is the failed rank's. SIGINT/SIGTERM/SIGHUP sent to the launcher are
+forwarded to every rank (to its process group); ranks still running --grace seconds
+later, or at a second signal, get SIGKILL; the exit code is then 128 + the signal.
 
 Examples:
   gcu launch -n 2 -- gcu train --scheme fp16 --iters 200
@@ -27,7 +29,7 @@ srun instead (docs/trainer.md).)");
   sub->add_option("--master-addr", opt->master_addr, "rendezvous address")->capture_default_str();
   sub->add_option("--master-port", opt->master_port, "rendezvous port (0: a free one)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
-  sub->add_option("--grace", opt->grace_s, "seconds before the others are stopped after a failure")
+  sub->add_option("--grace", opt->grace_s, "seconds before the others are stopped after a failure, or killed after a forwarded signal")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
   sub->add_flag("!--no-prefix", opt->prefix_output, "do not prefix output lines with the rank");
   sub->add_option("command", opt->command, "the command each rank runs, after --")->required();

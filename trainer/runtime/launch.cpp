@@ -2,8 +2,12 @@
 // Forks one child per rank with the torchrun-style variables set, relays each child's
 // stdout and stderr line by line with a "[rank N] " prefix, and when a rank fails
 // (non-zero exit or signal) waits grace_s for the others to notice, then sends SIGTERM
-// and, 3 s later, SIGKILL to those still running. Torch-free. Children get
-// PR_SET_PDEATHSIG, so killing the launcher kills the ranks.
+// and, 3 s later, SIGKILL to those still running. SIGINT, SIGTERM or SIGHUP sent to the
+// launcher is forwarded to every rank; ranks still running grace_s later get SIGKILL (a
+// second signal kills them at once); the launcher then exits with 128 + the signal.
+// Each rank runs in its own process group and signals go to the group, so what a rank
+// started itself is stopped too. Torch-free. Children get PR_SET_PDEATHSIG, so killing
+// the launcher with SIGKILL kills the ranks.
 #include "trainer/runtime/train_options.h"
 
 #include <arpa/inet.h>
@@ -16,7 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -44,6 +50,36 @@ int pick_free_port() {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// Signals received by the launcher (set by the handler, read by the loop).
+volatile std::sig_atomic_t g_signal = 0;
+volatile std::sig_atomic_t g_signal_count = 0;
+extern "C" void on_launcher_signal(int sig) {
+  g_signal = sig;
+  g_signal_count = g_signal_count + 1;
+}
+
+// Installs the forwarding handlers; restores the previous ones on destruction.
+class SignalForwarding {
+ public:
+  SignalForwarding() {
+    g_signal = 0;
+    g_signal_count = 0;
+    struct sigaction sa {};
+    sa.sa_handler = on_launcher_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~SignalForwarding() {
+    for (size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  SignalForwarding(const SignalForwarding&) = delete;
+  SignalForwarding& operator=(const SignalForwarding&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
 
 struct Child {
   int rank = 0;
@@ -79,6 +115,15 @@ void relay(Child& c, int& fd, std::string& buf, std::FILE* to, bool prefix, bool
   std::fflush(to);
 }
 
+const char* sigabbrev(int sig) {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "a signal";
+  }
+}
+
 std::string describe(int status) {
   if (WIFEXITED(status)) return "exited with code " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status)) +
@@ -106,6 +151,7 @@ int run_launch(const LaunchOptions& opt) {
     const pid_t pid = ::fork();
     if (pid < 0) throw TrainError(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
+      ::setpgid(0, 0);  // own process group: signals reach what the rank starts too
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       ::dup2(out[1], 1);
       ::dup2(err[1], 2);
@@ -125,6 +171,7 @@ int run_launch(const LaunchOptions& opt) {
                    std::strerror(errno));
       ::_exit(127);
     }
+    ::setpgid(pid, pid);  // also here: no race with the kill() calls below
     ::close(out[1]);
     ::close(err[1]);
     ::fcntl(out[0], F_SETFL, O_NONBLOCK);
@@ -134,17 +181,41 @@ int run_launch(const LaunchOptions& opt) {
   std::fprintf(stderr, "gcu launch: %d ranks, MASTER_ADDR=%s MASTER_PORT=%d\n", opt.nproc,
                opt.master_addr.c_str(), port);
 
+  // Installed after the forks: the children start with the default dispositions.
+  SignalForwarding forwarding;
+  auto signal_all = [&kids](int sig) {
+    for (auto& c : kids)
+      if (c.running) ::kill(-c.pid, sig);
+  };
   int first_failed = -1;
   Clock::time_point failed_at{};
   bool termed = false, killed = false;
+  int got_signal = 0;              // first signal the launcher received
+  int forwarded_count = 0;
+  Clock::time_point signalled_at{};
   while (true) {
+    if (g_signal_count > forwarded_count) {
+      const int sig = g_signal;
+      if (forwarded_count == 0) {
+        got_signal = sig;
+        signalled_at = Clock::now();
+        std::fprintf(stderr, "gcu launch: received %s: forwarding it to the ranks; SIGKILL to "
+                             "those still running in %.0f s\n", sigabbrev(sig), opt.grace_s);
+        signal_all(sig);
+      } else if (!killed) {
+        std::fprintf(stderr, "gcu launch: received %s again: killing the ranks\n", sigabbrev(sig));
+        signal_all(SIGKILL);
+        killed = true;
+      }
+      forwarded_count = g_signal_count;
+    }
     std::vector<pollfd> fds;
     std::vector<std::pair<int, bool>> who;  // (child, is_err)
     for (auto& c : kids) {
       if (c.out_fd >= 0) { fds.push_back({c.out_fd, POLLIN, 0}); who.push_back({c.rank, false}); }
       if (c.err_fd >= 0) { fds.push_back({c.err_fd, POLLIN, 0}); who.push_back({c.rank, true}); }
     }
-    if (!fds.empty()) ::poll(fds.data(), fds.size(), 100);
+    ::poll(fds.empty() ? nullptr : fds.data(), fds.size(), 100);  // also: sleep when no pipes
     for (size_t i = 0; i < fds.size(); ++i) {
       if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       auto& c = kids[who[i].first];
@@ -159,7 +230,9 @@ int run_launch(const LaunchOptions& opt) {
         c.running = false;
         c.status = st;
         const bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (!ok && first_failed < 0) {
+        if (got_signal) {
+          std::fprintf(stderr, "gcu launch: rank %d %s\n", c.rank, describe(st).c_str());
+        } else if (!ok && first_failed < 0) {
           first_failed = c.rank;
           failed_at = Clock::now();
           std::fprintf(stderr, "gcu launch: rank %d %s; stopping the other ranks in %.0f s\n",
@@ -170,14 +243,22 @@ int run_launch(const LaunchOptions& opt) {
       }
     }
     if (!any_running) break;
-    if (first_failed >= 0) {
+    if (got_signal) {
+      const double waited = std::chrono::duration<double>(Clock::now() - signalled_at).count();
+      if (!killed && waited > opt.grace_s) {
+        std::fprintf(stderr, "gcu launch: ranks still running %.0f s after %s: SIGKILL\n",
+                     opt.grace_s, sigabbrev(got_signal));
+        signal_all(SIGKILL);
+        killed = true;
+      }
+    } else if (first_failed >= 0) {
       const double waited = std::chrono::duration<double>(Clock::now() - failed_at).count();
       if (!termed && waited > opt.grace_s) {
-        for (auto& c : kids) if (c.running) ::kill(c.pid, SIGTERM);
+        signal_all(SIGTERM);
         termed = true;
       }
       if (!killed && waited > opt.grace_s + 3.0) {
-        for (auto& c : kids) if (c.running) ::kill(c.pid, SIGKILL);
+        signal_all(SIGKILL);
         killed = true;
       }
     }
@@ -187,6 +268,10 @@ int run_launch(const LaunchOptions& opt) {
       relay(c, c.out_fd, c.out_buf, stdout, opt.prefix_output, true);
     for (int i = 0; i < 10000 && c.err_fd >= 0; ++i)
       relay(c, c.err_fd, c.err_buf, stderr, opt.prefix_output, true);
+  }
+  if (got_signal) {
+    std::fprintf(stderr, "gcu launch: stopped by %s\n", sigabbrev(got_signal));
+    return 128 + got_signal;
   }
   if (first_failed < 0) return 0;
   const int st = kids[first_failed].status;
