@@ -67,11 +67,15 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
   try {
     torch::serialize::InputArchive root, m, o;
     root.load_from(file);
-    torch::Tensor t;
-    root.read("scheme", t);
-    s.scheme = tensor_string(t);
-    root.read("world_size", t);
-    s.world_size = t.item<int64_t>();
+    // A fresh tensor per entry: InputArchive::read() into a defined tensor set_()s it,
+    // which keeps the old dtype's view (a float64 read into an int64 tensor came back 0).
+    auto read = [&root](const char* key) {
+      torch::Tensor t;
+      root.read(key, t);
+      return t;
+    };
+    s.scheme = tensor_string(read("scheme"));
+    s.world_size = read("world_size").item<int64_t>();
     if (s.scheme != expect.scheme)
       throw TrainError("checkpoint '" + file + "' was written with scheme '" + s.scheme +
                        "', this run uses '" + expect.scheme + "'");
@@ -82,16 +86,11 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
     model.load(m);
     root.read("optimizer", o);
     optimizer.load(o);
-    root.read("compressor", t);
-    compressor.load_state(tensor_bytes(t));
-    root.read("iter", t);
-    s.iter = t.item<int64_t>();
-    root.read("epoch", t);
-    s.epoch = t.item<int64_t>();
-    root.read("batch_in_epoch", t);
-    s.batch_in_epoch = t.item<int64_t>();
-    root.read("train_time_s", t);
-    s.train_time_s = t.item<double>();
+    compressor.load_state(tensor_bytes(read("compressor")));
+    s.iter = read("iter").item<int64_t>();
+    s.epoch = read("epoch").item<int64_t>();
+    s.batch_in_epoch = read("batch_in_epoch").item<int64_t>();
+    s.train_time_s = read("train_time_s").item<double>();
   } catch (const TrainError&) {
     throw;
   } catch (const std::exception& e) {

@@ -1,0 +1,168 @@
+// Tests for checkpoints (trainer/runtime/checkpoint.h): a round trip restores the model,
+// the optimizer state (the next step is identical), the compressor state (error
+// feedback residuals) and the counters; a mismatched scheme or world size, a missing,
+// truncated or corrupted file give a TrainError naming the file.
+#include "trainer/runtime/checkpoint.h"
+
+#include "compressors/local_group.h"
+#include "compressors/registry.h"
+#include "trainer/runtime/optim.h"
+#include "trainer/runtime/train_options.h"
+
+#include <torch/torch.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace gcu::trainer {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Dir {
+  fs::path path = fs::temp_directory_path() / ("gcu_ckpt_" + std::to_string(::getpid()));
+  Dir() { fs::create_directories(path); }
+  ~Dir() { fs::remove_all(path); }
+  std::string operator/(const std::string& n) const { return (path / n).string(); }
+};
+
+struct Trainee {
+  torch::nn::Linear net{nullptr};
+  std::unique_ptr<torch::optim::Optimizer> opt;
+  std::unique_ptr<compress::Compressor> comp;
+  explicit Trainee(uint64_t seed) {
+    torch::manual_seed(seed);
+    net = torch::nn::Linear(6, 3);
+    OptimizerConfig c;
+    c.momentum = 0.9;
+    opt = make_optimizer(net->parameters(), c);
+    comp = compress::make_compressor("ef(topk:k=0.25)");
+  }
+  // One training step with a fixed input; the compressor sees the flattened weight grad.
+  void step(int t) {
+    auto x = torch::arange(12, torch::kFloat).reshape({2, 6}) * (0.1 * (t + 1));
+    opt->zero_grad();
+    net->forward(x).pow(2).sum().backward();
+    auto g = net->weight.grad().reshape({-1}).contiguous();
+    const auto layout = compress::BucketLayout::flat(g.numel());
+    compress::LocalGroup group(1);
+    group.run([&](compress::Communicator& comm) {
+      comp->step({0, g.data_ptr<float>(), &layout}, comm);
+    });
+    net->weight.mutable_grad().copy_(g.view_as(net->weight));
+    opt->step();
+  }
+  std::vector<float> params() const {
+    std::vector<float> v;
+    for (auto& p : net->parameters()) {
+      auto c = p.detach().reshape({-1}).contiguous();
+      v.insert(v.end(), c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+    }
+    return v;
+  }
+};
+
+TrainState state_for(const Trainee& s) {
+  TrainState st;
+  st.iter = 7;
+  st.epoch = 2;
+  st.batch_in_epoch = 31;
+  st.train_time_s = 12.5;
+  st.scheme = s.comp->spec();
+  st.world_size = 4;
+  return st;
+}
+
+TEST(Checkpoint, RoundTripRestoresModelOptimizerCompressorAndCounters) {
+  Dir d;
+  Trainee a(1);
+  a.step(0);
+  a.step(1);
+  const auto saved_state = a.comp->save_state();
+  ASSERT_FALSE(saved_state.empty()) << "error feedback keeps a residual";
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  EXPECT_FALSE(fs::exists(file + ".tmp"));
+
+  Trainee b(2);  // different initial weights, empty momentum and residuals
+  ASSERT_NE(b.params(), a.params());
+  const TrainState got = load_checkpoint(file, *b.net, *b.opt, *b.comp, state_for(a));
+  EXPECT_EQ(got.iter, 7);
+  EXPECT_EQ(got.epoch, 2);
+  EXPECT_EQ(got.batch_in_epoch, 31);
+  EXPECT_DOUBLE_EQ(got.train_time_s, 12.5);
+  EXPECT_EQ(got.scheme, a.comp->spec());
+  EXPECT_EQ(got.world_size, 4);
+  EXPECT_EQ(b.params(), a.params());
+  EXPECT_EQ(b.comp->save_state(), saved_state);
+  // Momentum buffers and residuals restored: the next step is bit-identical.
+  a.step(2);
+  b.step(2);
+  EXPECT_EQ(b.params(), a.params());
+}
+
+TEST(Checkpoint, MismatchedSchemeOrWorldSizeIsRejected) {
+  Dir d;
+  Trainee a(1);
+  a.step(0);
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  Trainee b(1);
+  auto expect = state_for(a);
+  expect.scheme = "powersgd:rank=4";
+  try {
+    load_checkpoint(file, *b.net, *b.opt, *b.comp, expect);
+    ADD_FAILURE() << "scheme mismatch accepted";
+  } catch (const TrainError& e) {
+    EXPECT_NE(std::string(e.what()).find("powersgd:rank=4"), std::string::npos) << e.what();
+  }
+  expect = state_for(a);
+  expect.world_size = 2;
+  try {
+    load_checkpoint(file, *b.net, *b.opt, *b.comp, expect);
+    ADD_FAILURE() << "world size mismatch accepted";
+  } catch (const TrainError& e) {
+    EXPECT_NE(std::string(e.what()).find("4 ranks"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Checkpoint, MissingTruncatedOrCorruptedFileGivesClearError) {
+  Dir d;
+  Trainee a(1);
+  a.step(0);
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  const auto size = fs::file_size(file);
+  std::string bytes(size, '\0');
+  std::ifstream(file, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
+
+  auto expect_error = [&](const std::string& path, const std::string& needle) {
+    Trainee b(1);
+    try {
+      load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const TrainError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(path), std::string::npos) << m;
+      EXPECT_NE(m.find(needle), std::string::npos) << m;
+    }
+  };
+  expect_error(d / "nope.rank0", "does not exist");
+
+  const std::string truncated = d / "truncated.rank0";
+  std::ofstream(truncated, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(size / 2));
+  expect_error(truncated, "cannot read checkpoint");
+
+  const std::string garbage = d / "garbage.rank0";
+  std::ofstream(garbage, std::ios::binary) << std::string(size, 'x');
+  expect_error(garbage, "cannot read checkpoint");
+
+  const std::string empty = d / "empty.rank0";
+  std::ofstream(empty, std::ios::binary).flush();
+  expect_error(empty, "cannot read checkpoint");
+}
+
+}  // namespace
+}  // namespace gcu::trainer
