@@ -143,17 +143,20 @@ __attribute__((target("avx2"))) void sum_signs_avx2(const uint64_t* all, int64_t
 
 inline bool bit_of(const uint64_t* words, int64_t i) { return (words[i >> 6] >> (i & 63)) & 1u; }
 
-// Runs fn(begin, end, segment) over [0, n) in blocks, in parallel for large n.
+// Runs fn(begin, end, segment) over segments [k0, k1) in blocks that never cross a
+// multiple of kBlock, in parallel for large ranges.
+constexpr int64_t kBlock = 1 << 15;
 template <class Fn>
-void for_segment_blocks(const std::vector<int64_t>& seg, Fn fn) {
-  const int64_t n = seg.back();
-  constexpr int64_t kBlock = 1 << 15;
-  const int64_t nb = (n + kBlock - 1) / kBlock;
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (int64_t blk = 0; blk < nb; ++blk) {
-    int64_t b = blk * kBlock;
-    const int64_t e = std::min(n, b + kBlock);
-    int64_t k = std::upper_bound(seg.begin(), seg.end(), b) - seg.begin() - 1;
+void for_segment_blocks(const std::vector<int64_t>& seg, size_t k0, size_t k1, Fn fn) {
+  const int64_t B = seg[k0], E = seg[k1];
+  if (E <= B) return;
+  const int64_t first = B / kBlock, nb = (E - 1) / kBlock + 1 - first;
+#pragma omp parallel for if (E - B > kParallelMin) schedule(static)
+  for (int64_t i = 0; i < nb; ++i) {
+    int64_t b = std::max(B, (first + i) * kBlock);
+    const int64_t e = std::min(E, (first + i + 1) * kBlock);
+    int64_t k = std::upper_bound(seg.begin() + static_cast<int64_t>(k0), seg.begin() + static_cast<int64_t>(k1), b) -
+                seg.begin() - 1;
     while (b < e) {
       const int64_t se = std::min(e, seg[k + 1]);
       if (se > b) fn(b, se, k);
@@ -161,6 +164,10 @@ void for_segment_blocks(const std::vector<int64_t>& seg, Fn fn) {
       ++k;
     }
   }
+}
+template <class Fn>
+void for_segment_blocks(const std::vector<int64_t>& seg, Fn fn) {
+  for_segment_blocks(seg, 0, seg.size() - 1, fn);
 }
 
 // Blocks of for_segment_blocks never cross a multiple of 2^15, hence never a multiple of
@@ -222,11 +229,10 @@ struct ByteTable {
 };
 
 template <int W>
-inline __attribute__((always_inline)) void unlevels_small(const uint32_t* words, int64_t b, int64_t e, float mult,
+inline __attribute__((always_inline)) void unlevels_small(const uint8_t* bytes, int64_t b, int64_t e, float mult,
                                                           bool accumulate, float* out) {
   static const ByteTable<W> table;
   constexpr int per = 8 / W;
-  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(words);
   auto value = [&](int64_t i) { return table.v[bytes[i / per]][i % per] * mult; };
   int64_t i = b;
   for (; i < e && i % per; ++i) out[i] = accumulate ? out[i] + value(i) : value(i);
@@ -266,10 +272,10 @@ GCU_CLONES void unlevels_u8(const uint8_t* c, int64_t b, int64_t e, float mult, 
                             float* out) { unlevels_kernel(c, b, e, mult, shift, acc, out); }
 GCU_CLONES void unlevels_u16(const uint16_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
                              float* out) { unlevels_kernel(c, b, e, mult, shift, acc, out); }
-GCU_CLONES void unlevels_w2(const uint32_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
+GCU_CLONES void unlevels_w2(const uint8_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
   unlevels_small<2>(w, b, e, mult, acc, out);
 }
-GCU_CLONES void unlevels_w4(const uint32_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
+GCU_CLONES void unlevels_w4(const uint8_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
   unlevels_small<4>(w, b, e, mult, acc, out);
 }
 GCU_CLONES void pack_w2(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<2>(codes, b, e, words); }
@@ -296,6 +302,75 @@ GCU_CLONES void sumsq_run(const float* x, int64_t b, int64_t e, double* ss, floa
   *mx = m;
   *bad = nb;
 }
+
+#ifdef GCU_HAVE_X86
+// levels_kernel() for one-byte codes (width 2, 4 or 8), 32 elements per iteration with
+// explicit AVX2 (the same float operations, in the same order, as the scalar definition:
+// v = |x| * inv + float(h >> 8) * 2^-24, two roundings, no FMA), then the scalar kernel
+// for the tail. One pack chain for level and sign (the auto-vectorized loop packs them
+// separately).
+__attribute__((target("avx2"))) inline __m256i hash32_avx2(__m256i x, __m256i c1, __m256i c2) {
+  x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+  x = _mm256_mullo_epi32(x, c1);
+  x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
+  x = _mm256_mullo_epi32(x, c2);
+  return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
+}
+
+__attribute__((target("avx2"))) void levels8_avx2(const float* x, int64_t b, int64_t e, float inv, uint32_t s,
+                                                  uint32_t shift, uint64_t key, uint8_t* codes) {
+  const uint32_t klo = static_cast<uint32_t>(key);
+  const uint32_t khi = static_cast<uint32_t>(key >> 32) ^ static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32);
+  const uint32_t base = static_cast<uint32_t>(b);
+  const int64_t full = (e - b) / 32 * 32;
+  const __m256i c1 = _mm256_set1_epi32(0x7feb352d), c2 = _mm256_set1_epi32(static_cast<int>(0x846ca68bU));
+  const __m256i vklo = _mm256_set1_epi32(static_cast<int>(klo)), vkhi = _mm256_set1_epi32(static_cast<int>(khi));
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i vs = _mm256_set1_epi32(static_cast<int>(s)), absmask = _mm256_set1_epi32(0x7fffffff);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  const __m256 vinv = _mm256_set1_ps(inv), u24 = _mm256_set1_ps(0x1p-24f);
+  const __m128i sh = _mm_cvtsi32_si128(static_cast<int>(31 - shift));
+  const __m256i signmask = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+  const float* xb = x + b;
+  uint8_t* cb = codes + b;
+  auto code8 = [&](int64_t j) __attribute__((target("avx2"))) {
+    const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(base + static_cast<uint32_t>(j))), lane);
+    const __m256i h = hash32_avx2(_mm256_xor_si256(hash32_avx2(_mm256_xor_si256(idx, vklo), c1, c2), vkhi), c1, c2);
+    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb + j));
+    const __m256 a = _mm256_castsi256_ps(_mm256_and_si256(xv, absmask));
+    const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(h, 8)), u24);
+    const __m256 v = _mm256_add_ps(_mm256_mul_ps(a, vinv), u);
+    const __m256i lvl = _mm256_min_epu32(_mm256_cvttps_epi32(v), vs);
+    return _mm256_or_si256(lvl, _mm256_srl_epi32(_mm256_and_si256(xv, signmask), sh));  // sign << shift
+  };
+  for (int64_t j = 0; j < full; j += 32) {
+    const __m256i p01 = _mm256_packus_epi32(code8(j), code8(j + 8));
+    const __m256i p23 = _mm256_packus_epi32(code8(j + 16), code8(j + 24));
+    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cb + j), bytes);
+  }
+  if (b + full < e) levels_kernel(x, b + full, e, inv, s, shift, key, codes);
+}
+
+// unlevels_kernel() for 8-bit codes, !accumulate, with non-temporal stores (aligned
+// body; plain stores for the unaligned head and the tail).
+__attribute__((target("avx2"))) void unlevels8_stream_avx2(const uint8_t* codes, int64_t b, int64_t e, float mult,
+                                                           float* out) {
+  int64_t i = b;
+  while (i < e && (reinterpret_cast<uintptr_t>(out + i) & 31u)) ++i;
+  if (i > b) unlevels_kernel(codes, b, i, mult, 7, false, out);
+  const __m256 vm = _mm256_set1_ps(mult);
+  const __m256i m7 = _mm256_set1_epi32(0x7f);
+  for (; i + 8 <= e; i += 8) {
+    const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + i)));
+    const __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_and_si256(c, m7)), vm);
+    const __m256 sign = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_srli_epi32(c, 7), 31));
+    _mm256_stream_ps(out + i, _mm256_xor_ps(v, sign));  // (c >> 7) ? -v : v
+  }
+  if (i < e) unlevels_kernel(codes, i, e, mult, 7, false, out);
+  _mm_sfence();
+}
+#endif
 }  // namespace
 
 double pack_signs(const float* x, int64_t n, uint64_t* words) {
@@ -361,8 +436,11 @@ std::vector<int64_t> segments_for(const BucketLayout& layout, int64_t block) {
   return seg;  // n == 0: {0}: no segment
 }
 
-void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale) {
-  for (size_t k = 0; k + 1 < seg.size(); ++k) {
+namespace {
+// Scales of segments [k0, k1) (segment_scales()).
+void scales_range(const float* x, const std::vector<int64_t>& seg, size_t k0, size_t k1, bool l2,
+                  float* scale) {
+  for (size_t k = k0; k < k1; ++k) {
     const int64_t b = seg[k], e = seg[k + 1];
     constexpr int64_t kRun = 1 << 15;
     double ss = 0;
@@ -383,71 +461,146 @@ void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, fl
   }
 }
 
-void encode_levels(const float* x, const std::vector<int64_t>& seg, const float* scale,
-                   int64_t s, int width, uint64_t key, uint32_t* words) {
-  const int64_t n = seg.back();
-  if (n == 0) return;
+void levels_bytes(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift, uint64_t key,
+                  uint8_t* codes) {
+#ifdef GCU_HAVE_X86
+  if (have_avx2()) return levels8_avx2(x, b, e, inv, s, shift, key, codes);
+#endif
+  levels_u8(x, b, e, inv, s, shift, key, codes);
+}
+
+// Levels of segments [k0, k1): width 8/16 straight into the words, 2/4 as one byte per
+// element into `codes` (indexed by element).
+void levels_range(const float* x, const std::vector<int64_t>& seg, size_t k0, size_t k1,
+                  const float* scale, int64_t s, int width, uint64_t key, uint32_t* words,
+                  uint8_t* codes) {
   const uint32_t shift = static_cast<uint32_t>(width - 1), su = static_cast<uint32_t>(s);
   auto inv_of = [&](int64_t k) {
     return scale[k] > 0 && std::isfinite(scale[k]) ? static_cast<float>(s) / scale[k] : 0.0f;
   };
-  if (width == 8 || width == 16) {
-    for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
+  for_segment_blocks(seg, k0, k1, [&](int64_t b, int64_t e, int64_t k) {
+    if (width == 8 || width == 16) {
       if (!std::isfinite(scale[k])) {  // non-finite input: codes unused (decode gives NaN)
         std::fill(reinterpret_cast<uint8_t*>(words) + b * (width / 8),
                   reinterpret_cast<uint8_t*>(words) + e * (width / 8), uint8_t{0});
       } else if (width == 8)
-        levels_u8(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
+        levels_bytes(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
       else
         levels_u16(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint16_t*>(words));
-    });
-    const int64_t per = 32 / width, nw = code_words(n, width);
-    for (int64_t i = n; i < nw * per; ++i) {  // zero the unused codes of the last word
-      if (width == 8) reinterpret_cast<uint8_t*>(words)[i] = 0;
-      else reinterpret_cast<uint16_t*>(words)[i] = 0;
+    } else {
+      if (!std::isfinite(scale[k])) std::fill(codes + b, codes + e, uint8_t{0});
+      else levels_bytes(x, b, e, inv_of(k), su, shift, key, codes);
     }
-    return;
-  }
-  // 2 and 4 bits: one byte per code first, then pack.
-  // The calling thread's scratch; OpenMP workers must use this pointer, not the name
-  // `scratch` (which would denote their own, empty, thread_local vector).
-  thread_local std::vector<uint8_t> scratch;
-  scratch.resize(static_cast<size_t>(n));
-  uint8_t* const codes = scratch.data();
-  for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
-    if (!std::isfinite(scale[k])) std::fill(codes + b, codes + e, uint8_t{0});
-    else levels_u8(x, b, e, inv_of(k), su, shift, key, codes);
   });
+}
+
+// Packs the 2/4-bit codes of words [wb, we) (the last, partial word included when we is
+// code_words(n)); codes of elements >= n count as 0.
+void pack_codes(const uint8_t* codes, int64_t n, int width, int64_t wb, int64_t we, uint32_t* words) {
   const int per = 32 / width;
-  const int64_t full = n / per;
+  const int64_t full = std::min(we, n / per);
   constexpr int64_t kWords = 4096;
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
-  for (int64_t wb = 0; wb < full; wb += kWords) {
-    if (width == 2) pack_w2(codes, wb, std::min(full, wb + kWords), words);
-    else pack_w4(codes, wb, std::min(full, wb + kWords), words);
+  if (full > wb) {
+    const int64_t nchunks = (full - wb + kWords - 1) / kWords;
+#pragma omp parallel for if ((full - wb) * per > kParallelMin) schedule(static)
+    for (int64_t c = 0; c < nchunks; ++c) {
+      const int64_t b = wb + c * kWords, e = std::min(full, b + kWords);
+      if (width == 2) pack_w2(codes, b, e, words);
+      else pack_w4(codes, b, e, words);
+    }
   }
-  if (full * per < n) {  // last, partial word
+  if (we > full && full * per < n) {  // last, partial word
     uint32_t word = 0;
     for (int64_t i = full * per; i < n; ++i) word |= static_cast<uint32_t>(codes[i]) << ((i - full * per) * width);
     words[full] = word;
   }
 }
 
+void zero_unused_codes(int64_t n, int width, uint32_t* words) {
+  if (width != 8 && width != 16) return;  // the packers write whole words
+  const int64_t per = 32 / width, nw = code_words(n, width);
+  for (int64_t i = n; i < nw * per; ++i) {
+    if (width == 8) reinterpret_cast<uint8_t*>(words)[i] = 0;
+    else reinterpret_cast<uint16_t*>(words)[i] = 0;
+  }
+}
+
+// The calling thread's scratch of one byte per element (2/4-bit codes). OpenMP workers
+// must use the returned pointer, never their own (empty) thread_local vector.
+uint8_t* code_scratch(int64_t n) {
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(static_cast<size_t>(n));
+  return scratch.data();
+}
+
+constexpr int64_t kGroup = int64_t{1} << 20;  // elements per segment group of encode_segments (4 MB)
+}  // namespace
+
+void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale) {
+  scales_range(x, seg, 0, seg.size() - 1, l2, scale);
+}
+
+void encode_levels(const float* x, const std::vector<int64_t>& seg, const float* scale,
+                   int64_t s, int width, uint64_t key, uint32_t* words) {
+  const int64_t n = seg.back();
+  if (n == 0) return;
+  uint8_t* const codes = (width == 8 || width == 16) ? nullptr : code_scratch(n);
+  levels_range(x, seg, 0, seg.size() - 1, scale, s, width, key, words, codes);
+  if (codes) pack_codes(codes, n, width, 0, code_words(n, width), words);
+  zero_unused_codes(n, width, words);
+}
+
+void encode_segments(const float* x, const std::vector<int64_t>& seg, bool l2, int64_t s,
+                     int width, uint64_t key, float* scale, uint32_t* words) {
+  const int64_t n = seg.back();
+  if (n == 0) return;
+  const size_t S = seg.size() - 1;
+  uint8_t* const codes = (width == 8 || width == 16) ? nullptr : code_scratch(n);
+  const int64_t per = 32 / width, nw = code_words(n, width);
+  int64_t packed = 0;  // words already packed (2/4 bits)
+  for (size_t k0 = 0, k1; k0 < S; k0 = k1) {
+    k1 = k0 + 1;
+    while (k1 < S && seg[k1 + 1] - seg[k0] <= kGroup) ++k1;
+    scales_range(x, seg, k0, k1, l2, scale);
+    levels_range(x, seg, k0, k1, scale, s, width, key, words, codes);
+    if (codes) {
+      const int64_t upto = k1 == S ? nw : seg[k1] / per;  // words whose codes are all known
+      pack_codes(codes, n, width, packed, upto, words);
+      packed = std::max(packed, upto);
+    }
+  }
+  zero_unused_codes(n, width, words);
+}
+
 void decode_levels(const uint32_t* words, const std::vector<int64_t>& seg, const float* scale,
                    int64_t s, int width, float factor, bool accumulate, float* out) {
-  if (seg.back() == 0) return;
+  const int64_t n = seg.back();
+  if (n == 0) return;
   const uint32_t shift = static_cast<uint32_t>(width - 1);
-  for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(words);
+  // Elements [b, e) of segment k into dst[b - off, e - off), b - off >= 0; the code
+  // pointer is moved by off elements (off a multiple of 8: whole bytes at any width).
+  auto run = [&](int64_t b, int64_t e, int64_t k, int64_t off, bool acc, float* dst) {
     const float mult = factor * scale[k] / static_cast<float>(s);
+    const uint8_t* c = bytes + off * width / 8;
     if (width == 8)
-      unlevels_u8(reinterpret_cast<const uint8_t*>(words), b, e, mult, shift, accumulate, out);
+      unlevels_u8(c, b - off, e - off, mult, shift, acc, dst);
     else if (width == 16)
-      unlevels_u16(reinterpret_cast<const uint16_t*>(words), b, e, mult, shift, accumulate, out);
+      unlevels_u16(reinterpret_cast<const uint16_t*>(c), b - off, e - off, mult, shift, acc, dst);
     else if (width == 4)
-      unlevels_w4(words, b, e, mult, accumulate, out);
+      unlevels_w4(c, b - off, e - off, mult, acc, dst);
     else
-      unlevels_w2(words, b, e, mult, accumulate, out);
-  });
+      unlevels_w2(c, b - off, e - off, mult, acc, dst);
+  };
+#ifdef GCU_HAVE_X86
+  if (!accumulate && width == 8 && n >= kStreamMin && have_avx2()) {
+    for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) {
+      unlevels8_stream_avx2(bytes, b, e, factor * scale[k] / static_cast<float>(s), out);
+    });
+    return;
+  }
+#endif
+  for_segment_blocks(seg, [&](int64_t b, int64_t e, int64_t k) { run(b, e, k, 0, accumulate, out); });
 }
 
 }  // namespace gcu::compress::bits

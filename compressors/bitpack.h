@@ -67,8 +67,22 @@ void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, fl
 void encode_levels(const float* x, const std::vector<int64_t>& seg, const float* scale,
                    int64_t s, int width, uint64_t key, uint32_t* words);
 
+// segment_scales() and encode_levels() in one call, segment group by segment group: the
+// scales of a group of consecutive segments (about 4 MB of floats, or one larger segment)
+// are computed just before its levels, so the second read of x mostly hits the cache.
+// Same scales and words as the two calls.
+void encode_segments(const float* x, const std::vector<int64_t>& seg, bool l2, int64_t s,
+                     int width, uint64_t key, float* scale, uint32_t* words);
+
 // out[i] (= when !accumulate, += when accumulate) factor * scale_k / s * (+-level(i)).
+// Large outputs (n >= kStreamMin, !accumulate, 8-bit codes) use non-temporal stores.
 void decode_levels(const uint32_t* words, const std::vector<int64_t>& seg, const float* scale,
                    int64_t s, int width, float factor, bool accumulate, float* out);
+
+// ---- streaming stores -------------------------------------------------------------
+// Outputs of at least kStreamMin floats are far larger than the caches: the decoders
+// write them with non-temporal stores (no read-for-ownership of the destination; the
+// values are the same as with plain stores).
+constexpr int64_t kStreamMin = int64_t{1} << 22;  // floats (16 MB)
 
 }  // namespace gcu::compress::bits

@@ -35,13 +35,12 @@ void LevelCompressor::encode(const float* x, const BucketLayout& layout, uint64_
   const int64_t n = layout.numel();
   const int64_t S = static_cast<int64_t>(seg_.size()) - 1;
   send_.resize(static_cast<size_t>(S + bits::code_words(n, width_)));
-  std::vector<float> scale(static_cast<size_t>(S));
-  bits::segment_scales(x, seg_, l2_, scale.data());
-  for (int64_t k = 0; k < S; ++k) send_[k] = float_bits(scale[k]);
-  bits::encode_levels(x, seg_, scale.data(), levels_, width_, key, send_.data() + S);
+  scale_.resize(static_cast<size_t>(S));
+  bits::encode_segments(x, seg_, l2_, levels_, width_, key, scale_.data(), send_.data() + S);
+  for (int64_t k = 0; k < S; ++k) send_[k] = float_bits(scale_[k]);
 }
 
-void LevelCompressor::decode(const uint32_t* all, int p, float* out) const {
+void LevelCompressor::decode(const uint32_t* all, int p, float* out) {
   const int64_t S = static_cast<int64_t>(seg_.size()) - 1;
   const int64_t n = seg_.back();
   const int64_t stride = S + bits::code_words(n, width_);
@@ -51,7 +50,8 @@ void LevelCompressor::decode(const uint32_t* all, int p, float* out) const {
         std::fill(out, out + n, std::numeric_limits<float>::quiet_NaN());
         return;
       }
-  std::vector<float> scale(static_cast<size_t>(S));
+  std::vector<float>& scale = dscale_;
+  scale.resize(static_cast<size_t>(S));
   for (int r = 0; r < p; ++r) {
     for (int64_t k = 0; k < S; ++k) scale[k] = bits_float(all[r * stride + k]);
     bits::decode_levels(all + r * stride + S, seg_, scale.data(), levels_, width_,

@@ -47,10 +47,11 @@ class LevelCompressor : public Compressor {
  private:
   // Encodes x into send_; returns the segments used.
   void encode(const float* x, const BucketLayout& layout, uint64_t key);
-  void decode(const uint32_t* all, int p, float* out) const;
+  void decode(const uint32_t* all, int p, float* out);
   uint64_t next_key(int64_t bucket_index, int rank);
   std::vector<int64_t> seg_;
   std::vector<uint32_t> send_, recv_;
+  std::vector<float> scale_, dscale_;  // scratch: encode's and decode's scales
   std::map<int64_t, uint64_t> counter_;
 };
 

@@ -10,7 +10,12 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace gcu::compress {
 namespace {
@@ -18,6 +23,7 @@ namespace {
 constexpr uint64_t kRotationSalt = ~uint64_t{0};
 constexpr int64_t kParallelMin = 1 << 16;
 constexpr int64_t kChunk = 1 << 15;  // chunks never cross a multiple of 2^32: 32-bit lanes inside
+constexpr int64_t kTile = 4096;      // lanes per quantize tile (multiple of 64)
 
 // Runs fn(b, e) over [0, m) in chunks, in parallel for large m.
 template <class Fn>
@@ -41,9 +47,10 @@ GCU_CLONES void flip(const float* x, int64_t b, int64_t e, uint64_t kr, float* y
   }
 }
 
-// q[j] = min(G, floor((clamp(y_j, -R, R) + R) * inv + u_j)) on [b, e); yb points at y_b.
+// qb[j - b] = min(G, floor((clamp(y_j, -R, R) + R) * inv + u_j)) on [b, e); yb points at
+// y_b ([b, e) never crosses a multiple of 2^32).
 GCU_CLONES void levels(const float* yb, int64_t b, int64_t e, float R, float inv, uint32_t G,
-                       uint64_t kq, uint16_t* q) {
+                       uint64_t kq, uint16_t* qb) {
   const uint32_t klo = static_cast<uint32_t>(kq), khi = hi_key(kq, b);
   const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
   for (uint32_t j = 0; j < len; ++j) {
@@ -51,7 +58,7 @@ GCU_CLONES void levels(const float* yb, int64_t b, int64_t e, float R, float inv
     const float yc = std::min(std::max(yb[j], -R), R);
     const float t = (yc + R) * inv + static_cast<float>(h >> 8) * 0x1p-24f;
     const uint32_t l = static_cast<uint32_t>(static_cast<int32_t>(t));
-    q[b + j] = static_cast<uint16_t>(l < G ? l : G);
+    qb[j] = static_cast<uint16_t>(l < G ? l : G);
   }
 }
 
@@ -74,45 +81,61 @@ GCU_CLONES void range_stats(const float* y, int64_t b, int64_t e, float* mx, dou
   *ss = total;
 }
 
+// words[i] for i in [0, nw) from the lanes q[i k, i k + k) (q holds nq <= nw k values;
+// missing lanes of the last word are 0).
 template <int W>
-inline __attribute__((always_inline)) void pack_fixed(const uint16_t* q, int64_t wb, int64_t we, uint64_t* words) {
+inline __attribute__((always_inline)) void pack_fixed(const uint16_t* q, int64_t nw, uint64_t* words) {
   constexpr int k = 64 / W;
-  for (int64_t i = wb; i < we; ++i) {
+  for (int64_t i = 0; i < nw; ++i) {
     uint64_t acc = 0;
     for (int l = 0; l < k; ++l) acc |= static_cast<uint64_t>(q[i * k + l]) << (l * W);
     words[i] = acc;
   }
 }
 // GCC makes no target clones of templates: non-template wrappers carry them.
-GCU_CLONES void pack4(const uint16_t* q, int64_t wb, int64_t we, uint64_t* w) { pack_fixed<4>(q, wb, we, w); }
-GCU_CLONES void pack8(const uint16_t* q, int64_t wb, int64_t we, uint64_t* w) { pack_fixed<8>(q, wb, we, w); }
-GCU_CLONES void pack16(const uint16_t* q, int64_t wb, int64_t we, uint64_t* w) { pack_fixed<16>(q, wb, we, w); }
+GCU_CLONES void pack4(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<4>(q, nw, w); }
+GCU_CLONES void pack8(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<8>(q, nw, w); }
+GCU_CLONES void pack16(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<16>(q, nw, w); }
 
-void pack_lanes(const uint16_t* q, int64_t m, int w, int k, uint64_t* words, int64_t nw) {
-  if (w == 4 || w == 8 || w == 16) {
-    const int64_t full = m / k;
-    constexpr int64_t kWords = 4096;
-#pragma omp parallel for if (m > kParallelMin) schedule(static)
-    for (int64_t wb = 0; wb < full; wb += kWords) {
-      const int64_t we = std::min(full, wb + kWords);
-      if (w == 4) pack4(q, wb, we, words);
-      else if (w == 8) pack8(q, wb, we, words);
-      else pack16(q, wb, we, words);
-    }
-    if (full < nw) {
-      uint64_t acc = 0;
-      for (int64_t j = full * k; j < m; ++j) acc |= static_cast<uint64_t>(q[j]) << ((j - full * k) * w);
-      words[full] = acc;
-    }
-    return;
+#if defined(__x86_64__)
+// pack_fixed<4> with AVX2, two words (32 lanes of at most 4 bits) per iteration.
+__attribute__((target("avx2"))) int64_t pack4_avx2(const uint16_t* q, int64_t nw, uint64_t* words) {
+  const __m256i lo4 = _mm256_set1_epi16(0x000f), hi4 = _mm256_set1_epi16(0x00f0);
+  int64_t i = 0;
+  for (; i + 2 <= nw; i += 2) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 16 * i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q + 16 * i + 16));
+    const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);  // lanes 0..31
+    // u16 j = lane 2j | lane 2j+1 << 8  ->  lane 2j | lane 2j+1 << 4
+    const __m256i nib = _mm256_or_si256(_mm256_and_si256(bytes, lo4), _mm256_and_si256(_mm256_srli_epi16(bytes, 4), hi4));
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi16(nib, nib), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(words + i), _mm256_castsi256_si128(packed));
   }
-#pragma omp parallel for if (m > kParallelMin) schedule(static)
-  for (int64_t i = 0; i < nw; ++i) {
+  return i;
+}
+#endif
+
+void pack_tile(const uint16_t* q, int64_t nq, int w, int k, uint64_t* words) {
+  const int64_t full = nq / k;
+#if defined(__x86_64__)
+  if (w == 4 && __builtin_cpu_supports("avx2")) {
+    const int64_t done = pack4_avx2(q, full, words);
+    pack4(q + done * k, full - done, words + done);
+  } else
+#endif
+  if (w == 4) pack4(q, full, words);
+  else if (w == 8) pack8(q, full, words);
+  else if (w == 16) pack16(q, full, words);
+  else
+    for (int64_t i = 0; i < full; ++i) {
+      uint64_t acc = 0;
+      for (int l = 0; l < k; ++l) acc |= static_cast<uint64_t>(q[i * k + l]) << (l * w);
+      words[i] = acc;
+    }
+  if (full * k < nq) {  // last, partial word
     uint64_t acc = 0;
-    const int64_t b = i * k;
-    const int cnt = static_cast<int>(std::min<int64_t>(k, m - b));
-    for (int l = 0; l < cnt; ++l) acc |= static_cast<uint64_t>(q[b + l]) << (l * w);
-    words[i] = acc;
+    for (int64_t j = full * k; j < nq; ++j) acc |= static_cast<uint64_t>(q[j]) << ((j - full * k) * w);
+    words[full] = acc;
   }
 }
 
@@ -137,16 +160,61 @@ GCU_CLONES void unpack16(const uint64_t* w, int64_t wb, int64_t we, float R, flo
   unpack_fixed<16>(w, wb, we, R, p, s, z);
 }
 
-// z[j] = -R + (S_j / p) * step for the first m lanes of `words`.
-void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float p, float step, float* z) {
+#if defined(__x86_64__)
+// unpack_fixed() with non-temporal stores for words [wb, we) (lane widths 4, 8, 16; z 16-byte
+// aligned): the same float operations in the same order, -R + (float(S) / p) * step.
+__attribute__((target("avx2"))) void unpack_stream_avx2(const uint64_t* words, int64_t wb, int64_t we, int W,
+                                                        float R, float p, float step, float* z) {
+  const int k = 64 / W;
+  const int64_t eb = wb * k, ee = we * k, e8 = eb + (ee - eb) / 8 * 8;
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(words);
+  const __m256 nr = _mm256_set1_ps(-R), vp = _mm256_set1_ps(p), vs = _mm256_set1_ps(step);
+  const __m256i shifts = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28), m4 = _mm256_set1_epi32(0xf);
+  for (int64_t i = eb; i < e8; i += 8) {
+    __m256i S;
+    if (W == 8) {
+      S = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes + i)));
+    } else if (W == 16) {
+      S = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + 2 * i)));
+    } else {
+      uint32_t half;
+      std::memcpy(&half, bytes + i / 2, 4);
+      S = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(half)), shifts), m4);
+    }
+    const __m256 v = _mm256_add_ps(nr, _mm256_mul_ps(_mm256_div_ps(_mm256_cvtepi32_ps(S), vp), vs));
+    _mm_stream_ps(z + i, _mm256_castps256_ps128(v));
+    _mm_stream_ps(z + i + 4, _mm256_extractf128_ps(v, 1));
+  }
+  for (int64_t i = e8; i < ee; ++i) {
+    const uint64_t mask = (uint64_t{1} << W) - 1;
+    z[i] = -R + static_cast<float>(static_cast<uint32_t>((words[i / k] >> ((i % k) * W)) & mask)) / p * step;
+  }
+  _mm_sfence();
+}
+#endif
+
+// z[j] = -R + (S_j / p) * step for the first m lanes of `words`; may_stream: z is the final
+// output (non-temporal stores when it is large).
+void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float p, float step, float* z,
+                  bool may_stream) {
   const uint64_t mask = (w >= 64) ? ~uint64_t{0} : ((uint64_t{1} << w) - 1);
   const int64_t nw = (m + k - 1) / k;
   if (w == 4 || w == 8 || w == 16) {
     const int64_t full = m / k;
     constexpr int64_t kWords = 4096;
+#if defined(__x86_64__)
+    const bool stream = may_stream && m >= bits::kStreamMin && (reinterpret_cast<uintptr_t>(z) & 15u) == 0 &&
+                        __builtin_cpu_supports("avx2");
+#else
+    const bool stream = false;
+#endif
 #pragma omp parallel for if (m > kParallelMin) schedule(static)
     for (int64_t wb = 0; wb < full; wb += kWords) {
       const int64_t we = std::min(full, wb + kWords);
+#if defined(__x86_64__)
+      if (stream) unpack_stream_avx2(words, wb, we, w, R, p, step, z);
+      else
+#endif
       if (w == 4) unpack4(words, wb, we, R, p, step, z);
       else if (w == 8) unpack8(words, wb, we, R, p, step, z);
       else unpack16(words, wb, we, R, p, step, z);
@@ -266,21 +334,25 @@ void ThcCompressor::quantize(float R, const ThcGeometry& g, int64_t n, uint64_t 
     std::fill(words, words + g.words, uint64_t{0});
     return;
   }
-  thread_local std::vector<uint16_t> q;
-  q.resize(static_cast<size_t>(g.m));
   const float inv = R > 0 ? static_cast<float>(G) / (2.0f * R) : 0.0f;
   const float* y = src_;
-  uint16_t* qd = q.data();
-  const int64_t real = g.stages > 0 ? g.m : n;  // src_ holds this many elements
-  for_chunks(real, [&](int64_t b, int64_t e) { levels(y + b, b, e, R, inv, G, kq, qd); });
-  if (real < g.m) {  // zero padding (t = 0): same rule, value 0, chunk-aligned pieces
-    const std::vector<float> zeros(static_cast<size_t>(g.m - real), 0.0f);
-    for (int64_t b = real, e; b < g.m; b = e) {
-      e = std::min(g.m, (b / kChunk + 1) * kChunk);
-      levels(zeros.data() + (b - real), b, e, R, inv, G, kq, qd);
+  const int64_t real = g.stages > 0 ? g.m : n;  // src_ holds this many elements; zeros after
+  // Tiles of whole words: levels into a small buffer, packed at once (no m-sized scratch).
+  const int k = g.lanes_per_word;
+  const int64_t tile_words = std::max<int64_t>(1, kTile / k), tiles = (g.words + tile_words - 1) / tile_words;
+  static const std::vector<float> zeros(static_cast<size_t>(kTile) + 64, 0.0f);
+#pragma omp parallel for if (g.m > kParallelMin) schedule(static)
+  for (int64_t t = 0; t < tiles; ++t) {
+    alignas(64) uint16_t q[kTile + 64];
+    const int64_t wb = t * tile_words, we = std::min(g.words, wb + tile_words);
+    const int64_t eb = wb * k, ee = std::min(g.m, we * k);
+    for (int64_t b = eb, e; b < ee; b = e) {  // pieces that stay inside one 2^15 chunk
+      e = std::min(ee, (b / kChunk + 1) * kChunk);
+      if (b < real) e = std::min(e, real);
+      levels(b < real ? y + b : zeros.data(), b, e, R, inv, G, kq, q + (b - eb));
     }
+    pack_tile(q, ee - eb, g.lane_bits, k, words + wb);
   }
-  pack_lanes(q.data(), g.m, g.lane_bits, g.lanes_per_word, words, g.words);
 }
 
 void ThcCompressor::decode(const uint64_t* words, float R, int p, const ThcGeometry& g,
@@ -292,12 +364,12 @@ void ThcCompressor::decode(const uint64_t* words, float R, int p, const ThcGeome
   const uint32_t G = (1u << prm_.bits) - 1;
   if (g.stages == 0) {  // no rotation to undo: straight into out
     unpack_lanes(words, n, g.lane_bits, g.lanes_per_word, R, static_cast<float>(p),
-                 2.0f * R / static_cast<float>(G), out);
+                 2.0f * R / static_cast<float>(G), out, true);
     return;
   }
   y_.resize(static_cast<size_t>(g.m));
   unpack_lanes(words, g.m, g.lane_bits, g.lanes_per_word, R, static_cast<float>(p),
-               2.0f * R / static_cast<float>(G), y_.data());
+               2.0f * R / static_cast<float>(G), y_.data(), false);
   fwht_blocks(y_.data(), g.m, g.L, g.stages);
   const float* z = y_.data();
   const float scale = std::ldexp(1.0f, -g.stages);
