@@ -1,7 +1,6 @@
 // Compression-error measurement (error_measure.h).
 #include "error_measure.h"
 
-#include "error_feedback.h"
 #include "registry.h"
 
 #include <algorithm>
@@ -25,6 +24,14 @@ void ErrorMeter::add(const std::vector<float>& g, int64_t bucket_index) {
   add(g.data(), layout, bucket_index);
 }
 
+namespace {
+// min over lambda of ||lambda c - x||^2 / ||x||^2 = 1 - cos^2(c, x), from the dot products.
+double scale_optimal_error(double cx, double cc, double xx) {
+  if (!(cc > 0)) return 1.0;
+  return std::clamp(1.0 - (cx / cc) * (cx / xx), 0.0, 1.0);
+}
+}  // namespace
+
 void ErrorMeter::add(const float* g, const BucketLayout& layout, int64_t bucket_index) {
   const int64_t n = layout.numel();
   out_.assign(n, 0.0f);
@@ -39,16 +46,24 @@ void ErrorMeter::add(const float* g, const BucketLayout& layout, int64_t bucket_
     cc += ci * ci;
   }
   // The error-feedback instance runs on every buffer (its residual must see them all).
+  // x_t = g_t + e_t is what it compresses; e_{t+1} = x_t - C(x_t) (float, as ef() does).
+  auto& e = residual_[bucket_index];
+  if (static_cast<int64_t>(e.size()) != n) e.assign(n, 0.0f);
+  x_.resize(n);
+  for (int64_t i = 0; i < n; ++i) x_[i] = g[i] + e[i];
   out_.assign(n, 0.0f);
   ef_->roundtrip(bucket_index, g, out_.data(), layout);
-  double err_ef = 0, res = 0;
-  const std::vector<float>* e = nullptr;
-  if (!ef_builtin_) e = &static_cast<const ErrorFeedback&>(*ef_).residual(bucket_index);
-#pragma omp parallel for reduction(+ : err_ef, res) schedule(static) if (n >= (1 << 18))
+  double xx = 0, cx = 0, ccx = 0, raw = 0, upd = 0, res = 0;
+#pragma omp parallel for reduction(+ : xx, cx, ccx, raw, upd, res) schedule(static) if (n >= (1 << 18))
   for (int64_t i = 0; i < n; ++i) {
-    const double d = static_cast<double>(out_[i]) - g[i];
-    err_ef += d * d;
-    if (e) res += static_cast<double>((*e)[i]) * (*e)[i];
+    const double xi = x_[i], ci = out_[i];
+    xx += xi * xi;
+    cx += ci * xi;
+    ccx += ci * ci;
+    raw += (ci - xi) * (ci - xi);
+    upd += (ci - g[i]) * (ci - g[i]);
+    e[i] = x_[i] - out_[i];
+    res += static_cast<double>(e[i]) * e[i];
   }
   if (!(gg > 0)) {
     ++zeros_;
@@ -61,7 +76,14 @@ void ErrorMeter::add(const float* g, const BucketLayout& layout, int64_t bucket_
   sum_err_ += err;
   sum_norm_ += gg;
   sum_cos_ += cc > 0 ? cg / std::sqrt(cc * gg) : 0.0;
-  sum_rel_ef_ += err_ef / gg;
+  const double opt = scale_optimal_error(cg, cc, gg);
+  sum_opt_ += opt;
+  max_opt_ = std::max(max_opt_, opt);
+  // x_t = 0 with g_t != 0 (the residual cancels the gradient exactly): nothing to
+  // compress, no error.
+  sum_rel_ef_ += xx > 0 ? scale_optimal_error(cx, ccx, xx) : 0.0;
+  sum_raw_ef_ += xx > 0 ? raw / xx : 0.0;
+  sum_upd_ef_ += upd / gg;
   sum_res_ += res / gg;
 }
 
@@ -75,7 +97,7 @@ ErrorStats ErrorMeter::stats() const {
   if (samples_ == 0) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     s.rel_error = s.rel_error_max = s.rel_error_sum = s.cosine = s.delta = s.delta_min = nan;
-    s.variance_factor = s.rel_error_ef = s.residual_ratio = nan;
+    s.variance_factor = s.rel_error_ef = s.rel_error_ef_raw = s.update_error_ef = s.residual_ratio = nan;
     return s;
   }
   const double T = static_cast<double>(samples_);
@@ -83,11 +105,13 @@ ErrorStats ErrorMeter::stats() const {
   s.rel_error_max = max_rel_;
   s.rel_error_sum = sum_err_ / sum_norm_;
   s.cosine = sum_cos_ / T;
-  s.delta = 1.0 - s.rel_error;
-  s.delta_min = 1.0 - s.rel_error_max;
+  s.delta = 1.0 - sum_opt_ / T;
+  s.delta_min = 1.0 - max_opt_;
   s.variance_factor = biased_ ? std::numeric_limits<double>::quiet_NaN() : s.rel_error;
   s.rel_error_ef = sum_rel_ef_ / T;
-  s.residual_ratio = ef_builtin_ ? std::numeric_limits<double>::quiet_NaN() : sum_res_ / T;
+  s.rel_error_ef_raw = sum_raw_ef_ / T;
+  s.update_error_ef = sum_upd_ef_ / T;
+  s.residual_ratio = sum_res_ / T;
   return s;
 }
 
