@@ -105,18 +105,19 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
       throw std::invalid_argument("calibrate: unknown step '" + s + "' in --skip (steps: compute, gamma, "
                                   "collectives, codecs, errors, contention, convergence)");
-  if (o.fit_statistic != "median" && o.fit_statistic != "p10")
-    throw std::invalid_argument("calibrate: --fit-statistic must be median or p10, got '" + o.fit_statistic + "'");
+  if (o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
+    throw std::invalid_argument("calibrate: --fit-statistic must be median, p10 or min, got '" + o.fit_statistic + "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
-  GroupOptions go = group_options_from_env();
+  GroupOptions go;
   go.backend = o.backend;
   go.timeout_s = std::max(600.0, o.budget_s * 2 + 300);
+  Group g(go);
+  // Ranks sharing this node (torchrun / gcu launch set LOCAL_WORLD_SIZE; default: all).
   const char* lws = std::getenv("LOCAL_WORLD_SIZE");
-  const int local_world = lws ? std::max(1, std::atoi(lws)) : go.world_size;
+  const int local_world = lws ? std::max(1, std::atoi(lws)) : g.world_size();
   const int threads = o.threads > 0 ? o.threads
                                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_world);
   torch::set_num_threads(threads);
-  Group g(go);
   const bool lead = g.rank() == 0;
   auto progress = [&](const std::string& s) {
     if (lead && progress_in) progress_in(s);
@@ -210,7 +211,8 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
     so.max_bytes = o.max_bytes;
     if (o.budget_s > 0) {
       so.budget_s = std::max(3.0, left() * 0.35);
-      so.target_s_per_size = std::min(0.25, so.budget_s / 200);
+      so.target_s_per_size = std::min(0.4, so.budget_s / 200);
+      so.target_s_per_large_size = std::min(1.0, so.budget_s / 100);
     }
     auto sweeps = sweep_collectives(g, so, progress);
     st["collectives"] = sweeps_to_json(sweeps, g.world_size());

@@ -19,7 +19,16 @@ double per_rank_bytes(CollectiveKind k, int world, const SweepRow& r) {
 double row_time_s(const SweepRow& r, const std::string& statistic) {
   if (statistic == "median") return r.time_s.median;
   if (statistic == "p10") return r.time_s.p10;
-  throw FitError("unknown fit statistic '" + statistic + "' (known: median, p10)");
+  if (statistic == "min") return r.time_s.min;
+  throw FitError("unknown fit statistic '" + statistic + "' (known: median, p10, min)");
+}
+
+PiecewiseOptions sweep_fit_options() {
+  PiecewiseOptions o;
+  o.max_segments = 5;
+  o.target_max_rel = 0.05;
+  o.target_from_x = model::kMiB;
+  return o;
 }
 
 void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt, const std::string& statistic) {

@@ -9,7 +9,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <set>
+
+#include <sys/resource.h>
 
 namespace gcu::calibrate {
 
@@ -55,7 +58,7 @@ Buffers make_buffers(CollectiveKind k, int64_t bytes, int world, torch::Device d
   return b;
 }
 
-void run_once(c10d::ProcessGroup& pg, CollectiveKind k, Buffers& b) {
+void run_once(Backend& pg, CollectiveKind k, Buffers& b) {
   switch (k) {
     case CollectiveKind::AllReduce: pg.allreduce(b.inputs)->wait(); break;
     case CollectiveKind::AllGather: pg.allgather(b.lists, b.inputs)->wait(); break;
@@ -68,18 +71,42 @@ void run_once(c10d::ProcessGroup& pg, CollectiveKind k, Buffers& b) {
 }  // namespace
 
 std::vector<int64_t> sweep_sizes(const SweepOptions& opt, int world) {
-  if (opt.min_bytes < 1 || opt.max_bytes < opt.min_bytes || !(opt.factor > 1))
-    throw std::invalid_argument("collective sweep: need 1 <= min_bytes <= max_bytes and factor > 1 (got " +
+  if (opt.min_bytes < 1 || opt.max_bytes < opt.min_bytes || !(opt.factor > 1) || !(opt.fine_factor > 1))
+    throw std::invalid_argument("collective sweep: need 1 <= min_bytes <= max_bytes and factors > 1 (got " +
                                 std::to_string(opt.min_bytes) + ", " + std::to_string(opt.max_bytes) +
-                                ", " + std::to_string(opt.factor) + ")");
+                                ", " + std::to_string(opt.factor) + ", " + std::to_string(opt.fine_factor) + ")");
   const int64_t unit = 4LL * world;
   std::vector<int64_t> out;
-  for (double x = static_cast<double>(opt.min_bytes); x <= opt.max_bytes * 1.0000001; x *= opt.factor) {
+  for (double x = static_cast<double>(opt.min_bytes); x <= opt.max_bytes * 1.0000001;) {
     int64_t b = std::max<int64_t>(unit, static_cast<int64_t>(std::llround(x / unit)) * unit);
-    if (out.empty() || b != out.back()) out.push_back(b);
+    if (out.empty() || b > out.back()) out.push_back(b);
+    const double next = x * (x >= opt.fine_from_bytes * 0.9999999 ? opt.fine_factor : opt.factor);
+    // Land exactly on fine_from_bytes when stepping over it (keeps the powers of two).
+    x = x < opt.fine_from_bytes * 0.9999999 && next > opt.fine_from_bytes * 1.0000001
+            ? static_cast<double>(opt.fine_from_bytes)
+            : next;
   }
   return out;
 }
+
+namespace {
+
+// Involuntary context switches of this process (all threads): preemptions.
+long preemptions() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_nivcsw;
+}
+
+struct SizeRun {
+  int64_t bytes = 0;
+  Buffers b;
+  int target = 0;            // timed calls wanted
+  std::vector<double> t;     // this rank's times
+  std::vector<double> hit;   // 1 when this rank was preempted during the call
+};
+
+}  // namespace
 
 std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt,
                                                const Progress& progress) {
@@ -88,6 +115,8 @@ std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt
   const auto sizes = sweep_sizes(opt, world);
   std::vector<CollectiveSweep> out;
   const double t_start = now_s();
+  const double n_kinds = static_cast<double>(opt.kinds.size());
+  int kinds_done = 0;
   for (auto kind : opt.kinds) {
     CollectiveSweep s;
     s.kind = kind;
@@ -113,40 +142,90 @@ std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt
       out.push_back(s);
       continue;
     }
+    // This collective's share of what is left of the budget (unsupported ones take none).
+    const double kind_budget_s =
+        opt.budget_s > 0 ? (opt.budget_s - g.allreduce_max(now_s() - t_start)) / std::max(1.0, n_kinds - kinds_done)
+                         : 0;
+    ++kinds_done;
+    const double kind_start = now_s();
+    // Warm-up, ascending; sizes whose warm-up no longer fits the budget are dropped.
+    std::vector<SizeRun> runs;
+    double planned_s = 0;
     for (int64_t bytes : sizes) {
-      if (opt.budget_s > 0 && g.allreduce_max(now_s() - t_start) > opt.budget_s) {
-        s.note = "sweep stopped at " + std::to_string(s.rows.empty() ? 0 : s.rows.back().bytes) +
+      if (kind_budget_s > 0 && g.allreduce_max(now_s() - kind_start) > 0.4 * kind_budget_s) {
+        s.note = "sweep stopped at " + std::to_string(runs.empty() ? 0 : runs.back().bytes) +
                  " bytes by the time budget";
         break;
       }
-      auto b = make_buffers(kind, bytes, world, g.impl().device);
+      SizeRun r;
+      r.bytes = bytes;
+      r.b = make_buffers(kind, bytes, world, g.impl().device);
       std::vector<double> warm;
-      for (int i = 0; i < opt.warmup; ++i) {
+      for (int i = 0; i < std::max(1, opt.warmup); ++i) {
         g.barrier();
         const double t0 = now_s();
-        run_once(pg, kind, b);
+        run_once(pg, kind, r.b);
         warm.push_back(now_s() - t0);
       }
-      const double one = g.allreduce_max(warm.empty() ? 1e-3 : median(warm));
-      const int iters = std::clamp(static_cast<int>(opt.target_s_per_size / std::max(one, 1e-7)),
-                                   opt.min_iters, opt.max_iters);
-      std::vector<double> t(iters);
-      for (int i = 0; i < iters; ++i) {
-        g.barrier();
-        const double t0 = now_s();
-        run_once(pg, kind, b);
-        t[i] = now_s() - t0;
+      const double one = std::max(g.allreduce_max(median(warm)), 1e-7);
+      const bool large = bytes >= opt.fine_from_bytes;
+      const int lo = large ? std::max(opt.min_iters, opt.min_iters_large) : opt.min_iters;
+      const double target_s = large ? std::max(opt.target_s_per_size, opt.target_s_per_large_size) : opt.target_s_per_size;
+      r.target = std::clamp(static_cast<int>(target_s / one), lo, std::max(lo, opt.max_iters));
+      planned_s += r.target * (one + 1e-4);  // + a barrier
+      runs.push_back(std::move(r));
+    }
+    // Fewer calls everywhere when the plan does not fit what is left of the share.
+    if (kind_budget_s > 0) {
+      const double avail_s = kind_budget_s - g.allreduce_max(now_s() - kind_start);
+      if (planned_s > avail_s) {
+        const double scale = std::max(0.0, avail_s) / planned_s;
+        for (auto& r : runs) r.target = std::max(opt.min_iters, static_cast<int>(r.target * scale));
       }
-      t = g.allreduce_max(t);  // a call takes as long as its slowest rank
+    }
+    // Interleaved rounds in a random order (the same on every rank).
+    std::mt19937_64 rng(opt.seed * 1000003 + static_cast<uint64_t>(kind));
+    std::vector<size_t> order(runs.size());
+    for (int round = 0;; ++round) {
+      order.clear();
+      for (size_t i = 0; i < runs.size(); ++i)
+        if (static_cast<int>(runs[i].t.size()) < runs[i].target) order.push_back(i);
+      if (order.empty()) break;
+      // Over budget: stop once every size has its minimum (decided together).
+      if (kind_budget_s > 0 && round >= opt.min_iters && g.allreduce_max(now_s() - kind_start) > kind_budget_s)
+        break;
+      std::shuffle(order.begin(), order.end(), rng);
+      for (size_t i : order) {
+        auto& r = runs[i];
+        g.barrier();
+        const long p0 = preemptions();
+        const double t0 = now_s();
+        run_once(pg, kind, r.b);
+        const double dt = now_s() - t0;
+        r.t.push_back(dt);
+        r.hit.push_back(preemptions() != p0 ? 1.0 : 0.0);
+      }
+    }
+    for (auto& r : runs) {
+      // A call takes as long as its slowest rank; it is disturbed if any rank was preempted.
+      const auto t = g.allreduce_max(r.t);
+      const auto hit = g.allreduce_max(r.hit);
+      std::vector<double> clean;
+      for (size_t i = 0; i < t.size(); ++i)
+        if (hit[i] == 0) clean.push_back(t[i]);
       SweepRow row;
-      row.bytes = bytes;
-      row.count = bytes / 4;
-      row.time_s = summarize(t, 0);
+      row.bytes = r.bytes;
+      row.count = r.bytes / 4;
+      row.calls = static_cast<int64_t>(t.size());
+      row.disturbed = row.calls - static_cast<int64_t>(clean.size());
+      const size_t enough = std::max<size_t>(3, t.size() / 5);
+      row.time_s = summarize(clean.size() >= enough ? clean : t, 0);
       row.time_s.discarded = opt.warmup;
       s.rows.push_back(row);
-      if (progress && bytes >= (1 << 20))
+      if (progress && r.bytes >= (1 << 20))
         progress("calibrate: " + std::string(compress::collective_name(kind)) + " " +
-                 std::to_string(bytes >> 20) + " MiB: " + std::to_string(row.time_s.median * 1e3) + " ms");
+                 std::to_string(r.bytes >> 10) + " KiB: " + std::to_string(row.time_s.median * 1e3) + " ms (" +
+                 std::to_string(row.calls) + " calls, " + std::to_string(row.disturbed) + " disturbed)");
     }
     out.push_back(s);
   }

@@ -1,12 +1,22 @@
 // The collective sweep (SPEC §3): all-reduce, all-gather, reduce-scatter and broadcast
 // over message sizes from a few bytes to max_bytes, across the launched ranks, timed like
 // nccl-tests (warm-up calls discarded; every timed call starts after a barrier; a call's
-// time is the slowest rank's). Torch-free header; measures through Group (group.h).
+// time is the slowest rank's). Protocol against a busy machine (docs/calibrate.md):
+//   - the timed calls of all sizes are interleaved: rounds over the sizes, each round in
+//     a fresh random order (same seed on every rank), one call per size per round, so a
+//     slow phase of the machine spreads over many sizes instead of shifting one;
+//   - a call during which any rank was preempted (an involuntary context switch of the
+//     process, getrusage) is marked disturbed; a size's statistics use its undisturbed
+//     calls when there are at least max(3, n/5) of them, else all calls;
+//   - sizes step by `factor` below `fine_from_bytes` and by `fine_factor` above, so that
+//     the large sizes (the beta fit, protocol switches) have enough points.
+// Torch-free header; measures through Group (group.h).
 #pragma once
 
 #include "calibrate/collective_fit.h"
 #include "calibrate/group.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,9 +27,14 @@ struct SweepOptions {
   int64_t min_bytes = 4;
   int64_t max_bytes = 64LL << 20;  // nccl-tests size (all-gather: output bytes)
   double factor = 2;               // size step
+  int64_t fine_from_bytes = 1 << 20;  // from here on, steps of fine_factor
+  double fine_factor = 1.4142135623730951;
   int warmup = 2;                  // calls discarded per size
   int min_iters = 5;
-  int max_iters = 40;
+  int min_iters_large = 25;        // timed calls at least, from fine_from_bytes on (the beta fit)
+  double target_s_per_large_size = 1.0;  // the same target from fine_from_bytes on
+  int max_iters = 60;
+  uint64_t seed = 1;               // order of the sizes within each round
   double target_s_per_size = 0.25; // timed calls per size ~ this / (time of one call)
   double budget_s = 0;             // > 0: stop growing sizes when the sweep has used this
   std::vector<compress::CollectiveKind> kinds = {
@@ -34,8 +49,9 @@ using Progress = std::function<void(const std::string&)>;
 std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt,
                                                const Progress& progress = {});
 
-// Sizes of the sweep: min_bytes, min_bytes*factor, ..., up to max_bytes, each rounded to
-// a multiple of 4 * world (so that per-rank and per-chunk counts are whole floats).
+// Sizes of the sweep: min_bytes, min_bytes*factor, ..., fine_from_bytes, then steps of
+// fine_factor up to max_bytes, each rounded to a multiple of 4 * world (so that per-rank
+// and per-chunk counts are whole floats). Duplicates after rounding are dropped.
 std::vector<int64_t> sweep_sizes(const SweepOptions& opt, int world);
 
 }  // namespace gcu::calibrate

@@ -232,17 +232,35 @@ PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) 
     return pf;
   }
   // Segments are added while each cuts the summed |log-ratio| to < improve_factor x the
-  // previous, until the geometric-mean error is good enough.
+  // previous, until the geometric-mean error is good enough; with a target on the large
+  // points' max error, also while that target is missed and the new segment lowers it.
+  auto large_max = [&](const PiecewiseFit& f) {
+    double m = 0;
+    for (const auto& p : pts)
+      if (p.x >= opt.target_from_x) m = std::max(m, std::abs(f(p.x) - p.y) / p.y);
+    return m;
+  };
+  const bool targeted = opt.target_max_rel > 0;
   PiecewiseFit chosen = build(1);
   double chosen_err = fit_quality(relative_errors(chosen, pts)).geomean_rel;
   double chosen_cost = best[1][n];
+  double chosen_large = targeted ? large_max(chosen) : 0;
   for (size_t k = 2; k <= kmax; ++k) {
-    if (chosen_err <= opt.good_enough_rel) break;
+    const bool target_missed = targeted && chosen_large > opt.target_max_rel;
+    if (chosen_err <= opt.good_enough_rel && !target_missed) break;
     if (!(best[k][n] < inf)) break;
-    if (!(best[k][n] < opt.improve_factor * chosen_cost)) break;
-    chosen = build(k);
+    PiecewiseFit cand = build(k);
+    const double cand_large = targeted ? large_max(cand) : 0;
+    const bool improves = best[k][n] < opt.improve_factor * chosen_cost;
+    const bool helps_target = target_missed && cand_large < chosen_large;
+    if (!improves && !helps_target) {
+      if (target_missed) continue;  // the L1-best split at k may miss the large sizes; try k+1
+      break;
+    }
+    chosen = std::move(cand);
     chosen_err = fit_quality(relative_errors(chosen, pts)).geomean_rel;
     chosen_cost = best[k][n];
+    chosen_large = cand_large;
   }
   return chosen;
 }

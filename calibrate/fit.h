@@ -76,6 +76,12 @@ struct PiecewiseOptions {
   double improve_factor = 0.7;   // a new segment must cut the summed |log ratio| below this x previous
   double good_enough_rel = 0.02; // stop adding segments once the geomean error <= this
   bool robust = true;            // huber_fit per segment (else least_squares_rel)
+  // A goal on the max relative error of the points with x >= target_from_x (0 = none):
+  // while it is missed, a further segment is also taken when it lowers that max error
+  // (even if it cuts the summed |log-ratio| by less than improve_factor), and the
+  // good_enough_rel stop does not apply. E.g. 5% from 1 MiB on for collective sweeps.
+  double target_max_rel = 0;
+  double target_from_x = 0;
 };
 
 struct PiecewiseFit {

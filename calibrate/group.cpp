@@ -1,92 +1,76 @@
-// Process group setup for calibrate (see group.h).
+// calibrate's process groups over the trainer's runtime (see group.h).
 #include "calibrate/group_impl.h"
+
+#include "trainer/runtime/rendezvous.h"
 
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef USE_C10D_NCCL
+#include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 #include <torch/torch.h>
 
-#include <cstdlib>
 #include <stdexcept>
 
 namespace gcu::calibrate {
 namespace {
 
-int env_int(const char* name, int dflt, int lo, int hi) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  char* end = nullptr;
-  const long x = std::strtol(v, &end, 10);
-  if (*end != '\0' || x < lo || x > hi)
-    throw std::invalid_argument(std::string("environment variable ") + name + "='" + v +
-                                "' is not an integer in [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]");
-  return static_cast<int>(x);
+// A second Gloo group on the trainer's store, bound to the same devices (interfaces).
+c10::intrusive_ptr<Backend> second_gloo_group(const trainer::DistContext& ctx, const std::string& prefix) {
+  auto* gloo = dynamic_cast<c10d::ProcessGroupGloo*>(ctx.gloo.get());
+  if (!gloo) throw std::logic_error("calibrate: the trainer's process group is not Gloo");
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(c10::make_intrusive<c10d::PrefixStore>(prefix, ctx.store),
+                                                     ctx.rank(), ctx.world_size(), gloo->getOptions());
 }
 
-c10::intrusive_ptr<c10d::ProcessGroup> make_pg(const GroupOptions& o,
-                                               const c10::intrusive_ptr<c10d::Store>& store) {
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout_s * 1000));
-  if (o.backend == "nccl") {
 #ifdef USE_C10D_NCCL
-    auto opts = c10d::ProcessGroupNCCL::Options::create();
-    opts->timeout = timeout;
-    return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, o.rank, o.world_size, opts);
-#else
-    throw std::invalid_argument("backend 'nccl' needs a CUDA-capable LibTorch; this one is CPU-only (use gloo)");
-#endif
-  }
-  if (o.backend != "gloo")
-    throw std::invalid_argument("unknown backend '" + o.backend + "' (known: gloo, nccl)");
-  auto opts = c10d::ProcessGroupGloo::Options::create();
-  opts->timeout = timeout;
-  const char* iface = std::getenv("GLOO_SOCKET_IFNAME");
-  if (iface && *iface)
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(iface));
-  else if (o.master_addr == "127.0.0.1" || o.master_addr == "localhost")
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-  else
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
-  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, o.rank, o.world_size, opts);
+c10::intrusive_ptr<Backend> nccl_group(const trainer::DistContext& ctx, const std::string& prefix) {
+  if (!torch::cuda::is_available())
+    throw std::invalid_argument("backend 'nccl': no CUDA device is visible to rank " + std::to_string(ctx.rank()));
+  auto opts = c10d::ProcessGroupNCCL::Options::create();
+  opts->timeout = std::chrono::milliseconds(static_cast<int64_t>(ctx.timeout_s * 1000));
+  return c10::make_intrusive<c10d::ProcessGroupNCCL>(c10::make_intrusive<c10d::PrefixStore>(prefix, ctx.store),
+                                                     ctx.rank(), ctx.world_size(), opts);
 }
+#endif
 
 }  // namespace
 
-GroupOptions group_options_from_env() {
-  GroupOptions o;
-  o.world_size = env_int("WORLD_SIZE", 1, 1, 1 << 20);
-  o.rank = env_int("RANK", 0, 0, o.world_size - 1);
-  if (const char* a = std::getenv("MASTER_ADDR"); a && *a) o.master_addr = a;
-  o.master_port = env_int("MASTER_PORT", 29500, 1, 65535);
-  return o;
-}
-
 Group::Group(const GroupOptions& opt) : opt_(opt), impl_(std::make_unique<GroupImpl>()) {
-  if (opt.world_size < 1 || opt.rank < 0 || opt.rank >= opt.world_size)
-    throw std::invalid_argument("rank " + std::to_string(opt.rank) + " is outside world size " +
-                                std::to_string(opt.world_size));
-  c10d::TCPStoreOptions so;
-  so.port = static_cast<uint16_t>(opt.master_port);
-  so.isServer = opt.rank == 0;
-  so.numWorkers = opt.world_size;
-  so.waitWorkers = true;
-  so.timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout_s * 1000));
-  auto tcp = c10::make_intrusive<c10d::TCPStore>(opt.master_addr, so);
-  impl_->store = tcp;
-  impl_->pg = make_pg(opt, c10::make_intrusive<c10d::PrefixStore>("fg", tcp));
-  impl_->pg_bg = make_pg(opt, c10::make_intrusive<c10d::PrefixStore>("bg", tcp));
-  if (opt.backend == "nccl") impl_->device = torch::Device(torch::kCUDA, 0);
+  if (opt.backend != "gloo" && opt.backend != "nccl")
+    throw std::invalid_argument("unknown backend '" + opt.backend + "' (known: gloo, nccl)");
+#ifndef USE_C10D_NCCL
+  if (opt.backend == "nccl")
+    throw std::invalid_argument("backend 'nccl' needs a CUDA-capable LibTorch built with NCCL; this one is not "
+                                "(use gloo)");
+#endif
+  trainer::ProcessGroupOptions pgo;
+  pgo.timeout_s = opt.timeout_s;
+  impl_->ctx = trainer::init_process_group(trainer::rank_info_from_env(), pgo);
+  if (opt.backend == "nccl") {
+#ifdef USE_C10D_NCCL
+    const int local = impl_->ctx.info.local_rank;
+    impl_->device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local));
+    c10::cuda::set_device(static_cast<c10::DeviceIndex>(local));
+    impl_->pg = nccl_group(impl_->ctx, "calibrate/nccl");
+    impl_->pg_bg = nccl_group(impl_->ctx, "calibrate/nccl_bg");
+#endif
+  } else {
+    impl_->pg = impl_->ctx.gloo;
+    impl_->pg_bg = second_gloo_group(impl_->ctx, "calibrate/bg");
+  }
 }
 
 Group::~Group() = default;
 
+int Group::rank() const { return impl_->ctx.rank(); }
+int Group::world_size() const { return impl_->ctx.world_size(); }
+
 void Group::barrier() { impl_->pg->barrier()->wait(); }
 
 std::vector<double> Group::allreduce_max(std::vector<double> v) {
-  if (v.empty() || opt_.world_size == 1) return v;
+  if (v.empty() || world_size() == 1) return v;
   auto t = torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, torch::kFloat64).clone();
   std::vector<at::Tensor> ts{t.to(impl_->device)};
   c10d::AllreduceOptions o;
@@ -97,7 +81,7 @@ std::vector<double> Group::allreduce_max(std::vector<double> v) {
 }
 
 std::vector<double> Group::allreduce_sum(std::vector<double> v) {
-  if (v.empty() || opt_.world_size == 1) return v;
+  if (v.empty() || world_size() == 1) return v;
   auto t = torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, torch::kFloat64).clone();
   std::vector<at::Tensor> ts{t.to(impl_->device)};
   impl_->pg->allreduce(ts)->wait();
@@ -106,12 +90,12 @@ std::vector<double> Group::allreduce_sum(std::vector<double> v) {
 }
 
 std::string Group::broadcast_string(const std::string& s) {
-  if (opt_.world_size == 1) return s;
-  const std::string key = "gcu_calibrate_bcast";
+  if (world_size() == 1) return s;
   static int seq = 0;
-  const std::string k = key + std::to_string(seq++);
-  if (opt_.rank == 0) impl_->store->set(k, std::vector<uint8_t>(s.begin(), s.end()));
-  auto v = impl_->store->get(k);  // waits for the key
+  const std::string k = "calibrate/bcast/" + std::to_string(seq++);
+  auto& store = *impl_->ctx.store;
+  if (rank() == 0) store.set(k, std::vector<uint8_t>(s.begin(), s.end()));
+  auto v = store.get(k);  // waits for the key
   barrier();
   return std::string(v.begin(), v.end());
 }

@@ -1,8 +1,13 @@
-// The process group calibrate measures: rank/world from the launcher's environment
-// (torchrun / `gcu launch` variables), a c10d TCPStore rendezvous and a ProcessGroupGloo
-// (CPU tensors) or, in CUDA-capable LibTorch builds, ProcessGroupNCCL (device tensors;
-// guarded, untested without a GPU). The header is torch-free: the c10d objects live in
-// group_impl.h, included only by calibrate's .cpp files.
+// The process group calibrate measures through: a thin layer over the trainer's runtime
+// (trainer/runtime/rendezvous.h finds rank and world from torchrun / `gcu launch`,
+// mpirun or srun variables; trainer/runtime/process_group.h does the TCPStore rendezvous
+// and the Gloo process group). What calibrate adds, and the trainer's API does not have:
+//   - a second process group on the same store for background traffic (the gamma step
+//     all-reduces buckets while the foreground group synchronises the ranks);
+//   - with backend "nccl", a c10d ProcessGroupNCCL on the same store (CUDA-capable
+//     LibTorch only; the trainer uses gcu::cuda::NcclCommunicator instead; untested);
+//   - max/sum of small double vectors and a string broadcast for the step bookkeeping.
+// The header is torch-free: the c10d objects live in group_impl.h.
 #pragma once
 
 #include <memory>
@@ -14,27 +19,23 @@ namespace gcu::calibrate {
 struct GroupImpl;
 
 struct GroupOptions {
-  int rank = 0;
-  int world_size = 1;
-  std::string master_addr = "127.0.0.1";
-  int master_port = 29500;
   std::string backend = "gloo";  // "gloo" | "nccl"
-  double timeout_s = 300;
+  double timeout_s = 300;        // rendezvous and per-collective timeout
 };
-
-// Reads RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (torchrun / gcu launch); none set =
-// a single process. Throws std::invalid_argument naming a malformed variable.
-GroupOptions group_options_from_env();
 
 class Group {
  public:
+  // Collective: every rank calls it. Rank, world size and the rendezvous address come
+  // from the environment (trainer::rank_info_from_env; none set = one process). Throws
+  // std::invalid_argument for an unknown backend, trainer::TrainError naming a malformed
+  // variable, trainer::DistributedError when the rendezvous fails.
   explicit Group(const GroupOptions& opt);
   ~Group();
   Group(const Group&) = delete;
   Group& operator=(const Group&) = delete;
 
-  int rank() const { return opt_.rank; }
-  int world_size() const { return opt_.world_size; }
+  int rank() const;
+  int world_size() const;
   const std::string& backend() const { return opt_.backend; }
   void barrier();
   // Element-wise max / sum over ranks (all ranks must call with equal lengths).

@@ -2,18 +2,19 @@
 #pragma once
 
 #include "calibrate/group.h"
+#include "trainer/runtime/process_group.h"
 
-#include <torch/csrc/distributed/c10d/ProcessGroup.hpp>
-#include <torch/csrc/distributed/c10d/Store.hpp>
 #include <torch/types.h>
 
 namespace gcu::calibrate {
 
+using Backend = trainer::compat::CollectiveBackend;
+
 struct GroupImpl {
-  c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> pg;        // foreground collectives
-  c10::intrusive_ptr<c10d::ProcessGroup> pg_bg;     // background traffic (gamma step)
-  torch::Device device = torch::kCPU;               // where collective buffers live
+  trainer::DistContext ctx;             // the trainer's rendezvous store and Gloo group
+  c10::intrusive_ptr<Backend> pg;       // foreground collectives (ctx.gloo, or NCCL)
+  c10::intrusive_ptr<Backend> pg_bg;    // background traffic (gamma step)
+  torch::Device device = torch::kCPU;   // where collective buffers live
 };
 
 }  // namespace gcu::calibrate

@@ -42,7 +42,8 @@ Json sweeps_to_json(const std::vector<CollectiveSweep>& sweeps, int world) {
     for (const auto& r : s.rows)
       rows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"median_s", r.time_s.median},
                       {"p10_s", r.time_s.p10}, {"p90_s", r.time_s.p90}, {"min_s", r.time_s.min},
-                      {"max_s", r.time_s.max}, {"n", r.time_s.n}, {"discarded", r.time_s.discarded}});
+                      {"max_s", r.time_s.max}, {"n", r.time_s.n}, {"discarded", r.time_s.discarded},
+                      {"calls", r.calls}, {"disturbed", r.disturbed}});
     js["rows"] = rows;
     arr.push_back(js);
   }
@@ -70,9 +71,11 @@ std::vector<CollectiveSweep> sweeps_from_json(const Json& j, const std::string& 
       r.time_s.max = jr.at("max_s").get<double>();
       r.time_s.n = jr.at("n").get<size_t>();
       r.time_s.discarded = jr.value("discarded", size_t{0});
+      r.calls = jr.value("calls", int64_t{0});
+      r.disturbed = jr.value("disturbed", int64_t{0});
       s.rows.push_back(r);
     }
-    fit_sweep(s, {}, statistic);
+    fit_sweep(s, sweep_fit_options(), statistic);
     out.push_back(std::move(s));
   }
   return out;
@@ -136,7 +139,7 @@ BuiltProfile build_profile(const Json& st, const BuildInfo& info) {
         notes.push_back(std::string(compress::collective_name(s.kind)) + " not measured: " + s.note);
         continue;
       }
-      rep += format_table(s.kind, world, s.rows);
+      rep += format_table(s.kind, world, s.rows, stat);
       rep += "# fit: " + std::to_string(s.fit.segments.size()) + " segment(s); relative error max " +
              fmt("%.1f", 100 * s.quality.max_rel) + "%, geomean " + fmt("%.1f", 100 * s.quality.geomean_rel) +
              "% (all sizes); max " + fmt("%.1f", 100 * s.quality_large.max_rel) + "%, geomean " +

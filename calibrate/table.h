@@ -22,7 +22,10 @@ struct SweepRow {
   int64_t bytes = 0;
   int64_t count = 0;  // elements (of `type`) in `bytes`
   std::string type = "float";
-  Summary time_s;     // per-call time over the timed iterations (warm-up discarded)
+  Summary time_s;     // per-call time over the timed iterations (warm-up discarded;
+                      // the undisturbed calls when enough, see collectives.h)
+  int64_t calls = 0;      // timed calls made (0: unknown, e.g. an old state file)
+  int64_t disturbed = 0;  // of which some rank was preempted during the call
   double fit_s = 0;   // the fitted time at this size (0: not fitted yet)
 };
 
@@ -31,7 +34,10 @@ double algbw_GBps(const SweepRow& r);
 double busbw_GBps(compress::CollectiveKind k, int world, const SweepRow& r);
 
 // The table as text, one header block then one line per row:
-// #  size(B)  count  type  time(us)  p10(us)  p90(us)  algbw(GB/s)  busbw(GB/s)  fit(us)  err(%)
-std::string format_table(compress::CollectiveKind k, int world, const std::vector<SweepRow>& rows);
+// #  size(B)  count  type  time(us)  p10(us)  p90(us)  algbw(GB/s)  busbw(GB/s)  fit(us)  err(%)  calls(dist.)
+// time is the median; err compares the fit with the row's `statistic` (median, p10 or
+// min: the one the fit used); calls(dist.) = timed calls (of which disturbed).
+std::string format_table(compress::CollectiveKind k, int world, const std::vector<SweepRow>& rows,
+                         const std::string& statistic = "median");
 
 }  // namespace gcu::calibrate

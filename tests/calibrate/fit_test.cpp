@@ -120,6 +120,38 @@ TEST(FitPiecewise, PicksTheBreakpoint) {
   EXPECT_NEAR(f.segments.back().fit.slope / 0.25e-9, 1.0, 0.05);
 }
 
+TEST(FitPiecewise, TargetOnLargeSizesAddsASegment) {
+  // A mild change of regime at 8 MiB: 1 GB/s below, ~1.09 GB/s above (continuous). One
+  // line misses the large sizes by a little more than 5% and a second segment cuts the
+  // summed |log-ratio| by less than the 0.7 rule asks; with the collective sweeps' target
+  // (max 5% from 1 MiB on) the fit takes it and meets the target.
+  const double brk = 8.0 * 1024 * 1024, mib = 1024.0 * 1024;
+  std::mt19937 gen(5);
+  std::normal_distribution<double> n01(0.0, 1.0);
+  std::vector<Point> pts;
+  for (double x = 4; x <= 256 * mib; x *= x < mib ? 2 : std::sqrt(2.0)) {  // as the sweep
+    const double y = x < brk ? 100e-6 + x * 1e-9 : 100e-6 + brk * 1e-9 + (x - brk) * 0.92e-9;
+    pts.push_back({x, y * (1 + 0.004 * n01(gen))});
+  }
+  auto large_max = [&](const PiecewiseFit& f) {
+    double m = 0;
+    for (const auto& p : pts)
+      if (p.x >= mib) m = std::max(m, std::abs(f(p.x) - p.y) / p.y);
+    return m;
+  };
+  const PiecewiseFit plain = fit_piecewise(pts);
+  ASSERT_EQ(plain.segments.size(), 1u);
+  ASSERT_GT(large_max(plain), 0.05);
+  PiecewiseOptions o;
+  o.target_max_rel = 0.05;
+  o.target_from_x = mib;
+  const PiecewiseFit f = fit_piecewise(pts, o);
+  EXPECT_GE(f.segments.size(), 2u);
+  EXPECT_LE(large_max(f), 0.05);
+  EXPECT_NEAR(f.segments.back().fit.slope / 0.92e-9, 1.0, 0.05);
+  EXPECT_NEAR(f.segments.front().fit.intercept / 100e-6, 1.0, 0.05);
+}
+
 TEST(FitPiecewise, RepeatedSizesAreNeverSplit) {
   std::vector<Point> pts;
   for (double x : {1.0, 1.0, 2.0, 2.0, 4.0, 4.0, 8.0, 8.0, 16.0, 16.0, 32.0, 32.0})
