@@ -53,6 +53,10 @@ std::vector<BucketSpec> assign_buckets(const std::vector<std::vector<int64_t>>& 
 Reducer::Reducer(std::vector<torch::Tensor> params, compress::Compressor& compressor,
                  compress::Communicator& comm, ReducerOptions options)
     : params_(std::move(params)), compressor_(compressor), timing_(comm), options_(options) {
+  if (options_.device_sync) {
+    timing_.set_sync(options_.device_sync);
+    sync_device = options_.device_sync;
+  }
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto& p = params_[i];
@@ -150,6 +154,18 @@ void Reducer::run_bucket(int64_t b) {
 
 void Reducer::comm_loop() {
   torch::NoGradGuard ng;
+  if (options_.thread_init) {
+    try {
+      options_.thread_init();
+    } catch (...) {
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        init_error_ = std::current_exception();  // rethrown by every finish_iteration()
+      }
+      cv_.notify_all();
+      return;
+    }
+  }
   std::unique_lock<std::mutex> lk(mu_);
   while (true) {
     cv_.wait(lk, [&] {
@@ -193,7 +209,8 @@ ReduceTimes Reducer::finish_iteration() {
     }
     for (auto i : missing) grad_ready(i);
     std::unique_lock<std::mutex> lk(mu_);
-    cv_.wait(lk, [&] { return error_ || next_ == nb; });
+    cv_.wait(lk, [&] { return error_ || init_error_ || next_ == nb; });
+    if (init_error_) std::rethrow_exception(init_error_);
     armed_ = false;
     if (error_) {
       auto e = error_;

@@ -44,6 +44,11 @@ struct ReducerOptions {
   int64_t first_bucket_bytes = 1 << 20;
   int64_t bucket_cap_bytes = 25 << 20;
   ReduceMode mode = ReduceMode::Overlap;
+  // GPU path: run first on the communication thread (make the rank's device current;
+  // CUDA's current device is per thread), and the device synchronization that the
+  // timing of compressor steps waits for (TimingCommunicator::set_sync).
+  std::function<void()> thread_init;
+  std::function<void()> device_sync;
 };
 
 struct BucketSpec {
@@ -113,6 +118,7 @@ class Reducer {
   int64_t launched_ = 0;          // buckets complete and handed to the comm thread (prefix)
   std::vector<char> bucket_ready_;
   std::exception_ptr error_;
+  std::exception_ptr init_error_;  // options_.thread_init failed on the comm thread
   ReduceTimes times_;
   std::thread comm_thread_;
 };

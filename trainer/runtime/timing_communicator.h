@@ -8,11 +8,18 @@
 // A step with no collective counts all its time as encode. Bytes are what this rank
 // contributes (count x element size per call, as in CollectiveCall::bytes_per_rank).
 // Single-threaded: use one per thread that runs compressor steps.
+//
+// Device buffers (GPU path): kernels and collectives return before the device has
+// finished, so set_sync(synchronize) makes every boundary (begin, before and after each
+// collective, end) wait for the device first. The times are then device times, at the
+// price of the host waiting at each boundary.
 #pragma once
 
 #include "compressors/compressor.h"
 
 #include <chrono>
+#include <functional>
+#include <utility>
 
 namespace gcu::trainer {
 
@@ -39,11 +46,15 @@ class TimingCommunicator final : public compress::Communicator {
   int rank() const override { return inner_.rank(); }
   int world_size() const override { return inner_.world_size(); }
 
+  void set_sync(std::function<void()> sync) { sync_ = std::move(sync); }
+
   void begin_step() {
+    if (sync_) sync_();
     t_ = {};
     last_ = Clock::now();
   }
   StepTimes end_step() {
+    if (sync_) sync_();
     const double tail = since(last_);
     if (t_.collectives == 0) t_.encode_s += tail;
     else t_.decode_s += tail;
@@ -67,15 +78,18 @@ class TimingCommunicator final : public compress::Communicator {
   }
   template <class F>
   void timed(int64_t bytes, F&& f) {
+    if (sync_) sync_();
     const auto start = Clock::now();
     t_.encode_s += std::chrono::duration<double>(start - last_).count();
     f();
+    if (sync_) sync_();
     last_ = Clock::now();
     t_.collective_s += std::chrono::duration<double>(last_ - start).count();
     t_.wire_bytes += bytes;
     ++t_.collectives;
   }
   compress::Communicator& inner_;
+  std::function<void()> sync_;
   StepTimes t_;
   Clock::time_point last_ = Clock::now();
 };

@@ -4,9 +4,16 @@
 // rank 0's weights broadcast), data, optimizer, reducer, optional resume; then the loop
 // (data, forward, backward with overlapped reduction, exposed communication, optimizer),
 // periodic evaluation, checkpoints and the JSON-lines log.
+//
+// --device cuda (GPU path, gpu.h): the model, data and gradient buckets live on GPU
+// LOCAL_RANK; buckets are reduced by the CUDA compressors over NCCL (gpu::make_nccl_
+// communicator); Gloo still carries the set-up broadcasts, batch-norm buffers (staged
+// through the host) and evaluation counts. Phase boundaries synchronize the device, so
+// the breakdown is in device time.
 #include "trainer/data/dataset.h"
 #include "trainer/models/registry.h"
 #include "trainer/runtime/checkpoint.h"
+#include "trainer/runtime/gpu.h"
 #include "trainer/runtime/optim.h"
 #include "trainer/runtime/pg_communicator.h"
 #include "trainer/runtime/process_group.h"
@@ -44,10 +51,11 @@ void check_options(const TrainOptions& o) {
        "unknown --data '" + o.data + "' (expected fashion-mnist or synthetic)");
   need(o.device == "cpu" || o.device == "cuda",
        "unknown --device '" + o.device + "' (expected cpu or cuda)");
-  need(o.device == "cpu", "--device cuda: the GPU path (NCCL) is not available in this build; "
-                          "use --device cpu");
-  need(o.backend == "auto" || o.backend == "gloo",
-       "--backend '" + o.backend + "' is not available here (this build has gloo)");
+  need(o.backend == "auto" || o.backend == "gloo" || o.backend == "nccl",
+       "unknown --backend '" + o.backend + "' (expected auto, gloo or nccl)");
+  need(!(o.device == "cpu" && o.backend == "nccl"), "--backend nccl needs --device cuda");
+  need(!(o.device == "cuda" && o.backend == "gloo"),
+       "--device cuda reduces gradients with NCCL: use --backend auto or nccl, not gloo");
   need(o.timeout_s > 0, "--timeout must be > 0 s, got " + std::to_string(o.timeout_s));
   need(o.first_bucket_mib > 0 && o.bucket_cap_mib > 0, "bucket sizes must be > 0 MiB");
   need((o.target_acc == 0 && o.eval_every == 0) || o.data == "fashion-mnist",
@@ -91,15 +99,39 @@ void dump_params(const std::string& path, Net& net) {
 }
 }  // namespace
 
+// --device cuda: checks, before any rendezvous, that this binary and LibTorch can run on
+// GPU LOCAL_RANK, and makes it current. Returns the torch device.
+torch::Device select_device(const TrainOptions& o, const RankInfo& info) {
+  if (o.device != "cuda") return torch::kCPU;
+  if (!gpu::built()) gpu::set_device(0);  // throws the "built without the GPU path" error
+  if (!torch::cuda::is_available())
+    throw TrainError("--device cuda: LibTorch " TORCH_VERSION " has no CUDA at run time (a "
+                     "CPU-only LibTorch, or no GPU visible); use --device cpu, or build gcu "
+                     "against a CUDA LibTorch (docs/trainer.md, GPU path)");
+  const int64_t n = static_cast<int64_t>(torch::cuda::device_count());
+  if (info.local_rank < 0 || info.local_rank >= n)
+    throw TrainError("--device cuda: LOCAL_RANK " + std::to_string(info.local_rank) + " but " +
+                     std::to_string(n) + " GPU(s) visible (one rank per GPU; check "
+                     "CUDA_VISIBLE_DEVICES and the ranks per node)");
+  gpu::set_device(info.local_rank);
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(info.local_rank));
+}
+
 int run_train(const TrainOptions& o) {
   check_options(o);
   if (o.threads > 0) {
     torch::set_num_threads(o.threads);
   }
   const RankInfo info = rank_info_from_env();
+  const torch::Device device = select_device(o, info);
+  const bool on_gpu = device.is_cuda();
+  auto sync = [on_gpu] {
+    if (on_gpu) gpu::synchronize();
+  };
   std::unique_ptr<compress::Compressor> compressor;
   try {
-    compressor = compress::make_compressor(o.scheme);
+    compressor = compress::make_compressor(o.scheme, on_gpu ? compress::Device::CUDA
+                                                            : compress::Device::CPU);
   } catch (const compress::CompressorError& e) {
     throw TrainError(std::string("--scheme: ") + e.what());
   }
@@ -115,6 +147,7 @@ int run_train(const TrainOptions& o) {
   } catch (const ModelError& e) {
     throw TrainError(std::string("--model: ") + e.what());
   }
+  if (on_gpu) net->to(device);
   const auto shape = net->input_shape(1);
   const int64_t image = shape.size() == 4 ? shape[2] : 28;
   std::unique_ptr<BatchSource> source;
@@ -122,7 +155,7 @@ int run_train(const TrainOptions& o) {
   const bool evaluating = o.eval_every > 0 || o.target_acc > 0;
   try {
     if (o.data == "synthetic") {
-      source = std::make_unique<SyntheticSource>(*net, o.batch, torch::kCPU, o.seed, info.rank);
+      source = std::make_unique<SyntheticSource>(*net, o.batch, device, o.seed, info.rank);
     } else {
       const auto dir = o.data_dir.empty() ? prepare_fashion_mnist()
                                           : prepare_fashion_mnist(fashion_mnist_package_dir(), o.data_dir);
@@ -132,6 +165,7 @@ int run_train(const TrainOptions& o) {
       lo.batch_size = o.batch;
       lo.seed = o.seed;
       lo.image = image;
+      lo.device = device;
       source = std::make_unique<ShardedLoader>(load_fashion_mnist(true, dir), lo);
       if (evaluating) {
         auto test = load_fashion_mnist(false, dir);
@@ -139,7 +173,7 @@ int run_train(const TrainOptions& o) {
           test.images = test.images.narrow(0, 0, o.eval_samples);
           test.labels = test.labels.narrow(0, 0, o.eval_samples);
         }
-        evaluator.it = std::make_unique<EvalIterator>(test, 500, torch::kCPU, image,
+        evaluator.it = std::make_unique<EvalIterator>(test, 500, device, image,
                                                       info.rank, info.world_size);
       }
     }
@@ -161,7 +195,17 @@ int run_train(const TrainOptions& o) {
   ro.first_bucket_bytes = static_cast<int64_t>(o.first_bucket_mib * (1 << 20));
   ro.bucket_cap_bytes = static_cast<int64_t>(o.bucket_cap_mib * (1 << 20));
   ro.mode = mode;
-  Reducer reducer(params, *compressor, comm, ro);
+  // GPU: buckets go over NCCL (unique id broadcast over Gloo); the comm thread makes the
+  // rank's device current and the step timing waits for the device.
+  std::unique_ptr<compress::Communicator> nccl;
+  if (on_gpu) {
+    comm.set_context("the NCCL set-up");
+    nccl = gpu::make_nccl_communicator(comm, info.local_rank);
+    const int dev = info.local_rank;
+    ro.thread_init = [dev] { gpu::set_device(dev); };
+    ro.device_sync = [] { gpu::synchronize(); };
+  }
+  Reducer reducer(params, *compressor, nccl ? *nccl : static_cast<compress::Communicator&>(comm), ro);
   reducer.on_bucket_start = [&comm, &watchdog](int64_t b) {
     comm.set_context("bucket " + std::to_string(b));
     watchdog.beat("bucket " + std::to_string(b));
@@ -212,7 +256,11 @@ int run_train(const TrainOptions& o) {
                 return s;
               }()},
              {"threads", torch::get_num_threads()},
-             {"backend", "gloo"},
+             {"backend", on_gpu ? "nccl" : "gloo"},
+             {"device", on_gpu ? "cuda:" + std::to_string(info.local_rank) + " (" +
+                                     gpu::device_name(info.local_rank) + ")"
+                               : std::string("cpu")},
+             {"nccl", on_gpu ? gpu::nccl_version() : std::string()},
              {"gloo_interfaces", ctx.gloo_interfaces},
              {"timeout_s", o.timeout_s},
              {"warmup_iters", o.warmup},
@@ -238,22 +286,26 @@ int run_train(const TrainOptions& o) {
     IterTimes t;
     const auto t0 = Clock::now();
     Batch batch = source->next_batch();
+    sync();
     const auto t1 = Clock::now();
     if (has_buffers) {  // batch-norm statistics from rank 0, like DDP's broadcast_buffers
       comm.set_context("the buffer broadcast");
       broadcast_tensors(buffers, comm, 0);
     }
     auto loss = torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
+    sync();
     const auto t2 = Clock::now();
     optimizer->zero_grad();
     reducer.begin_iteration();
     loss.backward();
+    sync();
     const auto t3 = Clock::now();
     const ReduceTimes rt = reducer.finish_iteration();
     const auto t4 = Clock::now();
     const double lr = lr_at(oc, iter);
     set_lr(*optimizer, lr);
     optimizer->step();
+    sync();
     const auto t5 = Clock::now();
     auto dt = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double>(b - a).count();

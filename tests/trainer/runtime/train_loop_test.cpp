@@ -8,6 +8,7 @@
 #include "trainer/runtime/train_options.h"
 
 #include <nlohmann/json.hpp>
+#include <torch/cuda.h>
 
 #include <gtest/gtest.h>
 
@@ -245,6 +246,22 @@ TEST(Train, BadArgumentsGiveClearErrors) {
   r = run({GCU_EXE, "train", "--resume", "--data", "synthetic", "--checkpoint", d / "none"}, d / "o5", 60);
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
+  r = run({GCU_EXE, "train", "--backend", "nccl", "--data", "synthetic"}, d / "o6", 60);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--backend nccl needs --device cuda"), std::string::npos) << r.output;
+}
+
+// Without CUDA at run time (CPU-only LibTorch or no GPU), --device cuda must fail at once
+// with a clear message, before any rendezvous. With a GPU the path runs: see
+// bench/trainer/gpu_smoke.sh.
+TEST(Train, DeviceCudaWithoutGpuFailsClearly) {
+  if (torch::cuda::is_available()) GTEST_SKIP() << "CUDA is available: the GPU path can run here";
+  TempDir d("train_cuda");
+  const auto r = run({GCU_EXE, "train", "--device", "cuda", "--data", "synthetic", "--iters", "2"},
+                     d / "o", 60);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--device cuda: "), std::string::npos) << r.output;
+  EXPECT_LT(r.seconds, 30.0);
 }
 
 }  // namespace

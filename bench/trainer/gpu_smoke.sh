@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# GPU smoke run of `gcu train --device cuda` (the trainer's NCCL path), for a person
+# with a GPU and a CUDA build of PyTorch: builds gcu against that PyTorch's LibTorch and
+# the CUDA toolkit (with NCCL), then runs world size 1 (one rank, one GPU, NCCL) with a
+# few schemes on ResNet-18 / synthetic data and prints the per-iteration breakdown.
+# Written without access to a GPU: untested (see docs/trainer.md, "GPU path").
+#
+#   bench/trainer/gpu_smoke.sh                  # build in build-gpu, logs in gpu-smoke/
+#   NPROC=2 bench/trainer/gpu_smoke.sh          # 2 ranks on 2 GPUs (LOCAL_RANK = GPU)
+#   PYTHON=/opt/venv/bin/python SCHEMES="none fp16" MODEL=resnet50 BATCH=64 bench/trainer/gpu_smoke.sh
+#
+# Needs: python3 with a CUDA torch, cmake >= 3.25, the CUDA toolkit (nvcc) and NCCL
+# (nccl.h + libnccl; e.g. the libnccl-dev package or pip's nvidia-nccl-cu12 with
+# CMAKE_PREFIX_PATH pointing at it), Eigen3, nlohmann-json and CLI11.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PYTHON:-python3}
+BUILD=${BUILD:-build-gpu}
+OUT=${OUT:-gpu-smoke}
+NPROC=${NPROC:-1}
+MODEL=${MODEL:-resnet18}
+BATCH=${BATCH:-32}
+ITERS=${ITERS:-60}
+WARMUP=${WARMUP:-10}
+SCHEMES=${SCHEMES:-"none fp16 ef(topk:k=0.01) powersgd:rank=4"}
+
+"$PY" - <<'PY'
+import sys, torch
+if not torch.cuda.is_available():
+    sys.exit(f"torch {torch.__version__}: torch.cuda.is_available() is False (CPU-only torch or no GPU visible)")
+print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.device_count()} GPU(s): "
+      f"{torch.cuda.get_device_name(0)}")
+PY
+PREFIX=$("$PY" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+# Every translation unit must use the C++ ABI LibTorch was built with (older PyPI wheels
+# use the pre-C++11 std::string); tests and benchmarks are off so that no prebuilt C++
+# library (GoogleTest, Google Benchmark) with the other ABI is linked.
+ABI=$("$PY" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
+ARCH=${CUDA_ARCH:-$("$PY" -c 'import torch; m, n = torch.cuda.get_device_capability(0); print(f"{m}{n}")')}
+if [ ! -d "$("$PY" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "include", "gloo"))')" ]; then
+  echo "warning: this torch ships no gloo headers (include/gloo); c10d's ProcessGroupGloo.hpp needs them" >&2
+fi
+
+mkdir -p "$OUT"
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCU_WITH_TORCH=ON -DGCU_WITH_CUDA=ON \
+  -DCMAKE_PREFIX_PATH="$PREFIX${CMAKE_PREFIX_PATH:+;$CMAKE_PREFIX_PATH}" \
+  -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$ABI" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+  -DGCU_BUILD_TESTS=OFF -DGCU_BUILD_BENCH=OFF | tee "$OUT/cmake.log"
+if ! grep -q "trainer GPU path (NCCL) enabled" "$OUT/cmake.log"; then
+  echo "error: CMake did not enable the trainer's GPU path (CUDA compressors + NCCL); see $OUT/cmake.log" >&2
+  exit 1
+fi
+cmake --build "$BUILD" --target gcu -j "$(nproc)"
+GCU=$BUILD/cli/gcu
+
+status=0
+for s in $SCHEMES; do
+  for mode in after overlap; do
+    log="$OUT/$(echo "$s" | tr -c 'A-Za-z0-9=._-' '_')-$mode.jsonl"
+    echo "== $s, $mode" >&2
+    if ! "$GCU" launch -n "$NPROC" -- "$GCU" train --device cuda --model "$MODEL" --data synthetic \
+        --batch "$BATCH" --iters "$ITERS" --warmup "$WARMUP" --scheme "$s" --mode "$mode" \
+        --log "$log"; then
+      echo "!! $s ($mode) failed" >&2
+      rm -f "$log"
+      status=1
+    fi
+  done
+done
+
+"$PY" - "$OUT" <<'PY'
+import glob, json, sys
+fields = ["forward_s", "backward_s", "comm_exposed_s", "encode_s", "collective_s", "decode_s",
+          "optimizer_s", "total_s"]
+print("median ms per iteration (device-synchronized phases; encode/collective/decode inside the steps)")
+print(f"{'scheme':<26}{'mode':<9}" + "".join(f"{f[:-2]:>13}" for f in fields) + f"{'KiB/iter':>10}")
+header = None
+for path in sorted(glob.glob(f"{sys.argv[1]}/*.jsonl")):
+    recs = [json.loads(l) for l in open(path) if l.strip()]
+    header = recs[0]
+    h, s = recs[0], recs[-1]
+    if s.get("type") != "summary":
+        continue
+    t = s["timing"]
+    print(f"{h['scheme']:<26}{h['mode']:<9}" + "".join(f"{t[f]['median'] * 1e3:13.2f}" for f in fields)
+          + f"{h['wire_bytes_per_iter'] / 1024:10.1f}")
+if header:
+    print("device:", header.get("device"), "|", header.get("nccl"), "| world size", header["world_size"])
+PY
+exit $status
