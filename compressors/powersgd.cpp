@@ -1,6 +1,7 @@
 // "powersgd" on the CPU (powersgd.h): hand-written tall-skinny products (one pass over M
 // each, AVX2 + FMA clones, OpenMP over rows or across matrices), Eigen for the small
-// Gram-Schmidt.
+// Gram-Schmidt; without communication (roundtrip) matrix by matrix, so M's second read
+// hits the cache; non-temporal stores for P Q^T when the bucket exceeds the caches.
 #include "powersgd.h"
 
 #include "bitpack.h"  // GCU_CLONES
@@ -11,6 +12,10 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -117,6 +122,67 @@ GCU_CLONES void pqt_rows(float* M, int64_t rows, int64_t cols, const float* P, c
   }
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define GCU_PSGD_STREAM 1
+// pqt_rows() with non-temporal stores, for outputs far larger than the caches. The same
+// operations, in the same order, as the x86-64-v3 clone of pqt_rows() (GCC contracts
+// p0 q0 + p1 q1 + p2 q2 + p3 q3 as fma(p3, q3, fma(p2, q2, fma(p0, q0, p1 q1))), read off its
+// assembly (GCC 12, checked bit for bit against it),
+// and adds the groups of four columns one after another).
+__attribute__((target("avx2,fma"))) inline float pqt_one(const float* P, const float* Q, int64_t rows, int64_t cols,
+                                                       int64_t r, int64_t i, int64_t j) {
+  float acc = 0.0f;
+  for (int64_t c0 = 0; c0 < r; c0 += 4) {
+    const int64_t g = std::min<int64_t>(4, r - c0);
+    const float p0 = P[c0 * rows + i];
+    const float p1 = g > 1 ? P[(c0 + 1) * rows + i] : 0.0f;
+    const float p2 = g > 2 ? P[(c0 + 2) * rows + i] : 0.0f;
+    const float p3 = g > 3 ? P[(c0 + 3) * rows + i] : 0.0f;
+    const float* q0 = Q + c0 * cols;
+    const float* q1 = g > 1 ? q0 + cols : q0;
+    const float* q2 = g > 2 ? q0 + 2 * cols : q0;
+    const float* q3 = g > 3 ? q0 + 3 * cols : q0;
+    __m128 t = _mm_mul_ss(_mm_set_ss(p1), _mm_set_ss(q1[j]));
+    t = _mm_fmadd_ss(_mm_set_ss(p0), _mm_set_ss(q0[j]), t);
+    t = _mm_fmadd_ss(_mm_set_ss(p2), _mm_set_ss(q2[j]), t);
+    t = _mm_fmadd_ss(_mm_set_ss(p3), _mm_set_ss(q3[j]), t);
+    acc = c0 == 0 ? _mm_cvtss_f32(t) : acc + _mm_cvtss_f32(t);
+  }
+  return acc;
+}
+
+// Rank <= 4 (one group of columns; other ranks take the plain path).
+__attribute__((target("avx2,fma"))) void pqt_rows_stream(float* M, int64_t rows, int64_t cols, const float* P,
+                                                       const float* Q, int64_t r, int64_t b, int64_t e) {
+  const float* q0 = Q;
+  const float* q1 = r > 1 ? q0 + cols : q0;
+  const float* q2 = r > 2 ? q0 + 2 * cols : q0;
+  const float* q3 = r > 3 ? q0 + 3 * cols : q0;
+  for (int64_t i = b; i < e; ++i) {
+    float* m = M + i * cols;
+    const float s0 = P[i], s1 = r > 1 ? P[rows + i] : 0.0f, s2 = r > 2 ? P[2 * rows + i] : 0.0f,
+                s3 = r > 3 ? P[3 * rows + i] : 0.0f;
+    const __m256 p0 = _mm256_set1_ps(s0), p1 = _mm256_set1_ps(s1), p2 = _mm256_set1_ps(s2), p3 = _mm256_set1_ps(s3);
+    int64_t j = 0;
+    for (; j < cols && (reinterpret_cast<uintptr_t>(m + j) & 31u); ++j) m[j] = pqt_one(P, Q, rows, cols, r, i, j);
+    for (; j + 8 <= cols; j += 8) {
+      __m256 t = _mm256_mul_ps(p1, _mm256_loadu_ps(q1 + j));
+      t = _mm256_fmadd_ps(p0, _mm256_loadu_ps(q0 + j), t);
+      t = _mm256_fmadd_ps(p2, _mm256_loadu_ps(q2 + j), t);
+      t = _mm256_fmadd_ps(p3, _mm256_loadu_ps(q3 + j), t);
+      _mm256_stream_ps(m + j, t);
+    }
+    for (; j < cols; ++j) m[j] = pqt_one(P, Q, rows, cols, r, i, j);
+  }
+  _mm_sfence();
+}
+
+bool have_avx2_fma() {
+  static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return yes;
+}
+#endif
+
 bool split(const PowerSgdPlan::Matrix& m, bool parallel) {
   return parallel && m.rows * m.cols > kParallelMin && m.rows >= 8;
 }
@@ -151,10 +217,24 @@ void matrix_mtp(const float* M, const PowerSgdPlan::Matrix& m, const float* P, f
   mtp_rows(M, m.rows, m.cols, P, m.rank, Q, 0, m.rows);
 }
 
-void matrix_pqt(float* M, const PowerSgdPlan::Matrix& m, const float* P, const float* Q, bool parallel) {
+// stream: non-temporal stores (the bucket is far larger than the caches).
+void matrix_pqt(float* M, const PowerSgdPlan::Matrix& m, const float* P, const float* Q, bool parallel,
+                bool stream) {
+#ifdef GCU_PSGD_STREAM
+  stream = stream && m.rank <= 4 && have_avx2_fma();
+#else
+  stream = false;
+#endif
 #pragma omp parallel for if (split(m, parallel)) schedule(static)
-  for (int64_t blk = 0; blk < (m.rows + 63) / 64; ++blk)
+  for (int64_t blk = 0; blk < (m.rows + 63) / 64; ++blk) {
+#ifdef GCU_PSGD_STREAM
+    if (stream) {
+      pqt_rows_stream(M, m.rows, m.cols, P, Q, m.rank, blk * 64, std::min(m.rows, blk * 64 + 64));
+      continue;
+    }
+#endif
     pqt_rows(M, m.rows, m.cols, P, Q, m.rank, blk * 64, std::min(m.rows, blk * 64 + 64));
+  }
 }
 }  // namespace
 
@@ -266,6 +346,32 @@ void PowerSgdCompressor::run(int64_t index, const float* src, float* data,
   p_.resize(static_cast<size_t>(pl.p_numel));
   float* q = st.q.data();
   float* pbuf = p_.data();
+  const bool stream = layout.numel() >= bits::kStreamMin;
+  if (!comm) {
+    // One rank, no collectives: steps 2-6 matrix by matrix, so that the second read of
+    // each M (step 4) comes from the cache. The same operations on each matrix.
+    bool finite = true;
+    for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
+      float* qm = q + m.q_offset;
+      float* pm = pbuf + m.p_offset;
+      orthogonalize_columns(qm, m.cols, m.rank);
+      matrix_mq(src + m.offset, m, qm, pm, par);
+      orthogonalize_columns(pm, m.rows, m.rank);
+      matrix_mtp(src + m.offset, m, pm, qm, par);
+      bool fin = true;
+      for (int64_t j = 0; j < m.cols * m.rank; ++j) {
+        qm[j] *= inv_p;
+        fin = fin && std::isfinite(qm[j]);
+      }
+      matrix_pqt(data + m.offset, m, pm, qm, par, stream);
+      if (!fin) {
+#pragma omp atomic write
+        finite = false;
+      }
+    });
+    if (!finite) st.q.clear();
+    return;
+  }
   // 2. P = M orth(Q)
   for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
     orthogonalize_columns(q + m.q_offset, m.cols, m.rank);
@@ -287,7 +393,7 @@ void PowerSgdCompressor::run(int64_t index, const float* src, float* data,
   }
   // 6. M = P Q^T
   for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
-    matrix_pqt(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
+    matrix_pqt(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par, stream);
   });
   if (!finite) st.q.clear();
 }
