@@ -1,6 +1,6 @@
 // Bit-level kernels of bitpack.h: AVX2 intrinsics for the sign paths (movemask packing,
-// byte-broadcast unpacking), auto-vectorized clones for the level codes, OpenMP over
-// blocks of elements when the buffer is large.
+// byte-broadcast unpacking) and the streamed 8-bit decode, auto-vectorized clones for the
+// level codes, OpenMP over blocks of elements when the buffer is large.
 #include "bitpack.h"
 
 #include "half.h"
@@ -304,54 +304,6 @@ GCU_CLONES void sumsq_run(const float* x, int64_t b, int64_t e, double* ss, floa
 }
 
 #ifdef GCU_HAVE_X86
-// levels_kernel() for one-byte codes (width 2, 4 or 8), 32 elements per iteration with
-// explicit AVX2 (the same float operations, in the same order, as the scalar definition:
-// v = |x| * inv + float(h >> 8) * 2^-24, two roundings, no FMA), then the scalar kernel
-// for the tail. One pack chain for level and sign (the auto-vectorized loop packs them
-// separately).
-__attribute__((target("avx2"))) inline __m256i hash32_avx2(__m256i x, __m256i c1, __m256i c2) {
-  x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
-  x = _mm256_mullo_epi32(x, c1);
-  x = _mm256_xor_si256(x, _mm256_srli_epi32(x, 15));
-  x = _mm256_mullo_epi32(x, c2);
-  return _mm256_xor_si256(x, _mm256_srli_epi32(x, 16));
-}
-
-__attribute__((target("avx2"))) void levels8_avx2(const float* x, int64_t b, int64_t e, float inv, uint32_t s,
-                                                  uint32_t shift, uint64_t key, uint8_t* codes) {
-  const uint32_t klo = static_cast<uint32_t>(key);
-  const uint32_t khi = static_cast<uint32_t>(key >> 32) ^ static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32);
-  const uint32_t base = static_cast<uint32_t>(b);
-  const int64_t full = (e - b) / 32 * 32;
-  const __m256i c1 = _mm256_set1_epi32(0x7feb352d), c2 = _mm256_set1_epi32(static_cast<int>(0x846ca68bU));
-  const __m256i vklo = _mm256_set1_epi32(static_cast<int>(klo)), vkhi = _mm256_set1_epi32(static_cast<int>(khi));
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i vs = _mm256_set1_epi32(static_cast<int>(s)), absmask = _mm256_set1_epi32(0x7fffffff);
-  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-  const __m256 vinv = _mm256_set1_ps(inv), u24 = _mm256_set1_ps(0x1p-24f);
-  const __m128i sh = _mm_cvtsi32_si128(static_cast<int>(31 - shift));
-  const __m256i signmask = _mm256_set1_epi32(static_cast<int>(0x80000000u));
-  const float* xb = x + b;
-  uint8_t* cb = codes + b;
-  auto code8 = [&](int64_t j) __attribute__((target("avx2"))) {
-    const __m256i idx = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(base + static_cast<uint32_t>(j))), lane);
-    const __m256i h = hash32_avx2(_mm256_xor_si256(hash32_avx2(_mm256_xor_si256(idx, vklo), c1, c2), vkhi), c1, c2);
-    const __m256i xv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xb + j));
-    const __m256 a = _mm256_castsi256_ps(_mm256_and_si256(xv, absmask));
-    const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(h, 8)), u24);
-    const __m256 v = _mm256_add_ps(_mm256_mul_ps(a, vinv), u);
-    const __m256i lvl = _mm256_min_epu32(_mm256_cvttps_epi32(v), vs);
-    return _mm256_or_si256(lvl, _mm256_srl_epi32(_mm256_and_si256(xv, signmask), sh));  // sign << shift
-  };
-  for (int64_t j = 0; j < full; j += 32) {
-    const __m256i p01 = _mm256_packus_epi32(code8(j), code8(j + 8));
-    const __m256i p23 = _mm256_packus_epi32(code8(j + 16), code8(j + 24));
-    const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p01, p23), order);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(cb + j), bytes);
-  }
-  if (b + full < e) levels_kernel(x, b + full, e, inv, s, shift, key, codes);
-}
-
 // unlevels_kernel() for 8-bit codes, !accumulate, with non-temporal stores (aligned
 // body; plain stores for the unaligned head and the tail).
 __attribute__((target("avx2"))) void unlevels8_stream_avx2(const uint8_t* codes, int64_t b, int64_t e, float mult,
@@ -461,14 +413,6 @@ void scales_range(const float* x, const std::vector<int64_t>& seg, size_t k0, si
   }
 }
 
-void levels_bytes(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift, uint64_t key,
-                  uint8_t* codes) {
-#ifdef GCU_HAVE_X86
-  if (have_avx2()) return levels8_avx2(x, b, e, inv, s, shift, key, codes);
-#endif
-  levels_u8(x, b, e, inv, s, shift, key, codes);
-}
-
 // Levels of segments [k0, k1): width 8/16 straight into the words, 2/4 as one byte per
 // element into `codes` (indexed by element).
 void levels_range(const float* x, const std::vector<int64_t>& seg, size_t k0, size_t k1,
@@ -484,12 +428,12 @@ void levels_range(const float* x, const std::vector<int64_t>& seg, size_t k0, si
         std::fill(reinterpret_cast<uint8_t*>(words) + b * (width / 8),
                   reinterpret_cast<uint8_t*>(words) + e * (width / 8), uint8_t{0});
       } else if (width == 8)
-        levels_bytes(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
+        levels_u8(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint8_t*>(words));
       else
         levels_u16(x, b, e, inv_of(k), su, shift, key, reinterpret_cast<uint16_t*>(words));
     } else {
       if (!std::isfinite(scale[k])) std::fill(codes + b, codes + e, uint8_t{0});
-      else levels_bytes(x, b, e, inv_of(k), su, shift, key, codes);
+      else levels_u8(x, b, e, inv_of(k), su, shift, key, codes);
     }
   });
 }

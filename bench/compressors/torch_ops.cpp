@@ -73,7 +73,8 @@ std::function<void()> make_torch_op(const std::string& op, const float* in_ptr, 
         auto q = std::get<0>(torch::linalg_qr(m.q));
         auto p = std::get<0>(torch::linalg_qr(M.mm(q)));
         m.q = M.t().mm(p);
-        out.narrow(0, m.off, m.rows * m.cols).view({m.rows, m.cols}).copy_(p.mm(m.q.t()));
+        auto dst = out.narrow(0, m.off, m.rows * m.cols).view({m.rows, m.cols});
+        torch::mm_out(dst, p, m.q.t());  // the hook's matmul(p, q.t(), out=tensor): no temporary
       }
     };
   }
