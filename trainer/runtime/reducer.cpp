@@ -79,6 +79,11 @@ Reducer::Reducer(std::vector<torch::Tensor> params, compress::Compressor& compre
       slot_of_[buckets_[b].params[s]] = static_cast<int64_t>(s);
     }
   }
+  {
+    torch::NoGradGuard ng;
+    for (size_t i = 0; i < params_.size(); ++i)  // gradients as bucket views (reducer.h)
+      params_[i].mutable_grad() = slot(static_cast<int64_t>(i));
+  }
   param_ready_.assign(params_.size(), 0);
   pending_.assign(buckets_.size(), 0);
   bucket_ready_.assign(buckets_.size(), 0);
@@ -112,10 +117,34 @@ void Reducer::begin_iteration() {
   armed_ = true;
 }
 
-void Reducer::copy_in(int64_t i) {
+torch::Tensor Reducer::slot(int64_t i) const {
   const auto& spec = buckets_[bucket_of_[i]];
-  const int64_t off = spec.offsets[slot_of_[i]];
-  auto dst = buffers_[bucket_of_[i]].narrow(0, off, params_[i].numel());
+  return buffers_[bucket_of_[i]]
+      .narrow(0, spec.offsets[slot_of_[i]], params_[i].numel())
+      .view(params_[i].sizes());
+}
+
+bool Reducer::grad_is_view(int64_t i) const {
+  const auto& g = params_[i].grad();
+  if (!g.defined() || g.numel() == 0) return false;
+  const auto& buf = buffers_[bucket_of_[i]];
+  const int64_t off = buckets_[bucket_of_[i]].offsets[slot_of_[i]];
+  return g.data_ptr() == static_cast<void*>(buf.data_ptr<float>() + off) && g.is_contiguous();
+}
+
+void Reducer::zero_grad() {
+  torch::NoGradGuard ng;
+  for (auto& b : buffers_) b.zero_();
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (grad_is_view(static_cast<int64_t>(i))) continue;
+    auto& g = params_[i].mutable_grad();
+    if (g.defined()) g.zero_();
+  }
+}
+
+void Reducer::copy_in(int64_t i) {
+  if (grad_is_view(i)) return;  // autograd accumulated straight into the bucket
+  auto dst = slot(i).view({-1});
   const auto& g = params_[i].grad();
   if (g.defined()) dst.copy_(g.reshape({-1}));
   else dst.zero_();  // unused parameter: contributes zeros, like DDP's find_unused_parameters
@@ -221,11 +250,10 @@ ReduceTimes Reducer::finish_iteration() {
   if (sync_device) sync_device();
   times_.exposed_s = since(t0);
   for (size_t i = 0; i < params_.size(); ++i) {
-    auto& p = params_[i];
-    auto src = buffers_[bucket_of_[i]].narrow(0, buckets_[bucket_of_[i]].offsets[slot_of_[i]],
-                                              p.numel()).view(p.sizes());
-    if (p.grad().defined()) p.mutable_grad().copy_(src);
-    else p.mutable_grad() = src.clone();
+    if (grad_is_view(static_cast<int64_t>(i))) continue;
+    // Not the view (set to undefined or replaced since the last iteration): the averaged
+    // gradient is in the bucket; make the gradient its view again.
+    params_[i].mutable_grad() = slot(static_cast<int64_t>(i));
   }
   return times_;
 }

@@ -14,8 +14,16 @@
 //            "stream", like DDP's), overlapped with the rest of backward.
 //   after    backward first; then every bucket is compressed and reduced in order on
 //            the calling thread (how most compression papers measure).
-// finish_iteration() waits for the last bucket and copies the averaged (decompressed)
-// gradients back into param.grad(). Error feedback is the compressor's business
+// finish_iteration() waits for the last bucket; the averaged (decompressed) gradients
+// are then in param.grad().
+//
+// Gradients as bucket views (DDP's gradient_as_bucket_view=True): each param.grad() is
+// set to a view of its slot in the bucket buffer, so autograd accumulates straight into
+// the bucket and the compressor's result is the gradient: no copy into the bucket and no
+// copy back (two passes over all gradients saved per iteration). Call the reducer's
+// zero_grad() (zeroes the buckets) instead of the optimizer's, which in LibTorch 2.x
+// sets gradients to undefined. A gradient that is not the view (set to undefined or
+// replaced) is copied in and out as before, and the view is restored afterwards. Error feedback is the compressor's business
 // ("ef(topk:k=0.01)" from the registry); FP16/BF16 baselines are the schemes fp16/bf16.
 #pragma once
 
@@ -80,6 +88,8 @@ class Reducer {
   Reducer(const Reducer&) = delete;
   Reducer& operator=(const Reducer&) = delete;
 
+  // Zeroes the gradients (the bucket buffers; gradients that are not bucket views too).
+  void zero_grad();
   // Arms the hooks; call before backward.
   void begin_iteration();
   // Waits for every bucket (launching those with parameters that got no gradient), then
@@ -87,6 +97,8 @@ class Reducer {
   ReduceTimes finish_iteration();
 
   const std::vector<BucketSpec>& buckets() const { return buckets_; }
+  // Whether param.grad() is currently the view of its bucket slot.
+  bool gradient_is_bucket_view(int64_t param) const { return grad_is_view(param); }
   // Called (on the thread that runs the bucket) before bucket i's step, e.g. to set the
   // communicator's error context. Set before the first iteration.
   std::function<void(int64_t bucket)> on_bucket_start;
@@ -96,6 +108,8 @@ class Reducer {
  private:
   void grad_ready(int64_t param);
   void copy_in(int64_t param);
+  torch::Tensor slot(int64_t param) const;      // param's view of its bucket
+  bool grad_is_view(int64_t param) const;
   void run_bucket(int64_t b);
   void comm_loop();
 

@@ -295,7 +295,7 @@ int run_train(const TrainOptions& o) {
     auto loss = torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
     sync();
     const auto t2 = Clock::now();
-    optimizer->zero_grad();
+    reducer.zero_grad();  // keeps the gradients as bucket views (reducer.h)
     reducer.begin_iteration();
     loss.backward();
     sync();

@@ -38,8 +38,10 @@ struct Tiny : torch::nn::Module {
   torch::Tensor unused;
 };
 
-// Per-rank gradients without any reducer, then the reducer's averaged ones.
-void check_average(ReduceMode mode, int world) {
+// Per-rank gradients without any reducer, then the reducer's averaged ones. views:
+// gradients stay bucket views (Reducer::zero_grad), else they are set to undefined
+// before each backward (LibTorch 2.x's Optimizer::zero_grad): the copying path.
+void check_average(ReduceMode mode, int world, bool views = false) {
   std::vector<std::vector<torch::Tensor>> own(world), reduced(world);
   std::mutex mu;
   compress::LocalGroup group(world);
@@ -62,10 +64,14 @@ void check_average(ReduceMode mode, int world) {
       net.forward(x).pow(2).sum().backward();
       std::vector<torch::Tensor> mine;
       for (auto& p : params) mine.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
-      for (auto& p : params) p.mutable_grad() = torch::Tensor();
+      if (views) reducer.zero_grad();
+      else for (auto& p : params) p.mutable_grad() = torch::Tensor();
       reducer.begin_iteration();
       net.forward(x).pow(2).sum().backward();
       const auto times = reducer.finish_iteration();
+      // Afterwards every gradient is a view of its bucket (no copy-back needed next time).
+      for (size_t i = 0; i < params.size(); ++i)
+        EXPECT_TRUE(reducer.gradient_is_bucket_view(static_cast<int64_t>(i))) << "parameter " << i;
       EXPECT_GT(times.steps.collectives, 0);
       std::lock_guard<std::mutex> lk(mu);
       own[r] = mine;
@@ -84,6 +90,8 @@ void check_average(ReduceMode mode, int world) {
 
 TEST(Reducer, OverlapAveragesGradients) { check_average(ReduceMode::Overlap, 2); }
 TEST(Reducer, AfterAveragesGradients) { check_average(ReduceMode::After, 3); }
+TEST(Reducer, OverlapAveragesGradientsAsBucketViews) { check_average(ReduceMode::Overlap, 2, true); }
+TEST(Reducer, AfterAveragesGradientsAsBucketViews) { check_average(ReduceMode::After, 2, true); }
 
 TEST(Reducer, RejectsNonLeafAndNonFloat) {
   compress::LocalGroup group(1);
