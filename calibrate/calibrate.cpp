@@ -212,7 +212,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
     if (o.budget_s > 0) {
       so.budget_s = std::max(3.0, left() * 0.35);
       so.target_s_per_size = std::min(0.4, so.budget_s / 200);
-      so.target_s_per_large_size = std::min(1.0, so.budget_s / 100);
+      so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
     }
     auto sweeps = sweep_collectives(g, so, progress);
     st["collectives"] = sweeps_to_json(sweeps, g.world_size());

@@ -32,8 +32,8 @@ struct SweepOptions {
   int warmup = 2;                  // calls discarded per size
   int min_iters = 5;
   int min_iters_large = 25;        // timed calls at least, from fine_from_bytes on (the beta fit)
-  double target_s_per_large_size = 1.0;  // the same target from fine_from_bytes on
-  int max_iters = 60;
+  double target_s_per_large_size = 2.0;  // the same target from fine_from_bytes on
+  int max_iters = 100;
   uint64_t seed = 1;               // order of the sizes within each round
   double target_s_per_size = 0.25; // timed calls per size ~ this / (time of one call)
   double budget_s = 0;             // > 0: stop growing sizes when the sweep has used this
