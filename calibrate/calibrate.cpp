@@ -183,7 +183,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   const bool conv_off = o.convergence_schemes.size() == 1 && o.convergence_schemes[0] == "-";
   std::vector<std::string> conv_schemes = conv_off ? std::vector<std::string>{} : o.convergence_schemes;
   if (!conv_off && conv_schemes.empty())
-    for (const char* s : {"qsgd", "efsignsgd", "ef(topk:k=0.01)", "topk:k=0.1", "powersgd:rank=2", "signsgd"})
+    for (const char* s : {"qsgd", "efsignsgd", "ef(topk:k=0.01)", "topk:k=0.1", "powersgd:rank=2", "signsgd", "terngrad"})
       try {
         compress::make_compressor(s);
         conv_schemes.push_back(s);

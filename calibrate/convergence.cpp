@@ -1,6 +1,8 @@
 // Short convergence runs and the TTA constants fit (see convergence.h).
 #include "calibrate/convergence.h"
 
+#include "calibrate/tta_fit.h"
+
 #include "compressors/local_group.h"
 #include "compressors/registry.h"
 #include "model/tta.h"
@@ -15,6 +17,19 @@
 
 namespace gcu::calibrate {
 namespace {
+
+std::string fmt_m(double m) {
+  if (!std::isfinite(m)) return "never";
+  char b[32];
+  std::snprintf(b, sizeof b, "m = %.2f", m);
+  return b;
+}
+
+std::string pct(double r) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.0f%%", 100 * r);
+  return b;
+}
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -132,6 +147,8 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
   std::snprintf(line, sizeof line, "held-out loss %.4f", target);
   out["target"] = line;
   out["baseline_iterations"] = base_iters;
+  // The global batch these iterations hold at (the TTA model rescales them at others).
+  out["global_batch"] = static_cast<double>(p) * o.batch_size;
   out["method"] = "p=" + std::to_string(p) + " simulated workers (LocalGroup), batch " + std::to_string(o.batch_size) +
                   " each, SGD lr " + std::to_string(o.compute.lr) + " momentum 0.9; target = FP32's held-out loss after " +
                   std::to_string(o.iterations) + " iterations; m = iterations(scheme)/iterations(FP32); constants = "
@@ -140,7 +157,7 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
                     std::to_string(static_cast<int>(base_iters)) + " iterations, " +
                     std::to_string(base.seconds).substr(0, 5) + " s):\n";
   if (progress) progress("calibrate: convergence: FP32 reaches " + std::string(line) + " in " + std::to_string(base_iters) + " iterations");
-  double sx[3] = {0, 0, 0}, sxy[3] = {0, 0, 0};  // ef, unbiased, biased
+  std::vector<ConvergencePoint> points;
   auto& schemes = out["schemes"];
   for (const auto& spec_in : o.schemes) {
     if (o.budget_s > 0 && now_s() - t_start + base.seconds * o.max_factor > o.budget_s) {
@@ -162,40 +179,66 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
     js["reaches"] = it > 0;
     if (it > 0) js["iterations"] = it; else js["iterations"] = nullptr;
     const double m = it > 0 ? it / base_iters : 0;
-    std::string cls;
-    double x = 0;
-    int ci = -1;
-    if (traits.error_feedback) {
-      cls = "error feedback";
-      const double delta = std::max(1e-6, 1 - e_ef);
-      x = 1 / delta - 1;
-      ci = 0;
-    } else if (!traits.biased) {
-      cls = "unbiased";
-      x = e / p;
-      ci = 1;
-    } else {
-      cls = "biased";
-      x = e < 1 ? e / (1 - e) : 0;
-      ci = 2;
-    }
-    if (it > 0 && x > 0) {
-      sx[ci] += x * x;
-      sxy[ci] += x * (m - 1);
-    }
-    std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s, m = %.2f\n", spec.c_str(), cls.c_str(), e, e_ef,
-                  it > 0 ? (std::to_string(static_cast<int>(it)) + " iterations").c_str() : "never (within the cap)", m);
+    const TtaClass cls = traits.error_feedback ? TtaClass::ErrorFeedback
+                         : !traits.biased      ? TtaClass::Unbiased
+                                               : TtaClass::Biased;
+    ConvergencePoint q{spec, cls, tta_class_x(cls, e, e_ef, p), std::nullopt};
+    if (it > 0) q.multiplier = m;
+    points.push_back(q);
+    std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s, m = %.2f\n", spec.c_str(), tta_class_name(cls),
+                  e, e_ef, it > 0 ? (std::to_string(static_cast<int>(it)) + " iterations").c_str() : "never (within the cap)",
+                  m);
     rep += line;
     if (progress) progress(std::string("calibrate: convergence: ") + line);
   }
+  const TtaFit fit = fit_tta_constants(points, o.max_factor);
   auto& k2 = out["constants"];
-  const char* names[3] = {"ef_scale", "variance_scale", "biased_scale"};
   for (int i = 0; i < 3; ++i)
-    if (sx[i] > 0) {
-      k2[names[i]] = std::max(0.0, sxy[i] / sx[i]);
-      std::snprintf(line, sizeof line, "  fitted %s = %.3f\n", names[i], std::max(0.0, sxy[i] / sx[i]));
+    if (fit.constants[i]) {
+      const auto cls = static_cast<TtaClass>(i);
+      k2[tta_constant_name(cls)] = *fit.constants[i];
+      std::snprintf(line, sizeof line, "  fitted %s = %.3f (%d scheme(s))\n", tta_constant_name(cls), *fit.constants[i],
+                    fit.points[i]);
       rep += line;
     }
+  // Held-out validation: each scheme predicted from the constant of the others in its class.
+  auto& val = out["validation"];
+  val["method"] = "leave one out: each scheme's multiplier predicted from its class constant fitted on the other "
+                  "schemes of the class; never-reached schemes agree when the prediction is >= the cap";
+  val["cap"] = o.max_factor;
+  auto& vs = val["schemes"];
+  vs = nlohmann::ordered_json::object();
+  rep += "  held-out validation (leave one out per class):\n";
+  for (const auto& h : fit.held_out) {
+    auto& jv = vs[h.spec];
+    jv["class"] = tta_class_name(h.cls);
+    jv["measured"] = h.measured ? nlohmann::ordered_json(*h.measured) : nlohmann::ordered_json(nullptr);
+    jv["predicted"] = h.predicted && std::isfinite(*h.predicted) ? nlohmann::ordered_json(*h.predicted)
+                                                                 : nlohmann::ordered_json(nullptr);
+    if (h.rel_error) jv["rel_error"] = *h.rel_error;
+    if (h.agrees) jv["agrees"] = *h.agrees;
+    std::string what;
+    if (!h.predicted) what = "not validated (no other scheme of its class)";
+    else if (h.rel_error) what = fmt_m(*h.predicted) + " vs measured " + fmt_m(*h.measured) + " (" + pct(*h.rel_error) + ")";
+    else what = fmt_m(*h.predicted) + " vs never within " + fmt_m(o.max_factor) + (*h.agrees ? " (agrees)" : " (disagrees)");
+    rep += "    " + h.spec + ": predicted " + what + "\n";
+  }
+  val["validated"] = fit.validated;
+  if (fit.median_abs_rel_error) val["median_abs_rel_error"] = *fit.median_abs_rel_error;
+  if (fit.max_abs_rel_error) val["max_abs_rel_error"] = *fit.max_abs_rel_error;
+  val["never_validated"] = fit.never_validated;
+  val["never_agreeing"] = fit.never_agreeing;
+  if (fit.median_abs_rel_error) {
+    std::snprintf(line, sizeof line, "    %d scheme(s): median |error| %.1f%%, max %.1f%%", fit.validated,
+                  100 * *fit.median_abs_rel_error, 100 * *fit.max_abs_rel_error);
+    rep += line;
+  } else {
+    rep += "    no scheme validated (a class needs two schemes that reach the target)";
+  }
+  if (fit.never_validated > 0)
+    rep += "; never-reached schemes predicted so: " + std::to_string(fit.never_agreeing) + " of " +
+           std::to_string(fit.never_validated);
+  rep += "\n";
   out["report"] = rep;
   return out;
 }

@@ -226,6 +226,9 @@ BuiltProfile build_profile(const Json& st, const BuildInfo& info) {
     const Json& j = st["convergence"];
     cv.target = j.value("target", "");
     cv.baseline_iterations = j.value("baseline_iterations", 0.0);
+    // p workers x batch of the convergence runs; states written before the field existed
+    // leave it 0 (the model then takes nodes x GPUs x the first compute batch).
+    cv.baseline_global_batch = j.value("global_batch", 0.0);
     if (j.contains("constants")) {
       const Json& k = j["constants"];
       cv.constants.ef_scale = k.value("ef_scale", cv.constants.ef_scale);
@@ -244,6 +247,20 @@ BuiltProfile build_profile(const Json& st, const BuildInfo& info) {
       }
     if (j.contains("report")) rep += "\n" + j["report"].get<std::string>();
     if (j.contains("method")) notes.push_back("convergence: " + j["method"].get<std::string>());
+    if (j.contains("validation")) {
+      const Json& v = j["validation"];
+      std::string n = "TTA constants validated on held-out schemes (leave one out per class): ";
+      if (v.contains("median_abs_rel_error"))
+        n += std::to_string(v.value("validated", 0)) + " scheme(s), median |error| of the iterations multiplier " +
+             fmt("%.1f", 100 * v["median_abs_rel_error"].get<double>()) + "%, max " +
+             fmt("%.1f", 100 * v.value("max_abs_rel_error", 0.0)) + "%";
+      else
+        n += "none validated (a class needs two schemes that reach the target)";
+      if (v.value("never_validated", 0) > 0)
+        n += "; never-reached schemes predicted as never: " + std::to_string(v.value("never_agreeing", 0)) + " of " +
+             std::to_string(v.value("never_validated", 0));
+      notes.push_back(n);
+    }
   } else {
     notes.push_back("convergence constants not fitted: the TTA model's defaults (plain theory)");
   }

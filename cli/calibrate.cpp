@@ -47,7 +47,9 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--error-snapshots", o.error_snapshots, "Training iterations whose gradients measure compression error")
       ->capture_default_str();
   sub->add_option("--convergence-schemes", o.convergence_schemes,
-                  "Schemes of the short convergence runs (';'-separated; '-' skips the step)")->delimiter(';');
+                  "Schemes of the short convergence runs, which fit the TTA constants and validate them on "
+                  "held-out schemes (';'-separated; default qsgd;efsignsgd;ef(topk:k=0.01);topk:k=0.1;"
+                  "powersgd:rank=2;signsgd;terngrad; '-' skips the step)")->delimiter(';');
   sub->add_option("--convergence-iterations", o.convergence_iterations, "Length of the FP32 convergence run")
       ->capture_default_str();
   sub->add_option("--budget-s", o.budget_s, "Time budget in seconds (0: none); later steps are shortened or skipped")

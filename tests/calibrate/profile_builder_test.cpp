@@ -105,6 +105,31 @@ TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
   EXPECT_NE(b.report.find("busbw"), std::string::npos);
 }
 
+TEST(ProfileBuilder, ConvergenceKeepsTheGlobalBatchOfItsRuns) {
+  Json st = synthetic_state();
+  st["skipped"] = Json::array();
+  st["convergence"] = {{"target", "held-out loss 0.5"}, {"baseline_iterations", 120.0}, {"global_batch", 64.0},
+                       {"schemes", {{"topk:k=0.01", {{"iterations", 180.0}, {"reaches", true}}}}},
+                       {"validation", {{"validated", 2}, {"median_abs_rel_error", 0.125}, {"max_abs_rel_error", 0.2},
+                                       {"never_validated", 0}}}};
+  const model::Profile back =
+      model::profile_from_string(model::profile_to_json(build_profile(st, {}).profile).dump());
+  EXPECT_DOUBLE_EQ(back.convergence.baseline_iterations, 120.0);
+  EXPECT_DOUBLE_EQ(back.convergence.baseline_global_batch, 64.0);
+  // The held-out validation summary reaches the profile's assumptions.
+  bool validation_noted = false;
+  for (const auto& a : back.provenance.assumptions)
+    if (a.find("held-out") != std::string::npos && a.find("median |error|") != std::string::npos &&
+        a.find("12.5%") != std::string::npos)
+      validation_noted = true;
+  EXPECT_TRUE(validation_noted);
+  ASSERT_TRUE(back.convergence.schemes.at("topk:k=0.01").iterations.has_value());
+  EXPECT_DOUBLE_EQ(*back.convergence.schemes.at("topk:k=0.01").iterations, 180.0);
+  // Without the field (older states) the model falls back to its own default, 0 here.
+  st["convergence"].erase("global_batch");
+  EXPECT_DOUBLE_EQ(build_profile(st, {}).profile.convergence.baseline_global_batch, 0.0);
+}
+
 TEST(ProfileBuilder, ModelPredictsTheMeasuredAllReduce) {
   const BuiltProfile b = build_profile(synthetic_state(), {});
   const model::Profile prof = model::profile_from_string(model::profile_to_json(b.profile).dump());
