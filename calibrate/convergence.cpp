@@ -185,9 +185,10 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
     ConvergencePoint q{spec, cls, tta_class_x(cls, e, e_ef, p), std::nullopt};
     if (it > 0) q.multiplier = m;
     points.push_back(q);
-    std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s, m = %.2f\n", spec.c_str(), tta_class_name(cls),
-                  e, e_ef, it > 0 ? (std::to_string(static_cast<int>(it)) + " iterations").c_str() : "never (within the cap)",
-                  m);
+    const std::string outcome = it > 0 ? std::to_string(static_cast<int>(it)) + " iterations, " + fmt_m(m)
+                                       : "never (within the cap of " + fmt_m(o.max_factor) + ")";
+    std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s\n", spec.c_str(), tta_class_name(cls), e, e_ef,
+                  outcome.c_str());
     rep += line;
     if (progress) progress(std::string("calibrate: convergence: ") + line);
   }
