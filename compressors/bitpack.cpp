@@ -264,25 +264,25 @@ inline __attribute__((always_inline)) void pack_small(const uint8_t* codes, int6
 
 // GCC makes no target clones of templates: these non-template wrappers carry the clones
 // and the always-inline bodies above are compiled once per clone.
-GCU_CLONES void levels_u8(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift,
+GCU_CLONES_WIDE void levels_u8(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift,
                           uint64_t key, uint8_t* codes) { levels_kernel(x, b, e, inv, s, shift, key, codes); }
-GCU_CLONES void levels_u16(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift,
+GCU_CLONES_WIDE void levels_u16(const float* x, int64_t b, int64_t e, float inv, uint32_t s, uint32_t shift,
                            uint64_t key, uint16_t* codes) { levels_kernel(x, b, e, inv, s, shift, key, codes); }
-GCU_CLONES void unlevels_u8(const uint8_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
+GCU_CLONES_WIDE void unlevels_u8(const uint8_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
                             float* out) { unlevels_kernel(c, b, e, mult, shift, acc, out); }
-GCU_CLONES void unlevels_u16(const uint16_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
+GCU_CLONES_WIDE void unlevels_u16(const uint16_t* c, int64_t b, int64_t e, float mult, uint32_t shift, bool acc,
                              float* out) { unlevels_kernel(c, b, e, mult, shift, acc, out); }
-GCU_CLONES void unlevels_w2(const uint8_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
+GCU_CLONES_WIDE void unlevels_w2(const uint8_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
   unlevels_small<2>(w, b, e, mult, acc, out);
 }
-GCU_CLONES void unlevels_w4(const uint8_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
+GCU_CLONES_WIDE void unlevels_w4(const uint8_t* w, int64_t b, int64_t e, float mult, bool acc, float* out) {
   unlevels_small<4>(w, b, e, mult, acc, out);
 }
-GCU_CLONES void pack_w2(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<2>(codes, b, e, words); }
-GCU_CLONES void pack_w4(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<4>(codes, b, e, words); }
+GCU_CLONES_WIDE void pack_w2(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<2>(codes, b, e, words); }
+GCU_CLONES_WIDE void pack_w4(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<4>(codes, b, e, words); }
 
 // Sum of squares (or max |x|) of x[b, e): float partial sums over runs of 1024, in double.
-GCU_CLONES void sumsq_run(const float* x, int64_t b, int64_t e, double* ss, float* mx, int64_t* bad) {
+GCU_CLONES_WIDE void sumsq_run(const float* x, int64_t b, int64_t e, double* ss, float* mx, int64_t* bad) {
   double total = 0;
   float m = 0;
   int64_t nb = 0;

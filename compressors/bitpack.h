@@ -22,8 +22,15 @@
 // Compile a hot loop for x86-64-v3 (AVX2 + FMA) and for the baseline; the loader picks
 // one at run time.
 #define GCU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+// The same plus x86-64-v4 (AVX-512) for the integer-heavy elementwise kernels (bitpack,
+// thc, hadamard: compiled with -ffp-contract=off or without multiply-adds, no reductions
+// reordered), whose bytes are the same from every clone: checked by hashing the
+// roundtrip outputs of every scheme built with no clones, v3 and v4 (docs/compressors.md
+// "CPU speed"). Not PowerSGD: its streamed P Q^T repeats the v3 clone's FMA order.
+#define GCU_CLONES_WIDE __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define GCU_CLONES
+#define GCU_CLONES_WIDE
 #endif
 
 namespace gcu::compress::bits {

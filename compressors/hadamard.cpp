@@ -6,7 +6,7 @@
 namespace gcu::compress {
 namespace {
 
-GCU_CLONES void stage(float* x, int64_t L, int64_t h) {
+GCU_CLONES_WIDE void stage(float* x, int64_t L, int64_t h) {
   for (int64_t i = 0; i < L; i += 2 * h) {
     float* a = x + i;
     float* b = x + i + h;
@@ -19,7 +19,7 @@ GCU_CLONES void stage(float* x, int64_t L, int64_t h) {
 }
 
 // Stages 0, 1, 2 at once on groups of 8 (the same additions, in the same order).
-GCU_CLONES void first_three(float* x, int64_t L) {
+GCU_CLONES_WIDE void first_three(float* x, int64_t L) {
   for (int64_t i = 0; i < L; i += 8) {
     float* y = x + i;
     float a0 = y[0] + y[1], a1 = y[0] - y[1], a2 = y[2] + y[3], a3 = y[2] - y[3];
@@ -33,7 +33,7 @@ GCU_CLONES void first_three(float* x, int64_t L) {
 
 // Stages s and s + 1 (h = 2^s) in one pass over the block: the same additions, in the
 // same order, as two separate stages (so the result is bit-identical).
-GCU_CLONES void two_stages(float* x, int64_t L, int64_t h) {
+GCU_CLONES_WIDE void two_stages(float* x, int64_t L, int64_t h) {
   for (int64_t i = 0; i < L; i += 4 * h) {
     float* a = x + i;
     float* b = a + h;

@@ -38,7 +38,7 @@ inline uint32_t hi_key(uint64_t key, int64_t b) {
 }
 
 // y[j] = D_j x[j] on [b, e).
-GCU_CLONES void flip(const float* x, int64_t b, int64_t e, uint64_t kr, float* y) {
+GCU_CLONES_WIDE void flip(const float* x, int64_t b, int64_t e, uint64_t kr, float* y) {
   const uint32_t klo = static_cast<uint32_t>(kr), khi = hi_key(kr, b);
   const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
   for (uint32_t j = 0; j < len; ++j) {
@@ -49,7 +49,7 @@ GCU_CLONES void flip(const float* x, int64_t b, int64_t e, uint64_t kr, float* y
 
 // qb[j - b] = min(G, floor((clamp(y_j, -R, R) + R) * inv + u_j)) on [b, e); yb points at
 // y_b ([b, e) never crosses a multiple of 2^32).
-GCU_CLONES void levels(const float* yb, int64_t b, int64_t e, float R, float inv, uint32_t G,
+GCU_CLONES_WIDE void levels(const float* yb, int64_t b, int64_t e, float R, float inv, uint32_t G,
                        uint64_t kq, uint16_t* qb) {
   const uint32_t klo = static_cast<uint32_t>(kq), khi = hi_key(kq, b);
   const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
@@ -63,7 +63,7 @@ GCU_CLONES void levels(const float* yb, int64_t b, int64_t e, float R, float inv
 }
 
 // max |y| and sum y^2 on [b, e) (float partial sums of 1024, added in double).
-GCU_CLONES void range_stats(const float* y, int64_t b, int64_t e, float* mx, double* ss) {
+GCU_CLONES_WIDE void range_stats(const float* y, int64_t b, int64_t e, float* mx, double* ss) {
   float m = 0;
   double total = 0;
   for (int64_t s = b; s < e; s += 1024) {
@@ -93,9 +93,9 @@ inline __attribute__((always_inline)) void pack_fixed(const uint16_t* q, int64_t
   }
 }
 // GCC makes no target clones of templates: non-template wrappers carry them.
-GCU_CLONES void pack4(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<4>(q, nw, w); }
-GCU_CLONES void pack8(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<8>(q, nw, w); }
-GCU_CLONES void pack16(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<16>(q, nw, w); }
+GCU_CLONES_WIDE void pack4(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<4>(q, nw, w); }
+GCU_CLONES_WIDE void pack8(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<8>(q, nw, w); }
+GCU_CLONES_WIDE void pack16(const uint16_t* q, int64_t nw, uint64_t* w) { pack_fixed<16>(q, nw, w); }
 
 #if defined(__x86_64__)
 // pack_fixed<4> with AVX2, two words (32 lanes of at most 4 bits) per iteration.
@@ -150,13 +150,13 @@ inline __attribute__((always_inline)) void unpack_fixed(const uint64_t* words, i
       z[i * k + l] = -R + static_cast<float>(static_cast<uint32_t>((word >> (l * W)) & mask)) / p * step;
   }
 }
-GCU_CLONES void unpack4(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
+GCU_CLONES_WIDE void unpack4(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
   unpack_fixed<4>(w, wb, we, R, p, s, z);
 }
-GCU_CLONES void unpack8(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
+GCU_CLONES_WIDE void unpack8(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
   unpack_fixed<8>(w, wb, we, R, p, s, z);
 }
-GCU_CLONES void unpack16(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
+GCU_CLONES_WIDE void unpack16(const uint64_t* w, int64_t wb, int64_t we, float R, float p, float s, float* z) {
   unpack_fixed<16>(w, wb, we, R, p, s, z);
 }
 
@@ -234,7 +234,7 @@ void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float
 }
 
 // out[j] = 2^-t D_j z[j] on [b, e) (no sign flips when t = 0).
-GCU_CLONES void unflip(const float* z, int64_t b, int64_t e, float scale, bool flips, uint64_t kr,
+GCU_CLONES_WIDE void unflip(const float* z, int64_t b, int64_t e, float scale, bool flips, uint64_t kr,
                        float* out) {
   if (!flips) {
     for (int64_t j = b; j < e; ++j) out[j] = z[j] * scale;
