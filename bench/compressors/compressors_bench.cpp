@@ -4,13 +4,22 @@
 // a STREAM-like copy, all in the same run; prints the ratios the goals of issue 3 ask
 // for at the end. Throughput = fp32 input bytes (4 n) per second.
 //
-//   compressors_bench [--threads=N] [--sizes=1048576,25600000] [google-benchmark flags]
+//   compressors_bench [--threads=N] [--sizes=1048576,25600000] [--malloc-default]
+//                     [google-benchmark flags]
 //
 // Threads: N (default: all hardware threads) for OpenMP (gcu and Eigen), LibTorch
 // (torch::set_num_threads) and OpenBLAS: the binary re-executes itself once with
 // OPENBLAS_NUM_THREADS=N and OMP_NUM_THREADS=N in the environment, because OpenBLAS reads
 // them when it is loaded, before main(). With N = 1 the timings are CPU time of the
 // benchmark thread (robust on a loaded machine); with N > 1 they are wall-clock time.
+//
+// Memory: gcu's buffers are allocated once; the LibTorch ops allocate their temporaries
+// on every call. glibc serves blocks over 32 MiB with a fresh mmap and unmaps them on
+// free, so each call would fault in ~100 MB of new pages (on the development VM that
+// tripled torch's sign packing time at 25.6M). By default the binary keeps freed memory
+// in the heap while the torch ops run (mallopt M_MMAP_MAX = 0, M_TRIM_THRESHOLD = 1 GiB),
+// as a long-running training process reaches steady state; --malloc-default measures
+// glibc's defaults.
 #include "compressors/registry.h"
 #include "torch_ops.h"
 
@@ -18,6 +27,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <malloc.h>
 #include <map>
 #include <memory>
 #include <random>
@@ -78,13 +88,26 @@ void bench_scheme(benchmark::State& st, std::string spec, int64_t n) {
   finish(st, n);
 }
 
+bool g_keep_heap = true;  // --malloc-default clears it
+
 void bench_torch(benchmark::State& st, std::string op, int64_t n) {
   auto& b = buffers(n);
-  auto f = gcu::bench::make_torch_op(op, b.in.data(), b.out.data(), b.layout);
-  f();
-  for (auto _ : st) {
+  if (g_keep_heap) {  // only while the torch ops run: gcu's own benchmarks keep glibc's defaults
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
+  {
+    auto f = gcu::bench::make_torch_op(op, b.in.data(), b.out.data(), b.layout);
     f();
-    benchmark::ClobberMemory();
+    for (auto _ : st) {
+      f();
+      benchmark::ClobberMemory();
+    }
+  }
+  if (g_keep_heap) {
+    mallopt(M_MMAP_MAX, 65536);  // glibc's defaults again
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    malloc_trim(0);
   }
   finish(st, n);
 }
@@ -164,8 +187,10 @@ int main(int argc, char** argv) {
   int threads = static_cast<int>(std::thread::hardware_concurrency());
   std::vector<int64_t> sizes{1 << 20, 25600000};
   std::vector<char*> rest;
+  bool malloc_default = false;
   for (int i = 0; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--threads=", 10) == 0) threads = std::atoi(argv[i] + 10);
+    if (std::strcmp(argv[i], "--malloc-default") == 0) malloc_default = true;
+    else if (std::strncmp(argv[i], "--threads=", 10) == 0) threads = std::atoi(argv[i] + 10);
     else if (std::strncmp(argv[i], "--sizes=", 8) == 0) sizes = parse_sizes(argv[i] + 8);
     else rest.push_back(argv[i]);
   }
@@ -182,6 +207,10 @@ int main(int argc, char** argv) {
   omp_set_num_threads(threads);
 #endif
   gcu::bench::set_torch_threads(threads);
+  g_keep_heap = !malloc_default;
+  std::printf("malloc: %s\n", malloc_default ? "glibc defaults (large blocks mmap'ed and unmapped per call)"
+                                              : "torch ops: freed memory kept in the heap (M_MMAP_MAX=0, "
+                                                "M_TRIM_THRESHOLD=1 GiB); gcu: glibc defaults");
   std::printf("threads: %d (OpenMP/Eigen, torch::set_num_threads=%d, OPENBLAS_NUM_THREADS=%s)\n", threads,
               gcu::bench::torch_threads(), std::getenv("OPENBLAS_NUM_THREADS"));
 
