@@ -43,7 +43,7 @@ std::vector<float> step2(const std::string& spec, const std::vector<float>& x0, 
 
 TEST(NanPayload, SignAndPayloadSurviveOnTheCpu) {
   const uint32_t neg_payload = 0xffc12345u;  // negative quiet NaN with a payload
-  auto x0 = testing::gaussian(64, 1), x1 = testing::gaussian(64, 2);
+  auto x0 = gcu::compress::testing::gaussian(64, 1), x1 = gcu::compress::testing::gaussian(64, 2);
   x0[3] = nan_bits(neg_payload);
   // fp16: encoded sign | 0x7e00 (payload dropped, sign kept), decoded 0xffc00000.
   EXPECT_EQ(bits_of(step2("fp16", x0, x1)[3]), 0xffc00000u);

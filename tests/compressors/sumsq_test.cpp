@@ -80,7 +80,7 @@ std::vector<float> roundtrip(const std::string& spec, const BucketLayout& layout
 TEST(Sumsq, GpuWarpOrderEqualsCpuRunPartial) {
   for (int64_t len : {1, 15, 16, 17, 31, 32, 33, 100, 511, 1000, 1023, 1024}) {
     for (unsigned seed = 0; seed < 20; ++seed) {
-      auto x = testing::gaussian(len, seed, 1.0f, true);
+      auto x = gcu::compress::testing::gaussian(len, seed, 1.0f, true);
       if (seed % 3 == 0) x[len / 2] = 3e-39f;  // a denormal square rounds to 0 on both
       EXPECT_EQ(bits_of(gpu_warp_run(x.data(), 0, len)), bits_of(sumsq::run_partial(x.data(), 0, len)))
           << "run of " << len << " elements, seed " << seed;
@@ -92,7 +92,7 @@ TEST(Sumsq, GpuSegmentNormsEqualQsgdScalesBitForBit) {
   // Per tensor (segments of 1, 5000, 70000 and 32768 + 1 elements: several tiles) and
   // fixed-size segments.
   const BucketLayout layout{{{1}, {50, 100}, {70000}, {32769}}};
-  const auto x = testing::gaussian(layout.numel(), 7, 0.01f, true);
+  const auto x = gcu::compress::testing::gaussian(layout.numel(), 7, 0.01f, true);
   for (int64_t block : {int64_t{0}, int64_t{1000}, int64_t{40000}}) {
     const auto seg = bits::segments_for(layout, block);
     std::vector<float> cpu(seg.size() - 1);
@@ -108,7 +108,7 @@ TEST(Sumsq, GpuSegmentNormsEqualQsgdScalesBitForBit) {
 TEST(Sumsq, CpuScalesDoNotDependOnTheThreadCount) {
 #ifdef _OPENMP
   const int64_t n = 300000;  // above the OpenMP threshold: chunks summed by several threads
-  const auto x = testing::gaussian(n, 3, 1.0f, true);
+  const auto x = gcu::compress::testing::gaussian(n, 3, 1.0f, true);
   const BucketLayout layout = BucketLayout::flat(n);
   const int saved = omp_get_max_threads();
   omp_set_num_threads(1);
