@@ -150,7 +150,7 @@ __global__ void search_update(Search* s, long long K, int64_t n, bool last) {
 
 // Candidates |a| in [lo_thr, hi_thr) from x (first time) or from the live buffer into the
 // other one (order irrelevant: they are only counted); the last block to finish swaps.
-__global__ void compact_candidates(const float* x, int64_t n, float* cand0, float* cand1, Search* s) {
+__global__ void compact_candidates(const float* x, int64_t n, float* cand0, float* cand1, uint64_t cap, Search* s) {
   if (s->bad || !s->do_compact) return;
   const bool from_x = !s->compacted;
   const float* src = from_x ? x : (s->cur ? cand1 : cand0);
@@ -168,14 +168,16 @@ __global__ void compact_candidates(const float* x, int64_t n, float* cand0, floa
     unsigned long long at = 0;
     if (lane == 0 && mask) at = atomicAdd(&s->ncand_new, static_cast<unsigned long long>(__popc(mask)));
     at = __shfl_sync(0xffffffffu, at, 0);
-    if (keep) dst[at + __popc(mask & ((1u << lane) - 1u))] = a;
+    const uint64_t pos = at + __popc(mask & ((1u << lane) - 1u));
+    if (keep && pos < cap) dst[pos] = a;  // pos < cap always (inside bounds it, as on the CPU)
   }
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
     if (atomicAdd(&s->blocks_done, 1u) == gridDim.x - 1) {
       __threadfence();
-      s->ncand = atomicAdd(&s->ncand_new, 0ull);
+      const unsigned long long c = atomicAdd(&s->ncand_new, 0ull);
+      s->ncand = c < cap ? c : cap;
       s->cur ^= 1;
       s->compacted = 1;
     }
@@ -237,7 +239,7 @@ class MstopkCuda final : public CudaScheme {
       search_update<<<1, 1, 0, stream()>>>(s, K, n, it + 1 == iters_);
       CUDA_CHECK_LAUNCH();
       if (it + 1 < iters_) {
-        compact_candidates<<<grid, kBlock, 0, stream()>>>(x, n, cand0, cand1, s);
+        compact_candidates<<<grid, kBlock, 0, stream()>>>(x, n, cand0, cand1, cap, s);
         CUDA_CHECK_LAUNCH();
       }
     }
