@@ -2,6 +2,10 @@
 // exceptions into one clear message and a non-zero exit code.
 #include "command.h"
 
+#ifdef GCU_CLI_CUDA
+#include "compressors/cuda/register_cuda.h"
+#endif
+
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -14,6 +18,9 @@ std::vector<Command>& commands() {
 }  // namespace gcu::cli
 
 int main(int argc, char** argv) {
+#ifdef GCU_CLI_CUDA
+  gcu::compress::cuda::register_cuda();  // Device::CUDA compressors (gcu_compressors_cuda)
+#endif
   CLI::App app{
       "gcu: does gradient compression pay off on my cluster, end to end?\n"
       "Predicts iteration time and time-to-accuracy of compression schemes against FP32 and\n"

@@ -5,12 +5,14 @@
 
 #include "half.h"
 #include "rng.h"
+#include "sumsq.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -281,24 +283,24 @@ GCU_CLONES_WIDE void unlevels_w4(const uint8_t* w, int64_t b, int64_t e, float m
 GCU_CLONES_WIDE void pack_w2(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<2>(codes, b, e, words); }
 GCU_CLONES_WIDE void pack_w4(const uint8_t* codes, int64_t b, int64_t e, uint32_t* words) { pack_small<4>(codes, b, e, words); }
 
-// Sum of squares (or max |x|) of x[b, e): float partial sums over runs of 1024, in double.
-GCU_CLONES_WIDE void sumsq_run(const float* x, int64_t b, int64_t e, double* ss, float* mx, int64_t* bad) {
-  double total = 0;
+// Sum of squares of x[b, e) in the order of sumsq.h (l2; e - b <= sumsq::kChunk), or max
+// |x| and the count of NaN/Inf (!l2).
+GCU_CLONES_WIDE void sumsq_run(const float* x, int64_t b, int64_t e, bool l2, double* ss, float* mx, int64_t* bad) {
+  *ss = 0;
+  *mx = 0;
+  *bad = 0;
+  if (l2) {
+    *ss = sumsq::chunk_total(x, b, e);
+    return;
+  }
   float m = 0;
   int64_t nb = 0;
-  for (int64_t s = b; s < e; s += 1024) {
-    const int64_t se = std::min(e, s + 1024);
-    float part = 0;
-#pragma omp simd reduction(+ : part) reduction(max : m) reduction(+ : nb)
-    for (int64_t i = s; i < se; ++i) {
-      const float a = std::fabs(x[i]);
-      part += a * a;
-      m = std::max(m, a);
-      nb += !(a <= 3.4028234663852886e38f);
-    }
-    total += part;
+#pragma omp simd reduction(max : m) reduction(+ : nb)
+  for (int64_t i = b; i < e; ++i) {
+    const float a = std::fabs(x[i]);
+    m = std::max(m, a);
+    nb += !(a <= 3.4028234663852886e38f);
   }
-  *ss = total;
   *mx = m;
   *bad = nb;
 }
@@ -394,20 +396,24 @@ void scales_range(const float* x, const std::vector<int64_t>& seg, size_t k0, si
                   float* scale) {
   for (size_t k = k0; k < k1; ++k) {
     const int64_t b = seg[k], e = seg[k + 1];
-    constexpr int64_t kRun = 1 << 15;
-    double ss = 0;
+    // Chunks of sumsq::kChunk from b, in parallel; their sums of squares are added in
+    // chunk order (sumsq.h: the order the CUDA version repeats).
+    constexpr int64_t kRun = sumsq::kChunk;
+    const int64_t nc = (e - b + kRun - 1) / kRun;
+    std::vector<double> chunk_ss(static_cast<size_t>(nc));
     float mx = 0;
     int64_t bad = 0;
-#pragma omp parallel for reduction(+ : ss, bad) reduction(max : mx) if (e - b > kParallelMin) schedule(static)
-    for (int64_t rb = b; rb < e; rb += kRun) {
-      double s1;
+#pragma omp parallel for reduction(+ : bad) reduction(max : mx) if (e - b > kParallelMin) schedule(static)
+    for (int64_t c = 0; c < nc; ++c) {
+      const int64_t rb = b + c * kRun;
       float m1;
       int64_t b1;
-      sumsq_run(x, rb, std::min(e, rb + kRun), &s1, &m1, &b1);
-      ss += s1;
+      sumsq_run(x, rb, std::min(e, rb + kRun), l2, &chunk_ss[static_cast<size_t>(c)], &m1, &b1);
       mx = std::max(mx, m1);
       bad += b1;
     }
+    double ss = 0;
+    for (double c : chunk_ss) ss += c;
     if (bad || !std::isfinite(ss)) scale[k] = std::numeric_limits<float>::quiet_NaN();
     else scale[k] = l2 ? static_cast<float>(std::sqrt(ss)) : mx;
   }

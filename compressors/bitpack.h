@@ -63,8 +63,8 @@ constexpr int64_t code_words(int64_t n, int width) {
 // skipped); block > 0 -> consecutive blocks of `block` elements. Always ends with n.
 std::vector<int64_t> segments_for(const BucketLayout& layout, int64_t block);
 
-// One scale per segment: the L2 norm (l2 = true: float sums of squares over runs of 1024
-// elements, added in double, sqrt rounded to float) or max |x_i| (l2 = false); NaN for a segment holding NaN/Inf, +Inf if the norm
+// One scale per segment: the L2 norm (l2 = true: the sum of squares in the order of
+// sumsq.h, which the CUDA version repeats bit for bit; sqrt rounded to float) or max |x_i| (l2 = false); NaN for a segment holding NaN/Inf, +Inf if the norm
 // overflows float (the schemes treat any non-finite scale as "result is NaN").
 void segment_scales(const float* x, const std::vector<int64_t>& seg, bool l2, float* scale);
 

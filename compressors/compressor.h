@@ -80,6 +80,10 @@ class Communicator {
   // recv holds world_size() * count elements, rank-major.
   virtual void all_gather(const void* send, void* recv, int64_t count, WireType type) = 0;
   virtual void broadcast(void* data, int64_t count, WireType type, int root) = 0;
+  // Device buffers: the CUDA stream (a cudaStream_t, as void*) on which the caller must
+  // enqueue its work on the buffers it passes; the CUDA compressors do so during step().
+  // nullptr: the legacy default stream (and host communicators).
+  virtual void* device_stream() const { return nullptr; }
 };
 
 // ---- compressors -------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The list of schemes (registry.h): one line per scheme. CUDA versions are added by
-// register_all_cuda() when the library is built with CUDA.
+// compressors/cuda's register_cuda(), called by the executables that want them.
 #include "registry.h"
 
 #include "none.h"
@@ -19,10 +19,6 @@
 
 namespace gcu::compress {
 
-#ifdef GCU_WITH_CUDA
-void register_all_cuda(Registry& r);  // compressors/cuda/register_cuda.cpp
-#endif
-
 void register_all(Registry& r) {
   register_none(r);
   register_fp16(r);
@@ -38,9 +34,6 @@ void register_all(Registry& r) {
   register_randomk(r);
   register_mstopk(r);
   register_dgc(r);
-#ifdef GCU_WITH_CUDA
-  register_all_cuda(r);
-#endif
 }
 
 }  // namespace gcu::compress

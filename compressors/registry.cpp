@@ -95,29 +95,31 @@ const SchemeInfo& Registry::find(const std::string& name) const {
 
 std::vector<SchemeInfo> Registry::list() const { return schemes_; }
 
-#ifdef GCU_WITH_CUDA
-}  // namespace gcu::compress
-namespace gcu::cuda {  // compressors/cuda/error_feedback.cu: residuals in device memory
-std::unique_ptr<compress::Compressor> make_error_feedback_cuda(std::unique_ptr<compress::Compressor> inner);
-}  // namespace gcu::cuda
-namespace gcu::compress {
-#endif
+namespace {
+std::string no_cuda_message(const std::string& name) {
+  return "scheme '" + name + "' has no CUDA implementation registered (CUDA versions come from "
+         "gcu_compressors_cuda: a CUDA build whose executable calls "
+         "gcu::compress::cuda::register_cuda() at start-up)";
+}
+}  // namespace
 
 std::unique_ptr<Compressor> make_compressor(const std::string& spec, Device device) {
   std::string inner;
   if (parse_ef_spec(spec, &inner)) {  // "ef(<inner spec>)": error feedback around any scheme
-#ifdef GCU_WITH_CUDA
-    if (device == Device::CUDA) return gcu::cuda::make_error_feedback_cuda(make_compressor(inner, device));
-#endif
+    if (device == Device::CUDA) {
+      const auto& ef = Registry::instance().ef_cuda();
+      if (!ef) throw CompressorError(no_cuda_message("ef"));
+      return ef(make_compressor(inner, device));
+    }
     return std::make_unique<ErrorFeedback>(make_compressor(inner, device));
   }
   const SchemeArgs args = SchemeArgs::parse(spec);
   const SchemeInfo& info = Registry::instance().find(args.name());
   const Factory& f = device == Device::CUDA ? info.cuda : info.cpu;
   if (!f)
-    throw CompressorError("scheme '" + info.name + "' has no " +
-                          (device == Device::CUDA ? "CUDA" : "CPU") +
-                          " implementation in this build");
+    throw CompressorError(device == Device::CUDA
+                              ? no_cuda_message(info.name)
+                              : "scheme '" + info.name + "' has no CPU implementation in this build");
   auto c = f(args);
   args.require_all_used(info.params);
   return c;

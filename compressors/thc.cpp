@@ -6,6 +6,7 @@
 #include "hadamard.h"
 #include "half.h"
 #include "rng.h"
+#include "sumsq.h"
 
 #include <algorithm>
 #include <bit>
@@ -22,7 +23,7 @@ namespace {
 
 constexpr uint64_t kRotationSalt = ~uint64_t{0};
 constexpr int64_t kParallelMin = 1 << 16;
-constexpr int64_t kChunk = 1 << 15;  // chunks never cross a multiple of 2^32: 32-bit lanes inside
+constexpr int64_t kChunk = sumsq::kChunk;  // 2^15 (sumsq.h); chunks never cross a multiple of 2^32: 32-bit lanes inside
 constexpr int64_t kTile = 4096;      // lanes per quantize tile (multiple of 64)
 
 // Runs fn(b, e) over [0, m) in chunks, in parallel for large m.
@@ -62,23 +63,13 @@ GCU_CLONES_WIDE void levels(const float* yb, int64_t b, int64_t e, float R, floa
   }
 }
 
-// max |y| and sum y^2 on [b, e) (float partial sums of 1024, added in double).
+// max |y| and sum y^2 on [b, e), e - b <= sumsq::kChunk (the order of sumsq.h).
 GCU_CLONES_WIDE void range_stats(const float* y, int64_t b, int64_t e, float* mx, double* ss) {
   float m = 0;
-  double total = 0;
-  for (int64_t s = b; s < e; s += 1024) {
-    const int64_t se = std::min(e, s + 1024);
-    float part = 0;
-#pragma omp simd reduction(max : m) reduction(+ : part)
-    for (int64_t j = s; j < se; ++j) {
-      const float a = std::fabs(y[j]);
-      m = std::max(m, a);
-      part += a * a;
-    }
-    total += part;
-  }
+#pragma omp simd reduction(max : m)
+  for (int64_t j = b; j < e; ++j) m = std::max(m, std::fabs(y[j]));
   *mx = m;
-  *ss = total;
+  *ss = sumsq::chunk_total(y, b, e);
 }
 
 // words[i] for i in [0, nw) from the lanes q[i k, i k + k) (q holds nq <= nw k values;
@@ -311,15 +302,16 @@ float ThcCompressor::rotate(const float* x, int64_t n, const ThcGeometry& g, uin
   const float* y = src_;
   const int64_t nc = (len + kChunk - 1) / kChunk;
   float mx = 0;
-  double ss = 0;
-#pragma omp parallel for reduction(max : mx) reduction(+ : ss) if (len > kParallelMin) schedule(static)
+  chunk_ss_.resize(static_cast<size_t>(nc));
+  double* cs = chunk_ss_.data();
+#pragma omp parallel for reduction(max : mx) if (len > kParallelMin) schedule(static)
   for (int64_t c = 0; c < nc; ++c) {
     float cm;
-    double cs;
-    range_stats(y, c * kChunk, std::min(len, (c + 1) * kChunk), &cm, &cs);
+    range_stats(y, c * kChunk, std::min(len, (c + 1) * kChunk), &cm, &cs[c]);
     mx = std::max(mx, cm);
-    ss += cs;
   }
+  double ss = 0;  // chunk totals in chunk order (sumsq.h; the CUDA version repeats it)
+  for (int64_t c = 0; c < nc; ++c) ss += cs[c];
   // NaN/Inf in y: the double sum is not finite (max ignores NaN).
   if (!std::isfinite(ss) || !(mx <= std::numeric_limits<float>::max()))
     return std::numeric_limits<float>::infinity();

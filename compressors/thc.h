@@ -78,6 +78,7 @@ class ThcCompressor final : public Compressor {
   void run(GradBucket b, Communicator* comm, float* local, float* out);
   ThcParams prm_;
   std::vector<float> y_;
+  std::vector<double> chunk_ss_;  // rotate(): sums of squares per chunk (sumsq.h order)
   const float* src_ = nullptr;
   std::vector<uint64_t> words_, own_;
   std::map<int64_t, uint64_t> counter_;

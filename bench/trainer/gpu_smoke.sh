@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# GPU smoke run of `gcu train --device cuda` (the trainer's NCCL path), for a person
-# with a GPU and a CUDA build of PyTorch: builds gcu against that PyTorch's LibTorch and
-# the CUDA toolkit (with NCCL), then runs world size 1 (one rank, one GPU, NCCL) with a
-# few schemes on ResNet-18 / synthetic data and prints the per-iteration breakdown.
+# Every GPU figure gcu still lacks, in one command, for a person with a GPU and a CUDA
+# build of PyTorch (docs/compressors_cuda.md, "Unmeasured"):
+#   1. the CUDA compressor tests (compressors_cuda_tests: CPU parity, bit-exact sums,
+#      multi-layout, NaN payloads, streams, NCCL timeouts) and compressors_cuda_bench
+#      (goals: topk 1% of 25.6M floats < 1 ms; elementwise >= 60% of HBM bandwidth),
+#      built without LibTorch in $BUILD-tests -> $OUT/cuda-tests.log, $OUT/cuda-bench.txt;
+#   2. `gcu train --device cuda` (the trainer's NCCL path): world size NPROC with a few
+#      schemes on MODEL / synthetic data, per-iteration breakdown -> $OUT/*.jsonl;
+#   3. `gcu calibrate --backend nccl` -> data/profiles/gpu-<device>.json (PROFILE);
+#   4. `gcu validate` on that profile, when this gcu has the subcommand -> $OUT/validate.*.
 # Written without access to a GPU: untested (see docs/trainer.md, "GPU path").
 #
 #   bench/trainer/gpu_smoke.sh                  # build in build-gpu, logs in gpu-smoke/
 #   NPROC=2 bench/trainer/gpu_smoke.sh          # 2 ranks on 2 GPUs (LOCAL_RANK = GPU)
 #   PYTHON=/opt/venv/bin/python SCHEMES="none fp16" MODEL=resnet50 BATCH=64 bench/trainer/gpu_smoke.sh
+#   STEPS="tests train" bench/trainer/gpu_smoke.sh   # a subset of: tests train calibrate validate
 #
 # Needs: python3 with a CUDA torch, cmake >= 3.25, the CUDA toolkit (nvcc) and NCCL
 # (nccl.h + libnccl; e.g. the libnccl-dev package or pip's nvidia-nccl-cu12 with
@@ -23,6 +30,9 @@ BATCH=${BATCH:-32}
 ITERS=${ITERS:-60}
 WARMUP=${WARMUP:-10}
 SCHEMES=${SCHEMES:-"none fp16 ef(topk:k=0.01) powersgd:rank=4"}
+STEPS=${STEPS:-"tests train calibrate validate"}
+CAL_BUDGET_S=${CAL_BUDGET_S:-900}
+want() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 "$PY" - <<'PY'
 import sys, torch
@@ -42,6 +52,23 @@ if [ ! -d "$("$PY" -c 'import torch, os; print(os.path.join(os.path.dirname(torc
 fi
 
 mkdir -p "$OUT"
+status=0
+
+# 1. CUDA compressor tests and benchmark: no LibTorch needed (GoogleTest's ABI is the
+# system's), so a separate build.
+if want tests; then
+  cmake -S . -B "$BUILD-tests" -DCMAKE_BUILD_TYPE=Release -DGCU_WITH_TORCH=OFF -DGCU_WITH_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES="$ARCH" > "$OUT/cmake-tests.log"
+  cmake --build "$BUILD-tests" --target compressors_cuda_tests compressors_cuda_bench compressors_tests \
+    model_tests -j "$(nproc)"
+  "$BUILD-tests/tests/compressors/cuda/compressors_cuda_tests" 2>&1 | tee "$OUT/cuda-tests.log" || status=1
+  if grep -q "SKIPPED" "$OUT/cuda-tests.log"; then
+    echo "note: some GPU tests skipped (e.g. the dead-peer NCCL test needs 2 GPUs); see $OUT/cuda-tests.log" >&2
+  fi
+  bash tests/compressors/cuda/no_cuda_link_test.sh "$BUILD-tests/tests/model/model_tests" || status=1
+  "$BUILD-tests/bench/compressors_cuda/compressors_cuda_bench" --reps 20 | tee "$OUT/cuda-bench.txt" || status=1
+fi
+
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCU_WITH_TORCH=ON -DGCU_WITH_CUDA=ON \
   -DCMAKE_PREFIX_PATH="$PREFIX${CMAKE_PREFIX_PATH:+;$CMAKE_PREFIX_PATH}" \
   -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$ABI" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
@@ -53,8 +80,8 @@ fi
 cmake --build "$BUILD" --target gcu -j "$(nproc)"
 GCU=$BUILD/cli/gcu
 
-status=0
 for s in $SCHEMES; do
+  want train || break
   for mode in after overlap; do
     log="$OUT/$(echo "$s" | tr -c 'A-Za-z0-9=._-' '_')-$mode.jsonl"
     echo "== $s, $mode" >&2
@@ -87,4 +114,26 @@ for path in sorted(glob.glob(f"{sys.argv[1]}/*.jsonl")):
 if header:
     print("device:", header.get("device"), "|", header.get("nccl"), "| world size", header["world_size"])
 PY
+# 3. A calibrated NCCL profile of this machine (all registered schemes' codecs on the GPU).
+DEVNAME=$("$PY" -c 'import torch, re; print(re.sub(r"[^a-z0-9]+", "-", torch.cuda.get_device_name(0).lower()).strip("-"))')
+PROFILE=${PROFILE:-data/profiles/gpu-$DEVNAME-${NPROC}rank.json}
+if want calibrate; then
+  echo "== gcu calibrate --backend nccl -> $PROFILE" >&2
+  if ! "$GCU" launch -n "$NPROC" -- "$GCU" calibrate --backend nccl --model "$MODEL" --batch-sizes "$BATCH" \
+      --budget-s "$CAL_BUDGET_S" -o "$PROFILE" 2>&1 | tee "$OUT/calibrate.log"; then
+    echo "!! calibrate failed (see $OUT/calibrate.log)" >&2
+    status=1
+  fi
+fi
+
+# 4. Predicted vs measured on the GPU (the validate subcommand, where this gcu has it).
+if want validate; then
+  if "$GCU" validate --help > /dev/null 2>&1; then
+    echo "== gcu validate -p $PROFILE" >&2
+    "$GCU" validate -p "$PROFILE" --device cuda --ranks "$NPROC" --out "$OUT/validate" 2>&1 \
+      | tee "$OUT/validate.log" || status=1
+  else
+    echo "note: this gcu has no 'validate' subcommand yet: GPU validation not run" | tee "$OUT/validate.log" >&2
+  fi
+fi
 exit $status

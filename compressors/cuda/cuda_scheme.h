@@ -7,11 +7,15 @@
 //
 // Device conventions of all CUDA compressors:
 //  - GradBucket::data and roundtrip()'s in/out are DEVICE pointers (float32);
-//  - kernels run on the legacy default stream (stream 0); the Communicator is handed
-//    device buffers and must order its work after what is already queued on stream 0
-//    and before what follows (NcclCommunicator and StagingCommunicator both do);
+//  - kernels, copies, CUB and cuBLAS calls run on the thread's current stream
+//    (current_stream()): during step() that is the communicator's device_stream()
+//    (NcclCommunicator: the caller stream it was built with; nullptr = legacy default
+//    stream), elsewhere (roundtrip(), save_state(), load_state()) the stream of the
+//    enclosing StreamScope, by default the legacy default stream. The Communicator is
+//    handed device buffers and orders its work after what is already queued on that
+//    stream and before what follows (NcclCommunicator and StagingCommunicator both do);
 //  - step() may return before the device has finished: synchronize (cudaDeviceSynchronize
-//    or cudaStreamSynchronize(0)) before reading the bucket on the host;
+//    or cudaStreamSynchronize(stream)) before reading the bucket on the host;
 //  - no device memory is touched before the first step()/roundtrip(), so constructing a
 //    CUDA compressor (and calling plan()) works on machines without a GPU.
 // Host code only (C++17 and C++20); no CUDA headers.
@@ -34,9 +38,34 @@ using compress::GradBucket;
 using compress::SchemeArgs;
 using compress::SchemeTraits;
 
+// The stream (cudaStream_t as void*; nullptr = legacy default) on which the CUDA
+// compressors of the calling thread enqueue their work; set by StreamScope.
+void* current_stream();
+
+// Makes `stream` the calling thread's current stream until the scope ends (nestable).
+class StreamScope {
+ public:
+  explicit StreamScope(void* stream);
+  ~StreamScope();
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  void* prev_;
+};
+
 class CudaScheme : public Compressor {
  public:
   explicit CudaScheme(std::unique_ptr<Compressor> cpu_twin) : cpu_(std::move(cpu_twin)) {}
+  // Both run run_step() on the communicator's stream (comm.device_stream()).
+  void step(GradBucket b, Communicator& comm) final {
+    StreamScope scope(comm.device_stream());
+    run_step(b, comm, nullptr);
+  }
+  void step_with_local(GradBucket b, Communicator& comm, float* local) final {
+    StreamScope scope(comm.device_stream());
+    run_step(b, comm, local);
+  }
   std::string spec() const override { return cpu_->spec(); }
   compress::Device device() const override { return compress::Device::CUDA; }
   SchemeTraits traits() const override { return cpu_->traits(); }
@@ -46,6 +75,17 @@ class CudaScheme : public Compressor {
   const Compressor& cpu_twin() const { return *cpu_; }
 
  protected:
+  // step() (local == nullptr) or step_with_local(): `local`, when given, receives this
+  // rank's own C(x) (Compressor::step_with_local), on the current stream.
+  virtual void run_step(GradBucket b, Communicator& comm, float* local) = 0;
+  // For schemes whose encode has no cheap local decode: the generic
+  // save_state / roundtrip / load_state of Compressor::step_with_local.
+  void local_by_roundtrip(GradBucket b, float* local) {
+    if (!local || b.numel() == 0) return;
+    const std::vector<uint8_t> saved = save_state();
+    roundtrip(b.index, b.data, local, *b.layout);
+    load_state(saved);
+  }
   // The CPU twin's canonical spec, parsed: every parameter with its resolved value.
   SchemeArgs params() const { return SchemeArgs::parse(cpu_->spec()); }
   std::unique_ptr<Compressor> cpu_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuda_check.h"
+#include "cuda_scheme.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -38,14 +39,21 @@ class DeviceArray {
   T* get() const { return p_; }
   size_t capacity() const { return cap_; }
 
-  // Host <-> device copies of the first n elements (synchronous).
+  // Host <-> device copies of the first n elements, ordered on the thread's current
+  // stream (cuda_scheme.h). upload() may return before the device has the data (the
+  // host buffer may be reused at once: pageable copies are staged); download() waits.
   void upload(const T* host, size_t n) {
     reserve(n);
-    if (n) CUDA_CHECK(cudaMemcpy(p_, host, n * sizeof(T), cudaMemcpyHostToDevice));
+    const auto s = static_cast<cudaStream_t>(current_stream());
+    if (n) CUDA_CHECK(cudaMemcpyAsync(p_, host, n * sizeof(T), cudaMemcpyHostToDevice, s));
   }
   std::vector<T> download(size_t n) const {
     std::vector<T> h(n);
-    if (n) CUDA_CHECK(cudaMemcpy(h.data(), p_, n * sizeof(T), cudaMemcpyDeviceToHost));
+    const auto s = static_cast<cudaStream_t>(current_stream());
+    if (n) {
+      CUDA_CHECK(cudaMemcpyAsync(h.data(), p_, n * sizeof(T), cudaMemcpyDeviceToHost, s));
+      CUDA_CHECK(cudaStreamSynchronize(s));
+    }
     return h;
   }
 

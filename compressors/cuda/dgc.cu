@@ -43,8 +43,7 @@ class DgcCuda final : public CudaScheme {
     sample_ = a.get_double("sample", 0.01);
     seed_ = static_cast<uint64_t>(a.get_int("seed", 0));
   }
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     compress::sparse::check_int32_range("dgc", b.index, n);
@@ -90,19 +89,19 @@ class DgcCuda final : public CudaScheme {
     float* values = values_.reserve(static_cast<size_t>(K));
     int32_t* indices = indices_.reserve(static_cast<size_t>(K));
     float* samples = samples_.reserve(static_cast<size_t>(S));
-    sample_kernel<<<grid_for(S), kBlock>>>(x, static_cast<uint64_t>(n), key, S, samples);
+    sample_kernel<<<grid_for(S), kBlock, 0, stream()>>>(x, static_cast<uint64_t>(n), key, S, samples);
     CUDA_CHECK_LAUNCH();
     sparse::select_topk(samples, S, ks, sample_v_.reserve(static_cast<size_t>(ks)),
                         sample_i_.reserve(static_cast<size_t>(ks)), sample_sel_);
-    at_least_kernel<<<1, 1>>>(sparse::state_of(sample_sel_), sparse::state_of(sel_));
+    at_least_kernel<<<1, 1, 0, stream()>>>(sparse::state_of(sample_sel_), sparse::state_of(sel_));
     CUDA_CHECK_LAUNCH();
     const int64_t c = sparse::count_selection(x, n, sel_);
     if (c >= K) {
       sparse::select_topk(x, n, K, values, indices, sel_);
     } else {
       sparse::select_by_state(x, n, values, indices, sel_);
-      CUDA_CHECK(cudaMemsetAsync(values + c, 0, static_cast<size_t>(K - c) * sizeof(float), 0));
-      CUDA_CHECK(cudaMemsetAsync(indices + c, 0, static_cast<size_t>(K - c) * sizeof(int32_t), 0));
+      CUDA_CHECK(cudaMemsetAsync(values + c, 0, static_cast<size_t>(K - c) * sizeof(float), stream()));
+      CUDA_CHECK(cudaMemsetAsync(indices + c, 0, static_cast<size_t>(K - c) * sizeof(int32_t), stream()));
     }
     return K;
   }

@@ -47,25 +47,26 @@ class ErrorFeedbackCuda final : public Compressor {
   }
   void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
   void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+    StreamScope scope(comm.device_stream());
     const int64_t n = b.numel();
     if (n == 0) return inner_->step(b, comm);
     float* e = residual(b.index, n);
-    compensate_kernel<<<grid_for(n), kBlock>>>(b.data, e, n);
+    compensate_kernel<<<grid_for(n), kBlock, 0, stream()>>>(b.data, e, n);
     CUDA_CHECK_LAUNCH();
     float* c = local_.reserve(static_cast<size_t>(n));
     inner_->step_with_local(b, comm, c);
-    sub_kernel<<<grid_for(n), kBlock>>>(e, c, n);
+    sub_kernel<<<grid_for(n), kBlock, 0, stream()>>>(e, c, n);
     CUDA_CHECK_LAUNCH();
-    if (local) CUDA_CHECK(cudaMemcpyAsync(local, c, n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+    if (local) CUDA_CHECK(cudaMemcpyAsync(local, c, n * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
   }
   void roundtrip(int64_t bucket_index, const float* in, float* out, const BucketLayout& layout) override {
     const int64_t n = layout.numel();
     if (n == 0) return;
     float* e = residual(bucket_index, n);
-    add_kernel<<<grid_for(n), kBlock>>>(e, in, n);
+    add_kernel<<<grid_for(n), kBlock, 0, stream()>>>(e, in, n);
     CUDA_CHECK_LAUNCH();
     inner_->roundtrip(bucket_index, e, out, layout);
-    sub_kernel<<<grid_for(n), kBlock>>>(e, out, n);
+    sub_kernel<<<grid_for(n), kBlock, 0, stream()>>>(e, out, n);
     CUDA_CHECK_LAUNCH();
   }
   std::vector<uint8_t> save_state() const override {

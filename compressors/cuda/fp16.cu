@@ -14,30 +14,29 @@ __global__ void encode_kernel(const float* x, uint16_t* h, int64_t n, float scal
   if (scale == 1.0f) {
     GCU_GRID_STRIDE(i, n) h[i] = lowp::f2h(x[i]);
   } else {
-    GCU_GRID_STRIDE(i, n) h[i] = lowp::f2h(x[i] * scale);
+    GCU_GRID_STRIDE(i, n) h[i] = lowp::f2h(x86_mul(x[i], scale));
   }
 }
 __global__ void decode_kernel(const uint16_t* h, float* x, int64_t n, float scale) {
   if (scale == 1.0f) {
     GCU_GRID_STRIDE(i, n) x[i] = lowp::h2f(h[i]);
   } else {
-    GCU_GRID_STRIDE(i, n) x[i] = lowp::h2f(h[i]) * scale;
+    GCU_GRID_STRIDE(i, n) x[i] = x86_mul(lowp::h2f(h[i]), scale);
   }
 }
 void encode(const float* x, uint16_t* h, int64_t n, float scale) {
-  encode_kernel<<<grid_for(n), kBlock>>>(x, h, n, scale);
+  encode_kernel<<<grid_for(n), kBlock, 0, stream()>>>(x, h, n, scale);
   CUDA_CHECK_LAUNCH();
 }
 void decode(const uint16_t* h, float* x, int64_t n, float scale) {
-  decode_kernel<<<grid_for(n), kBlock>>>(h, x, n, scale);
+  decode_kernel<<<grid_for(n), kBlock, 0, stream()>>>(h, x, n, scale);
   CUDA_CHECK_LAUNCH();
 }
 
 class Fp16Cuda final : public CudaScheme {
  public:
   using CudaScheme::CudaScheme;
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     const int p = comm.world_size();

@@ -1,60 +1,83 @@
-// "qsgd" and "terngrad" on the GPU (compressors/qsgd.h, terngrad.h: wire format there):
-// per-segment scale (L2 norm or max |x|), stochastic levels with the counter-based stream
-// of compressors/rng.h (same key, same uniforms as the CPU), sign+level codes packed into
-// U32 words, one all-gather, rank-ordered decode. Codes are bit-identical to the CPU's
-// when the scales are (max: always; L2: a double sum in another order, so a level can
-// flip where |x| s / N + u lies within float rounding of an integer).
+// The level codec shared by qsgd.cu and terngrad.cu (levels.cuh; wire format in
+// compressors/bitpack.h): per-segment scale (L2 norm or max |x|), stochastic levels with
+// the counter-based stream of compressors/rng.h (same key, same uniforms as the CPU),
+// sign+level codes packed into U32 words, one all-gather, rank-ordered decode. Codes and
+// scales are bit-identical to the CPU's: max is order-free and the L2 norm follows the
+// CPU's summation order (sumsq.cuh). Segment tables are uploaded once per layout (a
+// cache keyed by the segments), so alternating buckets of different layouts cost no
+// host-to-device copy after their first step.
+#include "levels.cuh"
+
 #include "cuda_scheme.h"
 #include "device_array.h"
 #include "kernels_common.cuh"
-#include "schemes_cuda.h"
+#include "sumsq.cuh"
 
 #include "compressors/bitpack.h"
 #include "compressors/rng.h"
 
 #include <map>
+#include <memory>
 #include <vector>
 
 namespace gcu::cuda {
 namespace {
 
-constexpr int64_t kTile = 8192;  // elements per partial reduction; tiles never cross segments
+// Tiles = the CPU's chunks (sumsq::kChunk elements from each segment start, never
+// crossing a segment): one block per tile.
+constexpr int64_t kTile = compress::sumsq::kChunk;
+constexpr int kWarps = kBlock / 32;
+constexpr int kRunsPerTile = static_cast<int>(kTile / compress::sumsq::kRun);
 
 struct Tile {
   int64_t begin, end;
 };
 
-// Per tile: sum of squares (double) or max |x| (as double), and a non-finite flag.
+// Per tile: sum of squares in the CPU's order (l2: float run partials, added in double in
+// order) or max |x| with the count of NaN/Inf (!l2).
 __global__ void tile_reduce(const float* x, const Tile* tiles, bool l2, double* part, int* bad) {
-  __shared__ double s_acc[kBlock];
-  __shared__ int s_bad[kBlock];
+  __shared__ float s_run[kRunsPerTile];
+  __shared__ float s_max[kWarps];
+  __shared__ int s_bad[kWarps];
   const Tile t = tiles[blockIdx.x];
-  double acc = 0;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int runs = static_cast<int>((t.end - t.begin + compress::sumsq::kRun - 1) / compress::sumsq::kRun);
+  float mx = 0.0f;
   int nb = 0;
-  for (int64_t i = t.begin + threadIdx.x; i < t.end; i += blockDim.x) {
-    const float v = x[i];
-    if (l2) {
-      acc += static_cast<double>(v) * v;
-    } else {
-      const float a = fabsf(v);
-      acc = a > acc ? a : acc;
+  if (l2) {
+    for (int r = warp; r < runs; r += kWarps) {
+      const int64_t b = t.begin + r * compress::sumsq::kRun;
+      const int64_t e = b + compress::sumsq::kRun < t.end ? b + compress::sumsq::kRun : t.end;
+      const float v = warp_run_sumsq(x, b, e);
+      if (lane == 0) s_run[r] = v;
+    }
+  } else {
+    for (int64_t i = t.begin + threadIdx.x; i < t.end; i += blockDim.x) {
+      const float a = fabsf(x[i]);
+      mx = a > mx ? a : mx;
       nb += !(a <= 3.4028234663852886e38f);
     }
-  }
-  s_acc[threadIdx.x] = acc;
-  s_bad[threadIdx.x] = nb;
-  __syncthreads();
-  for (int off = blockDim.x / 2; off > 0; off >>= 1) {
-    if (threadIdx.x < off) {
-      const double o = s_acc[threadIdx.x + off];
-      s_acc[threadIdx.x] = l2 ? s_acc[threadIdx.x] + o : (o > s_acc[threadIdx.x] ? o : s_acc[threadIdx.x]);
-      s_bad[threadIdx.x] += s_bad[threadIdx.x + off];
+    for (int off = 16; off > 0; off >>= 1) {
+      const float o = __shfl_down_sync(0xffffffffu, mx, off);
+      mx = o > mx ? o : mx;
+      nb += __shfl_down_sync(0xffffffffu, nb, off);
     }
-    __syncthreads();
+    if (lane == 0) { s_max[warp] = mx; s_bad[warp] = nb; }
   }
+  __syncthreads();
   if (threadIdx.x == 0) {
-    part[blockIdx.x] = s_acc[0];
-    bad[blockIdx.x] = s_bad[0];
+    double acc = 0;
+    int total_bad = 0;
+    if (l2) {
+      for (int r = 0; r < runs; ++r) acc += static_cast<double>(s_run[r]);
+    } else {
+      for (int w = 0; w < kWarps; ++w) {
+        acc = s_max[w] > acc ? s_max[w] : acc;
+        total_bad += s_bad[w];
+      }
+    }
+    part[blockIdx.x] = acc;
+    bad[blockIdx.x] = total_bad;
   }
 }
 
@@ -78,8 +101,10 @@ __global__ void segment_scales(const double* part, const int* bad, const int64_t
   }
 }
 
-// Segment of element i: the last k with seg[k] <= i (seg has S+1 entries, seg[S] = n).
-__device__ __forceinline__ int64_t segment_of(const int64_t* seg, int64_t S, int64_t i) {
+// Segment of element i: i / bucket for fixed-size segments (bucket > 0), else the last k
+// with seg[k] <= i (seg has S+1 entries, seg[S] = n; per-tensor segments).
+__device__ __forceinline__ int64_t segment_of(const int64_t* seg, int64_t S, int64_t bucket, int64_t i) {
+  if (bucket > 0) return i / bucket;
   int64_t lo = 0, hi = S - 1;
   while (lo < hi) {
     const int64_t mid = (lo + hi + 1) >> 1;
@@ -89,7 +114,7 @@ __device__ __forceinline__ int64_t segment_of(const int64_t* seg, int64_t S, int
 }
 
 // One thread per output word of 32/width codes (unused codes of the last word are 0).
-__global__ void encode_codes(const float* x, int64_t n, const int64_t* seg, int64_t S,
+__global__ void encode_codes(const float* x, int64_t n, const int64_t* seg, int64_t S, int64_t bucket,
                              const uint32_t* scale_words, uint32_t s, int width, uint64_t key,
                              uint32_t* words, int64_t nw) {
   const int per = 32 / width;
@@ -100,7 +125,7 @@ __global__ void encode_codes(const float* x, int64_t n, const int64_t* seg, int6
     for (int j = 0; j < per; ++j) {
       const int64_t i = w * per + j;
       if (i >= n) break;
-      const float sc = __uint_as_float(scale_words[segment_of(seg, S, i)]);
+      const float sc = __uint_as_float(scale_words[segment_of(seg, S, bucket, i)]);
       if (!isfinite(sc)) continue;  // non-finite input: code 0 (decode gives NaN)
       const float inv = sc > 0.0f ? __fdiv_rn(static_cast<float>(s), sc) : 0.0f;
       const uint32_t u = __float_as_uint(x[i]);
@@ -128,14 +153,14 @@ __global__ void check_scales(const uint32_t* all, int64_t stride, int p, int64_t
 }
 
 __global__ void decode_codes(const uint32_t* all, int64_t stride, int p, int64_t n, const int64_t* seg,
-                             int64_t S, uint32_t s, int width, float factor, const int* bad, float* out) {
+                             int64_t S, int64_t bucket, uint32_t s, int width, float factor, const int* bad, float* out) {
   const int per = 32 / width;
   const uint32_t shift = static_cast<uint32_t>(width - 1), mask = (1u << shift) - 1u;
   const uint32_t wmask = width == 32 ? 0xffffffffu : (1u << width) - 1u;
   const bool nan = *bad != 0;
   GCU_GRID_STRIDE(i, n) {
     if (nan) { out[i] = __int_as_float(0x7fc00000); continue; }
-    const int64_t k = segment_of(seg, S, i);
+    const int64_t k = segment_of(seg, S, bucket, i);
     float acc = 0.0f;
     for (int r = 0; r < p; ++r) {
       const uint32_t* rw = all + r * stride;
@@ -158,15 +183,15 @@ class LevelCuda final : public CudaScheme {
     seed_ = static_cast<uint64_t>(a.get_int("seed", 0));
     width_ = compress::bits::code_width(levels_);
   }
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     encode(b.data, *b.layout, next_key(b.index, comm.rank()));
     if (local) decode(send_.get(), 1, local);
     const int p = comm.world_size();
-    uint32_t* all = recv_.reserve(static_cast<size_t>(stride_) * p);
-    comm.all_gather(send_.get(), all, stride_, compress::WireType::U32);
+    const int64_t stride = cur_->stride;
+    uint32_t* all = recv_.reserve(static_cast<size_t>(stride) * p);
+    comm.all_gather(send_.get(), all, stride, compress::WireType::U32);
     decode(all, p, b.data);
   }
   void roundtrip(int64_t bucket_index, const float* in, float* out, const BucketLayout& layout) override {
@@ -181,48 +206,65 @@ class LevelCuda final : public CudaScheme {
     return compress::rng::stream_key(seed_, static_cast<uint64_t>(bucket_index), step,
                                      static_cast<uint64_t>(rank));
   }
-  // Segments and tiles of this layout, uploaded when they change.
-  void prepare(const BucketLayout& layout) {
+  // Device tables of one layout: segment starts, tiles, first tile of each segment.
+  struct Plan {
+    std::vector<int64_t> seg_host;
+    int64_t S = 0, ntiles = 0, nw = 0, stride = 0, n = 0;
+    DeviceArray<int64_t> seg, first;
+    DeviceArray<Tile> tiles;
+  };
+  // The plan of this layout: built and uploaded on its first use, then cached (one per
+  // distinct segmentation: a model's few bucket layouts).
+  const Plan& prepare(const BucketLayout& layout) {
     std::vector<int64_t> seg = compress::bits::segments_for(layout, bucket_);
-    if (seg == seg_host_) return;
-    seg_host_ = seg;
-    S_ = static_cast<int64_t>(seg.size()) - 1;
-    std::vector<Tile> tiles;
-    std::vector<int64_t> first{0};
-    for (int64_t k = 0; k < S_; ++k) {
-      for (int64_t t = seg[k]; t < seg[k + 1]; t += kTile)
-        tiles.push_back({t, t + kTile < seg[k + 1] ? t + kTile : seg[k + 1]});
-      first.push_back(static_cast<int64_t>(tiles.size()));
+    if (cur_ && cur_->seg_host == seg) return *cur_;
+    auto& slot = plans_[seg];
+    if (!slot) {
+      slot = std::make_unique<Plan>();
+      Plan& pl = *slot;
+      pl.seg_host = seg;
+      pl.S = static_cast<int64_t>(seg.size()) - 1;
+      std::vector<Tile> tiles;
+      std::vector<int64_t> first{0};
+      for (int64_t k = 0; k < pl.S; ++k) {
+        for (int64_t t = seg[k]; t < seg[k + 1]; t += kTile)
+          tiles.push_back({t, t + kTile < seg[k + 1] ? t + kTile : seg[k + 1]});
+        first.push_back(static_cast<int64_t>(tiles.size()));
+      }
+      pl.ntiles = static_cast<int64_t>(tiles.size());
+      pl.seg.upload(seg.data(), seg.size());
+      pl.first.upload(first.data(), first.size());
+      pl.tiles.upload(tiles.data(), tiles.size());
+      pl.n = seg.back();
+      pl.nw = compress::bits::code_words(pl.n, width_);
+      pl.stride = pl.S + pl.nw;
     }
-    ntiles_ = static_cast<int64_t>(tiles.size());
-    seg_.upload(seg.data(), seg.size());
-    first_.upload(first.data(), first.size());
-    tiles_.upload(tiles.data(), tiles.size());
-    part_.reserve(static_cast<size_t>(ntiles_));
-    bad_.reserve(static_cast<size_t>(ntiles_ > 0 ? ntiles_ : 1));
-    const int64_t n = seg.back();
-    nw_ = compress::bits::code_words(n, width_);
-    stride_ = S_ + nw_;
+    cur_ = slot.get();
+    return *cur_;
   }
   void encode(const float* x, const BucketLayout& layout, uint64_t key) {
-    prepare(layout);
-    uint32_t* words = send_.reserve(static_cast<size_t>(stride_));
-    tile_reduce<<<static_cast<unsigned>(ntiles_), kBlock>>>(x, tiles_.get(), l2_, part_.get(), bad_.get());
+    const Plan& pl = prepare(layout);
+    uint32_t* words = send_.reserve(static_cast<size_t>(pl.stride));
+    double* part = part_.reserve(static_cast<size_t>(pl.ntiles > 0 ? pl.ntiles : 1));
+    int* bad = bad_.reserve(static_cast<size_t>(pl.ntiles > 0 ? pl.ntiles : 1));
+    tile_reduce<<<static_cast<unsigned>(pl.ntiles), kBlock, 0, stream()>>>(x, pl.tiles.get(), l2_, part, bad);
     CUDA_CHECK_LAUNCH();
-    segment_scales<<<grid_for(S_), kBlock>>>(part_.get(), bad_.get(), first_.get(), S_, l2_, words);
+    segment_scales<<<grid_for(pl.S), kBlock, 0, stream()>>>(part, bad, pl.first.get(), pl.S, l2_, words);
     CUDA_CHECK_LAUNCH();
-    encode_codes<<<grid_for(nw_), kBlock>>>(x, seg_host_.back(), seg_.get(), S_, words,
-                                            static_cast<uint32_t>(levels_), width_, key, words + S_, nw_);
+    encode_codes<<<grid_for(pl.nw), kBlock, 0, stream()>>>(x, pl.n, pl.seg.get(), pl.S, bucket_, words,
+                                                           static_cast<uint32_t>(levels_), width_, key,
+                                                           words + pl.S, pl.nw);
     CUDA_CHECK_LAUNCH();
   }
+  // Decode with the layout of the last encode() (cur_).
   void decode(const uint32_t* all, int p, float* out) {
+    const Plan& pl = *cur_;
     int* flag = flag_.reserve(1);
-    check_scales<<<1, kBlock>>>(all, stride_, p, S_, flag);
+    check_scales<<<1, kBlock, 0, stream()>>>(all, pl.stride, p, pl.S, flag);
     CUDA_CHECK_LAUNCH();
-    const int64_t n = seg_host_.back();
-    decode_codes<<<grid_for(n), kBlock>>>(all, stride_, p, n, seg_.get(), S_,
-                                          static_cast<uint32_t>(levels_), width_,
-                                          1.0f / static_cast<float>(p), flag, out);
+    decode_codes<<<grid_for(pl.n), kBlock, 0, stream()>>>(all, pl.stride, p, pl.n, pl.seg.get(), pl.S, bucket_,
+                                                          static_cast<uint32_t>(levels_), width_,
+                                                          1.0f / static_cast<float>(p), flag, out);
     CUDA_CHECK_LAUNCH();
   }
 
@@ -231,10 +273,8 @@ class LevelCuda final : public CudaScheme {
   uint64_t seed_ = 0;
   int width_ = 8;
   std::map<int64_t, uint64_t> counter_;
-  std::vector<int64_t> seg_host_;
-  int64_t S_ = 0, ntiles_ = 0, nw_ = 0, stride_ = 0;
-  DeviceArray<int64_t> seg_, first_;
-  DeviceArray<Tile> tiles_;
+  std::map<std::vector<int64_t>, std::unique_ptr<Plan>> plans_;
+  const Plan* cur_ = nullptr;
   DeviceArray<double> part_;
   DeviceArray<int> bad_, flag_;
   DeviceArray<uint32_t> send_, recv_;
@@ -242,11 +282,8 @@ class LevelCuda final : public CudaScheme {
 
 }  // namespace
 
-std::unique_ptr<Compressor> make_qsgd_cuda(std::unique_ptr<Compressor> cpu) {
-  return std::make_unique<LevelCuda>(std::move(cpu), true);
-}
-std::unique_ptr<Compressor> make_terngrad_cuda(std::unique_ptr<Compressor> cpu) {
-  return std::make_unique<LevelCuda>(std::move(cpu), false);
+std::unique_ptr<Compressor> make_level_cuda(std::unique_ptr<Compressor> cpu, bool l2) {
+  return std::make_unique<LevelCuda>(std::move(cpu), l2);
 }
 
 }  // namespace gcu::cuda

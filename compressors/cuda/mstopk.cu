@@ -1,9 +1,13 @@
 // "mstopk" on the GPU (compressors/mstopk.h: the selection and wire format there): mean
-// and max of |x|, then the MSTopK binary search on the device (one counting pass per
-// iteration and a one-thread update, no host round trips), then Set1 plus the first
+// and max of |x|, then the MSTopK binary search on the device, then Set1 plus the first
 // K - k1 of the band in ascending index order (the shared compaction of sparse.cuh);
-// exact top-K when x holds NaN/Inf. Same selection as the CPU up to the float rounding of
-// the mean (a double sum in another order); the thresholds use explicitly rounded float
+// exact top-K when x holds NaN/Inf. No host round trip: every decision (NaN/Inf path,
+// when to compact) is a device flag that the kernels read. Like the CPU, the search
+// counts on the whole buffer while the interval [lo_thr, hi_thr) may hold more than n/16
+// elements, then compacts the candidates once (|x| in the interval, warp-aggregated
+// appends) and counts / re-compacts only those: the counts, and so the selection, are
+// those of full passes. Same selection as the CPU up to the float rounding of the mean
+// (a double sum in another order); the thresholds use explicitly rounded float
 // operations like the CPU's.
 #include "cuda_scheme.h"
 #include "device_array.h"
@@ -19,10 +23,16 @@ namespace {
 struct Search {
   double sum;
   float u;
-  int bad;
+  int bad;  // NaN/Inf in x: exact top-K (the search kernels do nothing)
   float mean, l, r, thr, thr1, thr2;
   long long k1, k2;
   unsigned long long nnz;
+  // Candidate compaction (as the CPU's): above = #{a >= hi_thr}; inside >= #{lo_thr <= a < hi_thr}.
+  float lo_thr, hi_thr;
+  long long above, inside;
+  int compacted, cur, do_compact;   // cur: which candidate buffer is live
+  unsigned long long ncand, ncand_new;
+  unsigned blocks_done;
 };
 
 constexpr int kStatBlocks = 1024;
@@ -86,32 +96,96 @@ __global__ void search_init(const double* psum, const float* pmax, const int* pb
   s->k1 = 0;
   s->k2 = n;
   s->nnz = 0;
+  s->lo_thr = s->mean;
+  s->hi_thr = __int_as_float(0x7f800000);
+  s->above = 0;
+  s->inside = n;
+  s->compacted = 0;
+  s->cur = 0;
+  s->do_compact = 0;
+  s->ncand = 0;
   s->thr = next_thr(s);
 }
 
-__global__ void count_ge(const float* x, int64_t n, Search* s) {
-  const uint32_t t = __float_as_uint(s->thr);  // thr >= 0: a >= thr <=> key >= bits(thr)
+// nnz (+)= #{a >= thr} over x, or over the live candidates once compacted.
+__global__ void count_ge(const float* x, int64_t n, const float* cand0, const float* cand1, Search* s) {
+  if (s->bad) return;
   unsigned long long c = 0;
-  GCU_GRID_STRIDE(i, n) c += sparse::mag_key(x[i]) >= t;
+  if (s->compacted) {
+    const float* cand = s->cur ? cand1 : cand0;
+    const float thr = s->thr;
+    const int64_t len = static_cast<int64_t>(s->ncand);
+    GCU_GRID_STRIDE(i, len) c += cand[i] >= thr;
+  } else {
+    const uint32_t t = __float_as_uint(s->thr);  // thr >= 0: a >= thr <=> key >= bits(thr)
+    GCU_GRID_STRIDE(i, n) c += sparse::mag_key(x[i]) >= t;
+  }
   for (int off = 16; off > 0; off >>= 1) c += __shfl_down_sync(0xffffffffu, c, off);
   if ((threadIdx.x & 31) == 0 && c) atomicAdd(&s->nnz, c);
 }
 
-__global__ void search_update(Search* s, long long K) {
-  const long long nnz = static_cast<long long>(s->nnz);
+// One iteration's bookkeeping, as the CPU's loop body (mstopk.cpp).
+__global__ void search_update(Search* s, long long K, int64_t n, bool last) {
+  if (s->bad) return;
+  const long long nnz = static_cast<long long>(s->nnz) + (s->compacted ? s->above : 0);
   const float ratio = __fadd_rn(s->l, __fdiv_rn(__fsub_rn(s->r, s->l), 2.0f));
   if (nnz <= K) {
     s->r = ratio;
+    s->inside -= nnz - s->above;
+    s->above = nnz;
+    s->hi_thr = s->thr;
     if (nnz > s->k1) { s->k1 = nnz; s->thr1 = s->thr; }
   } else {
     s->l = ratio;
+    s->inside = nnz - s->above;
+    s->lo_thr = s->thr;
     if (nnz < s->k2) { s->k2 = nnz; s->thr2 = s->thr; }
   }
   s->nnz = 0;
+  s->do_compact = !last && (s->compacted || s->inside <= n / 16);
+  s->ncand_new = 0;
+  s->blocks_done = 0;
   s->thr = next_thr(s);
 }
 
+// Candidates |a| in [lo_thr, hi_thr) from x (first time) or from the live buffer into the
+// other one (order irrelevant: they are only counted); the last block to finish swaps.
+__global__ void compact_candidates(const float* x, int64_t n, float* cand0, float* cand1, uint64_t cap, Search* s) {
+  if (s->bad || !s->do_compact) return;
+  const bool from_x = !s->compacted;
+  const float* src = from_x ? x : (s->cur ? cand1 : cand0);
+  float* dst = s->cur ? cand0 : cand1;  // cur == 0 before the first compaction
+  const int64_t len = from_x ? n : static_cast<int64_t>(s->ncand);
+  const float lo = s->lo_thr, hi = s->hi_thr;
+  const int lane = threadIdx.x & 31;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31); base < len;
+       base += stride) {
+    const int64_t i = base + lane;
+    const float a = i < len ? fabsf(src[i]) : 0.0f;
+    const bool keep = i < len && a >= lo && a < hi;
+    const unsigned mask = __ballot_sync(0xffffffffu, keep);
+    unsigned long long at = 0;
+    if (lane == 0 && mask) at = atomicAdd(&s->ncand_new, static_cast<unsigned long long>(__popc(mask)));
+    at = __shfl_sync(0xffffffffu, at, 0);
+    const uint64_t pos = at + __popc(mask & ((1u << lane) - 1u));
+    if (keep && pos < cap) dst[pos] = a;  // pos < cap always (inside bounds it, as on the CPU)
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&s->blocks_done, 1u) == gridDim.x - 1) {
+      __threadfence();
+      const unsigned long long c = atomicAdd(&s->ncand_new, 0ull);
+      s->ncand = c < cap ? c : cap;
+      s->cur ^= 1;
+      s->compacted = 1;
+    }
+  }
+}
+
 __global__ void search_finish(const Search* s, long long K, sparse::SelectState* st) {
+  if (s->bad) return;  // exact top-K bounds come from sparse::radix_threshold
   st->hi = __float_as_uint(s->thr1);
   st->lo = __float_as_uint(s->thr2);
   st->ties = K - s->k1;
@@ -124,8 +198,7 @@ class MstopkCuda final : public CudaScheme {
     k_ = a.get_double("k", 0.01);
     iters_ = a.get_int("iters", 20);
   }
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     compress::sparse::check_int32_range("mstopk", b.index, n);
@@ -144,31 +217,35 @@ class MstopkCuda final : public CudaScheme {
  private:
   int64_t select(const float* x, int64_t n) {
     const int64_t K = compress::sparse::kept_count(n, k_);
+    if (K == 0) return 0;
     float* values = values_.reserve(static_cast<size_t>(K));
     int32_t* indices = indices_.reserve(static_cast<size_t>(K));
     const int blocks = static_cast<int>(grid_for(n) < kStatBlocks ? grid_for(n) : kStatBlocks);
     Search* s = search_.reserve(1);
-    stats_kernel<<<blocks, kBlock>>>(x, n, psum_.reserve(kStatBlocks), pmax_.reserve(kStatBlocks),
+    stats_kernel<<<blocks, kBlock, 0, stream()>>>(x, n, psum_.reserve(kStatBlocks), pmax_.reserve(kStatBlocks),
                                      pbad_.reserve(kStatBlocks));
     CUDA_CHECK_LAUNCH();
-    search_init<<<1, 1>>>(psum_.get(), pmax_.get(), pbad_.get(), blocks, n, s);
+    search_init<<<1, 1, 0, stream()>>>(psum_.get(), pmax_.get(), pbad_.get(), blocks, n, s);
     CUDA_CHECK_LAUNCH();
-    int bad = 0;
-    CUDA_CHECK(cudaMemcpy(&bad, &s->bad, sizeof bad, cudaMemcpyDeviceToHost));
-    if (bad) {
-      sparse::select_topk(x, n, K, values, indices, sel_);
-      return K;
-    }
+    // NaN/Inf: exact top-K bounds (gated on s->bad: no-ops otherwise).
+    sparse::radix_threshold(x, n, K, sel_, &s->bad);
     const unsigned grid = grid_for(n) < 2048 ? grid_for(n) : 2048;
+    const size_t cap = static_cast<size_t>(n / 16 + 1);  // >= inside when compacting (mstopk.cpp)
+    float* cand0 = cand_[0].reserve(cap);
+    float* cand1 = cand_[1].reserve(cap);
     for (int64_t it = 0; it < iters_; ++it) {
-      count_ge<<<grid, kBlock>>>(x, n, s);
+      count_ge<<<grid, kBlock, 0, stream()>>>(x, n, cand0, cand1, s);
       CUDA_CHECK_LAUNCH();
-      search_update<<<1, 1>>>(s, K);
+      search_update<<<1, 1, 0, stream()>>>(s, K, n, it + 1 == iters_);
       CUDA_CHECK_LAUNCH();
+      if (it + 1 < iters_) {
+        compact_candidates<<<grid, kBlock, 0, stream()>>>(x, n, cand0, cand1, cap, s);
+        CUDA_CHECK_LAUNCH();
+      }
     }
-    CUDA_CHECK(cudaMemsetAsync(values, 0, static_cast<size_t>(K) * sizeof(float), 0));
-    CUDA_CHECK(cudaMemsetAsync(indices, 0, static_cast<size_t>(K) * sizeof(int32_t), 0));
-    search_finish<<<1, 1>>>(s, K, sparse::state_of(sel_));
+    CUDA_CHECK(cudaMemsetAsync(values, 0, static_cast<size_t>(K) * sizeof(float), stream()));
+    CUDA_CHECK(cudaMemsetAsync(indices, 0, static_cast<size_t>(K) * sizeof(int32_t), stream()));
+    search_finish<<<1, 1, 0, stream()>>>(s, K, sparse::state_of(sel_));
     CUDA_CHECK_LAUNCH();
     sparse::select_by_state(x, n, values, indices, sel_);
     return K;
@@ -180,6 +257,7 @@ class MstopkCuda final : public CudaScheme {
   DeviceArray<float> pmax_, values_, all_v_;
   DeviceArray<int> pbad_;
   DeviceArray<int32_t> indices_, all_i_;
+  DeviceArray<float> cand_[2];
   sparse::SelectScratch sel_;
 };
 

@@ -20,6 +20,14 @@
 // in flight; all ranks must issue the same collectives in the same order with the same
 // counts. ReduceOp::Max and all WireTypes are supported, except all-reduce of I16 (NCCL
 // has no 16-bit integer type): that throws CompressorError.
+//
+// Failures (a peer that died or stalled, a network error): the communicator is
+// non-blocking (ncclConfig_t::blocking = 0). Initialisation, the enqueue of each
+// collective and synchronize() poll ncclCommGetAsyncError while they wait; an NCCL error,
+// or no completion within `timeout_s` (the trainer's --timeout), aborts the communicator
+// (ncclCommAbort) and throws CudaError: "rank R: NCCL <what> made no progress within T s
+// ... a peer may have died or stalled". After that every call throws. Streams, events
+// and the communicator are released even when the constructor throws.
 #pragma once
 
 #include "compressors/compressor.h"
@@ -37,9 +45,11 @@ class NcclCommunicator final : public compress::Communicator {
   // Rank 0 creates the id (it opens a listening socket) and hands it to every rank.
   static std::vector<uint8_t> create_unique_id();
   // Collective over all ranks. `device`: the CUDA device this rank uses (made current).
-  // `caller_stream`: a cudaStream_t given as void*; nullptr = legacy default stream.
+  // `caller_stream`: a cudaStream_t given as void*; nullptr = legacy default stream; the
+  // CUDA compressors enqueue on it (device_stream()). `timeout_s` > 0: the longest wait
+  // for initialisation, an enqueue or synchronize() before the communicator is aborted.
   NcclCommunicator(int rank, int world_size, const std::vector<uint8_t>& unique_id, int device,
-                   void* caller_stream = nullptr);
+                   void* caller_stream = nullptr, double timeout_s = 600.0);
   ~NcclCommunicator() override;
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
@@ -49,9 +59,13 @@ class NcclCommunicator final : public compress::Communicator {
   void all_reduce(void* data, int64_t count, compress::WireType type, compress::ReduceOp op) override;
   void all_gather(const void* send, void* recv, int64_t count, compress::WireType type) override;
   void broadcast(void* data, int64_t count, compress::WireType type, int root) override;
+  void* device_stream() const override;
 
-  // Blocks the host until every collective issued so far has completed.
+  // Blocks the host until every collective issued so far and the work queued on the
+  // caller stream have completed; throws (after aborting) on an NCCL error or timeout.
   void synchronize();
+  // True once the communicator was aborted (after an error or a timeout).
+  bool aborted() const;
   // "NCCL 2.28.9" (the library loaded at run time).
   static std::string version();
 

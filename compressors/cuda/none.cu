@@ -10,7 +10,8 @@ namespace {
 class NoneCuda final : public CudaScheme {
  public:
   using CudaScheme::CudaScheme;
-  void step(GradBucket b, Communicator& comm) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
+    local_by_roundtrip(b, local);
     const int64_t n = b.numel();
     comm.all_reduce(b.data, n, compress::WireType::F32, compress::ReduceOp::Sum);
     scale_inplace(b.data, n, 1.0f / static_cast<float>(comm.world_size()));
@@ -18,7 +19,7 @@ class NoneCuda final : public CudaScheme {
   void roundtrip(int64_t, const float* in, float* out, const BucketLayout& layout) override {
     const int64_t n = layout.numel();
     if (n > 0 && in != out)
-      CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+      CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
   }
 };
 

@@ -80,11 +80,40 @@ __global__ void scaled_copy_kernel(const float* src, float* dst, int64_t n, floa
   GCU_GRID_STRIDE(i, n) dst[i] = src[i] * s;
 }
 
+// The non-finite flag of a bucket's last step, copied into pinned host memory on the
+// stream when the step ends (no host wait then); the next step of the bucket (an
+// iteration later) reads it after an event wait that has normally completed long before.
+struct HostFlag {
+  int* host = nullptr;
+  cudaEvent_t ready = nullptr;
+  bool pending = false;
+  HostFlag() = default;
+  HostFlag(const HostFlag&) = delete;
+  HostFlag& operator=(const HostFlag&) = delete;
+  ~HostFlag() {  // no checks: destructor
+    if (ready) cudaEventDestroy(ready);
+    if (host) cudaFreeHost(host);
+  }
+  void record(const int* device_flag, cudaStream_t s) {
+    if (!host) CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&host), sizeof(int)));
+    if (!ready) CUDA_CHECK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaMemcpyAsync(host, device_flag, sizeof(int), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaEventRecord(ready, s));
+    pending = true;
+  }
+  bool bad() const {
+    if (!pending) return false;
+    CUDA_CHECK(cudaEventSynchronize(ready));
+    return *host != 0;
+  }
+};
+
 struct BucketState {
   uint64_t steps = 0;
   int64_t q_len = 0;  // 0: draw a fresh Q at the next step
   DeviceArray<float> q;
-  DeviceArray<int> nonfinite;  // set by step 5; checked at the next step (no sync now)
+  DeviceArray<int> nonfinite;  // set by step 5
+  HostFlag last_bad;           // nonfinite of the last step, on the host (see HostFlag)
 };
 
 class PowerSgdCuda final : public CudaScheme {
@@ -99,14 +128,15 @@ class PowerSgdCuda final : public CudaScheme {
   ~PowerSgdCuda() override {
     if (blas_) cublasDestroy(blas_);
   }
-  void step(GradBucket b, Communicator& comm) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
+    local_by_roundtrip(b, local);
     if (b.numel() == 0) return;
     run(b.index, b.data, *b.layout, &comm);
   }
   void roundtrip(int64_t bucket_index, const float* in, float* out, const BucketLayout& layout) override {
     const int64_t n = layout.numel();
     if (n == 0) return;
-    if (out != in) CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+    if (out != in) CUDA_CHECK(cudaMemcpyAsync(out, in, n * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
     run(bucket_index, out, layout, nullptr);
   }
   // Format of powersgd.cpp: magic, u64 count, per bucket i64 index, u64 steps, u64 q length, floats.
@@ -144,7 +174,7 @@ class PowerSgdCuda final : public CudaScheme {
       get(&len, 8);
       st.q_len = static_cast<int64_t>(len);
       st.q.upload(reinterpret_cast<const float*>(state.data() + pos), len);
-      CUDA_CHECK(cudaMemset(st.nonfinite.reserve(1), 0, sizeof(int)));
+      CUDA_CHECK(cudaMemsetAsync(st.nonfinite.reserve(1), 0, sizeof(int), stream()));
       pos += len * sizeof(float);
     }
   }
@@ -155,9 +185,7 @@ class PowerSgdCuda final : public CudaScheme {
   // The Q length a bucket's next step starts from (0 when a fresh Q will be drawn).
   int64_t usable_q(const BucketState& st) const {
     if (st.q_len == 0) return 0;
-    int bad = 0;
-    CUDA_CHECK(cudaMemcpy(&bad, st.nonfinite.get(), sizeof bad, cudaMemcpyDeviceToHost));
-    return bad ? 0 : st.q_len;
+    return st.last_bad.bad() ? 0 : st.q_len;
   }
 
   void run(int64_t index, float* data, const BucketLayout& layout, Communicator* comm) {
@@ -169,13 +197,13 @@ class PowerSgdCuda final : public CudaScheme {
       float* u = u_.reserve(static_cast<size_t>(pl.uncompressed_numel));
       int64_t at = 0;
       for (auto [off, len] : pl.uncompressed) {
-        CUDA_CHECK(cudaMemcpyAsync(u + at, data + off, len * sizeof(float), cudaMemcpyDeviceToDevice, 0));
+        CUDA_CHECK(cudaMemcpyAsync(u + at, data + off, len * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
         at += len;
       }
       comm->all_reduce(u, pl.uncompressed_numel, compress::WireType::F32, compress::ReduceOp::Sum);
       at = 0;
       for (auto [off, len] : pl.uncompressed) {
-        scaled_copy_kernel<<<grid_for(len), kBlock>>>(u + at, data + off, len, inv_p);
+        scaled_copy_kernel<<<grid_for(len), kBlock, 0, stream()>>>(u + at, data + off, len, inv_p);
         CUDA_CHECK_LAUNCH();
         at += len;
       }
@@ -196,18 +224,18 @@ class PowerSgdCuda final : public CudaScheme {
       st.q_len = pl.q_numel;
     }
     int* flag = st.nonfinite.reserve(1);
-    CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), 0));
+    CUDA_CHECK(cudaMemsetAsync(flag, 0, sizeof(int), stream()));
     if (!blas_) CUBLAS_CHECK(cublasCreate(&blas_));
-    CUBLAS_CHECK(cublasSetStream(blas_, 0));
+    CUBLAS_CHECK(cublasSetStream(blas_, stream()));
     std::vector<Mat> mats;
     for (const auto& m : pl.matrices) mats.push_back({m.offset, m.rows, m.cols, m.rank, m.p_offset, m.q_offset});
-    mats_.upload(mats.data(), mats.size());
+    const Mat* dmats = matrix_table(layout, mats);
     float* q = st.q.get();
     float* P = p_.reserve(static_cast<size_t>(pl.p_numel));
     const float one = 1.0f, zero_f = 0.0f;
     const unsigned nm = static_cast<unsigned>(mats.size());
     // 2. P = M orth(Q): col-major P (rows x r) = op_T(Mt (cols x rows, ld cols)) * Q (cols x r)
-    orthogonalize_kernel<<<nm, kOrthThreads>>>(q, mats_.get(), false);
+    orthogonalize_kernel<<<nm, kOrthThreads, 0, stream()>>>(q, dmats, false);
     CUDA_CHECK_LAUNCH();
     for (const Mat& m : mats)
       CUBLAS_CHECK(cublasSgemm(blas_, CUBLAS_OP_T, CUBLAS_OP_N, static_cast<int>(m.rows), static_cast<int>(m.rank),
@@ -217,7 +245,7 @@ class PowerSgdCuda final : public CudaScheme {
     // 3.
     if (comm) comm->all_reduce(P, pl.p_numel, compress::WireType::F32, compress::ReduceOp::Sum);
     // 4. Q = M^T orth(P): Q (cols x r) = Mt (cols x rows) * P (rows x r)
-    orthogonalize_kernel<<<nm, kOrthThreads>>>(P, mats_.get(), true);
+    orthogonalize_kernel<<<nm, kOrthThreads, 0, stream()>>>(P, dmats, true);
     CUDA_CHECK_LAUNCH();
     for (const Mat& m : mats)
       CUBLAS_CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(m.cols), static_cast<int>(m.rank),
@@ -226,8 +254,9 @@ class PowerSgdCuda final : public CudaScheme {
                                static_cast<int>(m.cols)));
     // 5.
     if (comm) comm->all_reduce(q, pl.q_numel, compress::WireType::F32, compress::ReduceOp::Sum);
-    scale_check_kernel<<<grid_for(pl.q_numel), kBlock>>>(q, pl.q_numel, inv_p, flag);
+    scale_check_kernel<<<grid_for(pl.q_numel), kBlock, 0, stream()>>>(q, pl.q_numel, inv_p, flag);
     CUDA_CHECK_LAUNCH();
+    st.last_bad.record(flag, stream());
     // 6. M = P Q^T: Mt (cols x rows) = Q (cols x r) * P^T
     for (const Mat& m : mats)
       CUBLAS_CHECK(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, static_cast<int>(m.cols), static_cast<int>(m.rows),
@@ -236,11 +265,18 @@ class PowerSgdCuda final : public CudaScheme {
                                static_cast<int>(m.cols)));
   }
 
+  // The device table of a layout's matrices, uploaded on the layout's first step only.
+  const Mat* matrix_table(const BucketLayout& layout, const std::vector<Mat>& mats) {
+    auto& slot = mats_[layout.shapes];
+    if (slot.capacity() == 0) slot.upload(mats.data(), mats.size());
+    return slot.get();
+  }
+
   compress::PowerSgdParams prm_;
   cublasHandle_t blas_ = nullptr;
   std::map<int64_t, BucketState> state_;
   DeviceArray<float> p_, u_;
-  DeviceArray<Mat> mats_;
+  std::map<std::vector<std::vector<int64_t>>, DeviceArray<Mat>> mats_;
 };
 
 }  // namespace

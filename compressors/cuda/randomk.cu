@@ -54,8 +54,7 @@ class RandomkCuda final : public CudaScheme {
     seed_ = static_cast<uint64_t>(a.get_int("seed", 0));
     unbiased_ = a.get_bool("unbiased", false);
   }
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     compress::sparse::check_int32_range("randomk", b.index, n);
@@ -108,7 +107,7 @@ class RandomkCuda final : public CudaScheme {
     const uint64_t un = static_cast<uint64_t>(n);
     idx_.reserve(static_cast<size_t>(K));
     values_.reserve(static_cast<size_t>(K));
-    indices_kernel<<<grid_for(K), kBlock>>>(key, h, un, compress::rng::mix64(key) % un, K, x, idx_.get(),
+    indices_kernel<<<grid_for(K), kBlock, 0, stream()>>>(key, h, un, compress::rng::mix64(key) % un, K, x, idx_.get(),
                                             values_.get());
     CUDA_CHECK_LAUNCH();
     return K;

@@ -1,9 +1,10 @@
-// Registers the CUDA version of each scheme (registry.h: Registry::add_cuda). Called by
-// register_all() after every CPU scheme is registered, when gcu_compressors is built
-// with GCU_WITH_CUDA. A CUDA factory builds the CPU twin with the CPU factory (same
+// Registers the CUDA version of each scheme (register_cuda.h; registry.h:
+// Registry::add_cuda). Called explicitly by the executables that want CUDA (gcu,
+// compressors_cuda_tests, compressors_cuda_bench, the trainer's GPU path), never by
+// gcu_compressors. A CUDA factory builds the CPU twin with the CPU factory (same
 // parameters, same plan) and wraps it (cuda_scheme.h). Adding a CUDA scheme = its .cu
 // file + one line in the table below + one line in compressors/cuda/CMakeLists.txt.
-#include "compressors/registry.h"
+#include "register_cuda.h"
 #include "schemes_cuda.h"
 
 #include <string>
@@ -33,7 +34,8 @@ const CudaEntry kCudaSchemes[] = {
 };
 }  // namespace
 
-void register_all_cuda(Registry& r) {
+namespace cuda {
+void register_cuda(Registry& r) {
   for (const CudaEntry& e : kCudaSchemes) {
     Factory cpu;
     for (const SchemeInfo& s : r.list())
@@ -42,6 +44,8 @@ void register_all_cuda(Registry& r) {
     const auto make = e.make;
     r.add_cuda(e.name, [cpu, make](const SchemeArgs& a) { return make(cpu(a)); });
   }
+  r.set_ef_cuda(gcu::cuda::make_error_feedback_cuda);
 }
+}  // namespace cuda
 
 }  // namespace gcu::compress

@@ -18,14 +18,19 @@ constexpr int kTileThreads = 256;
 constexpr int kItems = 8;                // per thread in the compaction
 constexpr int kTile = kTileThreads * kItems;
 
-__global__ void init_state(SelectState* st, long long k) {
+// gate: nullptr, or a device flag; the radix kernels do nothing while *gate == 0.
+__device__ __forceinline__ bool gated_off(const int* gate) { return gate && *gate == 0; }
+
+__global__ void init_state(SelectState* st, long long k, const int* gate) {
+  if (gated_off(gate)) return;
   st->prefix = 0;
   st->mask = 0;
   st->k_rem = k;
 }
 
 // After the radix passes: T = prefix; take keys > T and the first k_rem keys == T.
-__global__ void finalize_topk(SelectState* st) {
+__global__ void finalize_topk(SelectState* st, const int* gate) {
+  if (gated_off(gate)) return;
   st->hi = st->prefix + 1u;
   st->lo = st->prefix;
   st->ties = st->k_rem;
@@ -37,15 +42,29 @@ __device__ __forceinline__ unsigned long long category(uint32_t key, uint32_t hi
 }
 
 // Histogram of the digit (key >> shift) & (bins-1) over keys matching the prefix.
+// Same-address shared atomics serialise (a gradient with many zeros or equal values puts
+// most keys in one bin): the lanes of a warp with the same bin are grouped with
+// __match_any_sync and their leader adds the group's size once.
 __global__ void histogram(const float* x, int64_t n, const SelectState* st, int shift, int bins,
-                          unsigned* hist) {
+                          unsigned* hist, const int* gate) {
+  if (gated_off(gate)) return;
   __shared__ unsigned h[kMaxBins];
   for (int b = threadIdx.x; b < bins; b += blockDim.x) h[b] = 0;
   __syncthreads();
   const uint32_t prefix = st->prefix, mask = st->mask;
-  GCU_GRID_STRIDE(i, n) {
-    const uint32_t key = mag_key(x[i]);
-    if ((key & mask) == prefix) atomicAdd(&h[(key >> shift) & (bins - 1)], 1u);
+  const int lane = threadIdx.x & 31;
+  // Warp-uniform trip count (every lane runs every iteration): full-mask warp intrinsics.
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31); base < n;
+       base += stride) {
+    const int64_t i = base + lane;
+    int bin = -1;
+    if (i < n) {
+      const uint32_t key = mag_key(x[i]);
+      if ((key & mask) == prefix) bin = static_cast<int>((key >> shift) & (bins - 1));
+    }
+    const unsigned peers = __match_any_sync(0xffffffffu, bin);
+    if (bin >= 0 && lane == __ffs(peers) - 1) atomicAdd(&h[bin], static_cast<unsigned>(__popc(peers)));
   }
   __syncthreads();
   for (int b = threadIdx.x; b < bins; b += blockDim.x)
@@ -54,7 +73,8 @@ __global__ void histogram(const float* x, int64_t n, const SelectState* st, int 
 
 // Finds the digit d where the count of matching keys with digit >= d first reaches
 // k_rem (scanning from the top), fixes it in the prefix and keeps k_rem for the ties.
-__global__ void choose_digit(const unsigned* hist, SelectState* st, int shift, int bins) {
+__global__ void choose_digit(const unsigned* hist, SelectState* st, int shift, int bins, const int* gate) {
+  if (gated_off(gate)) return;  // uniform over the block: before any barrier
   using Scan = cub::BlockScan<unsigned long long, kScanThreads>;
   __shared__ typename Scan::TempStorage temp;
   // Thread t owns bins (bins-1-2t) and (bins-2-2t): descending digits in thread order.
@@ -138,11 +158,12 @@ __global__ void total_kernel(const unsigned long long* counts, const unsigned lo
 }
 
 __global__ void scatter_rank(const float* v, const int32_t* idx, int64_t m, float* out, float scale) {
-  // Explicit rounding: no fused multiply-add, as on the CPU (which is built without FMA).
+  // Explicit rounding: no fused multiply-add, as on the CPU (which is built without FMA);
+  // NaN payloads propagate as on the CPU (x86_mul/x86_add).
   // Zero values are skipped: they change nothing and may be padding pairs sharing index 0.
   GCU_GRID_STRIDE(j, m) {
     const float val = v[j];
-    if (val != 0.0f) out[idx[j]] = __fadd_rn(out[idx[j]], __fmul_rn(val, scale));
+    if (val != 0.0f) out[idx[j]] = x86_add(out[idx[j]], x86_mul(val, scale));
   }
 }
 
@@ -152,35 +173,40 @@ int64_t count_and_scan(const float* x, int64_t n, SelectScratch& s) {
   const int64_t tiles = (n + kTile - 1) / kTile;
   unsigned long long* counts = s.tile_counts.reserve(static_cast<size_t>(tiles));
   unsigned long long* offsets = s.tile_offsets.reserve(static_cast<size_t>(tiles));
-  count_tiles<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, st, counts);
+  count_tiles<<<static_cast<unsigned>(tiles), kTileThreads, 0, stream()>>>(x, n, st, counts);
   CUDA_CHECK_LAUNCH();
   size_t temp_bytes = 0;
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets, static_cast<int>(tiles)));
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets, static_cast<int>(tiles), stream()));
   void* temp = s.scan_temp.reserve(temp_bytes);
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, static_cast<int>(tiles)));
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, static_cast<int>(tiles), stream()));
   return tiles;
 }
 
 }  // namespace
 
-void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices,
-                 SelectScratch& s) {
+void radix_threshold(const float* x, int64_t n, int64_t k, SelectScratch& s, const int* gate) {
   if (k <= 0 || n <= 0) return;
   unsigned* hist = s.hist.reserve(kPasses * kMaxBins);
   SelectState* st = s.state.reserve(1);
-  CUDA_CHECK(cudaMemsetAsync(hist, 0, kPasses * kMaxBins * sizeof(unsigned), 0));
-  init_state<<<1, 1>>>(st, static_cast<long long>(k));
+  CUDA_CHECK(cudaMemsetAsync(hist, 0, kPasses * kMaxBins * sizeof(unsigned), stream()));
+  init_state<<<1, 1, 0, stream()>>>(st, static_cast<long long>(k), gate);
   CUDA_CHECK_LAUNCH();
   const unsigned grid = grid_for(n) < 4096 ? grid_for(n) : 4096;
   for (int p = 0; p < kPasses; ++p) {
     const int bins = 1 << kBits[p];
-    histogram<<<grid, kBlock>>>(x, n, st, kShift[p], bins, hist + p * kMaxBins);
+    histogram<<<grid, kBlock, 0, stream()>>>(x, n, st, kShift[p], bins, hist + p * kMaxBins, gate);
     CUDA_CHECK_LAUNCH();
-    choose_digit<<<1, kScanThreads>>>(hist + p * kMaxBins, st, kShift[p], bins);
+    choose_digit<<<1, kScanThreads, 0, stream()>>>(hist + p * kMaxBins, st, kShift[p], bins, gate);
     CUDA_CHECK_LAUNCH();
   }
-  finalize_topk<<<1, 1>>>(st);
+  finalize_topk<<<1, 1, 0, stream()>>>(st, gate);
   CUDA_CHECK_LAUNCH();
+}
+
+void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices,
+                 SelectScratch& s) {
+  if (k <= 0 || n <= 0) return;
+  radix_threshold(x, n, k, s, nullptr);
   select_by_state(x, n, values, indices, s);
 }
 
@@ -189,7 +215,7 @@ SelectState* state_of(SelectScratch& s) { return s.state.reserve(1); }
 void select_by_state(const float* x, int64_t n, float* values, int32_t* indices, SelectScratch& s) {
   if (n <= 0) return;
   const int64_t tiles = count_and_scan(x, n, s);
-  write_selection<<<static_cast<unsigned>(tiles), kTileThreads>>>(x, n, s.state.get(), s.tile_offsets.get(),
+  write_selection<<<static_cast<unsigned>(tiles), kTileThreads, 0, stream()>>>(x, n, s.state.get(), s.tile_offsets.get(),
                                                                    values, indices);
   CUDA_CHECK_LAUNCH();
 }
@@ -197,7 +223,7 @@ void select_by_state(const float* x, int64_t n, float* values, int32_t* indices,
 int64_t count_selection(const float* x, int64_t n, SelectScratch& s) {
   if (n <= 0) return 0;
   const int64_t tiles = count_and_scan(x, n, s);
-  total_kernel<<<1, 1>>>(s.tile_counts.get(), s.tile_offsets.get(), tiles, s.state.get());
+  total_kernel<<<1, 1, 0, stream()>>>(s.tile_counts.get(), s.tile_offsets.get(), tiles, s.state.get());
   CUDA_CHECK_LAUNCH();
   long long selected = 0;
   CUDA_CHECK(cudaMemcpy(&selected, &s.state.get()->selected, sizeof selected, cudaMemcpyDeviceToHost));
@@ -209,7 +235,7 @@ void scatter_add(const float* values, const int32_t* indices, int64_t count, int
   zero(out, n);
   if (count <= 0) return;
   for (int r = 0; r < p; ++r) {
-    scatter_rank<<<grid_for(count), kBlock>>>(values + r * count, indices + r * count, count, out, scale);
+    scatter_rank<<<grid_for(count), kBlock, 0, stream()>>>(values + r * count, indices + r * count, count, out, scale);
     CUDA_CHECK_LAUNCH();
   }
 }

@@ -35,10 +35,16 @@ __device__ __forceinline__ uint32_t mag_key(float x) { return __float_as_uint(x)
 
 // The k elements of x[0, n) with the largest mag_key, ties at the threshold going to the
 // lowest indices, written in ascending index order: values[j] = x[indices[j]].
-// 0 <= k <= n < 2^31. Device pointers; enqueued on stream 0, no host synchronization.
-// Three histogram passes (11 + 10 + 10 bits of the 31-bit key) then one compaction.
+// 0 <= k <= n < 2^31. Device pointers; enqueued on the current stream, no host
+// synchronization. Three histogram passes (11 + 10 + 10 bits of the 31-bit key, warp-
+// aggregated shared atomics) then one compaction.
 void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices,
                  SelectScratch& s);
+// The radix passes of select_topk() alone: s.state gets the exact top-k bounds. With a
+// non-null `gate` (device int) every kernel does nothing unless *gate != 0 when it runs,
+// so a scheme can choose this path on the device without a host round trip (mstopk on
+// NaN/Inf input).
+void radix_threshold(const float* x, int64_t n, int64_t k, SelectScratch& s, const int* gate);
 
 // Compaction by the bounds already in s.state (set by a scheme's own kernel): writes the
 // selected elements in ascending index order; returns nothing (count unknown on the host).

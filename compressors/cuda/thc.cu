@@ -3,12 +3,15 @@
 // same float operations (bit-identical rotation), shared range by a one-element Max
 // all-reduce on the device, stochastic levels with rng.h's stream packed into the same
 // overflow-free U64 lanes, integer all-reduce, dequantize, inverse rotation. Bit-identical
-// to the CPU without saturation; with sat > 0 the RMS (a double sum in another order) can
-// move R by a float ulp.
+// to the CPU, with saturation too: the RMS is summed in the CPU's order (sumsq.cuh).
+// Hadamard stages: the first 11 inside 2048-element tiles in shared memory, the later
+// ones (11-15 for the default block of 65536) five at a time in strided shared-memory
+// tiles, so a full rotation is two passes over y instead of seven.
 #include "cuda_scheme.h"
 #include "device_array.h"
 #include "kernels_common.cuh"
 #include "schemes_cuda.h"
+#include "sumsq.cuh"
 
 #include "compressors/rng.h"
 #include "compressors/thc.h"
@@ -22,7 +25,10 @@ namespace {
 
 constexpr uint64_t kRotationSalt = ~uint64_t{0};
 constexpr int kSmemTile = 2048;  // stages inside 2048-element tiles run in shared memory
-constexpr int kStatBlocks = 1024;
+constexpr int kStridedCols = 64;            // later stages: tiles of (2^r rows) x 64 columns
+constexpr int kStridedStages = 5;           // 2^5 x 64 = 2048 floats of shared memory
+constexpr int64_t kStatChunk = compress::sumsq::kChunk;  // one block per chunk of the CPU
+constexpr int kWarps = kBlock / 32;
 
 __device__ __forceinline__ uint32_t sign_bit(uint64_t key, int64_t j) {
   const uint32_t klo = static_cast<uint32_t>(key), khi = static_cast<uint32_t>(key >> 32);
@@ -58,72 +64,106 @@ __global__ void fwht_smem(float* y, int64_t m, int T, int t) {
   for (int i = threadIdx.x; i < T; i += blockDim.x) y[base + i] = s[i];
 }
 
-// One stage with h = 2^st over all m/2 pairs (pairs never cross a block of L >= 2h).
-__global__ void fwht_stage(float* y, int64_t m, int64_t h) {
-  GCU_GRID_STRIDE(q, m / 2) {
-    const int64_t i = (q / h) * 2 * h + (q % h);
-    const float a = y[i], b = y[i + h];
-    y[i] = __fadd_rn(a, b);
-    y[i + h] = __fsub_rn(a, b);
+// Stages [a, a + r) (a >= 11, r <= 5) in shared memory: the pairs of these stages differ
+// only in index bits a .. a+r-1, so a tile of 2^r rows (k: bits a..a+r-1) by 64 columns
+// (64 consecutive low offsets) holds every pair it needs. Same float operations in the
+// same order per element as one global pass per stage (and as the CPU).
+__global__ void fwht_smem_strided(float* y, int a, int r) {
+  __shared__ float s[kSmemTile];
+  const int rows = 1 << r;
+  const int64_t row_stride = int64_t{1} << a;
+  const int64_t groups = row_stride / kStridedCols;
+  const int64_t outer = blockIdx.x / groups, cg = blockIdx.x % groups;
+  const int64_t base = outer * (row_stride << r) + cg * kStridedCols;
+  for (int q = threadIdx.x; q < rows * kStridedCols; q += blockDim.x)
+    s[q] = y[base + (q / kStridedCols) * row_stride + (q % kStridedCols)];
+  __syncthreads();
+  for (int st = 0; st < r; ++st) {
+    const int h = 1 << st;
+    for (int q = threadIdx.x; q < (rows / 2) * kStridedCols; q += blockDim.x) {
+      const int pr = q / kStridedCols, c = q % kStridedCols;
+      const int k = (pr / h) * 2 * h + (pr % h);
+      const float u = s[k * kStridedCols + c], v = s[(k + h) * kStridedCols + c];
+      s[k * kStridedCols + c] = __fadd_rn(u, v);
+      s[(k + h) * kStridedCols + c] = __fsub_rn(u, v);
+    }
+    __syncthreads();
   }
+  for (int q = threadIdx.x; q < rows * kStridedCols; q += blockDim.x)
+    y[base + (q / kStridedCols) * row_stride + (q % kStridedCols)] = s[q];
 }
 
+// m is a multiple of L and t <= log2(L).
 void fwht(float* y, int64_t m, int64_t L, int t) {
   if (t <= 0 || m <= 0) return;
   const int T = static_cast<int>(L < kSmemTile ? L : kSmemTile);
   int ts = 0;
   while ((1 << ts) < T && ts < t) ++ts;  // stages that fit in a tile
-  fwht_smem<<<static_cast<unsigned>(m / T), 1024>>>(y, m, T, ts);
+  fwht_smem<<<static_cast<unsigned>(m / T), 1024, 0, stream()>>>(y, m, T, ts);
   CUDA_CHECK_LAUNCH();
-  for (int st = ts; st < t; ++st) {
-    fwht_stage<<<grid_for(m / 2), kBlock>>>(y, m, int64_t{1} << st);
+  for (int st = ts; st < t; st += kStridedStages) {
+    const int r = t - st < kStridedStages ? t - st : kStridedStages;
+    const int64_t tiles = m / (int64_t{kStridedCols} << r);
+    fwht_smem_strided<<<static_cast<unsigned>(tiles), kBlock, 0, stream()>>>(y, st, r);
     CUDA_CHECK_LAUNCH();
   }
 }
 
+// One block per chunk of kStatChunk elements: max |y|, NaN/Inf flag, and the chunk's sum
+// of squares in the CPU's order (float run partials added in double in order).
 __global__ void range_partials(const float* y, int64_t m, float* pmax, double* pss, int* pbad) {
-  __shared__ float sm[kBlock];
-  __shared__ double ss[kBlock];
-  __shared__ int sb[kBlock];
+  __shared__ float s_run[kStatChunk / compress::sumsq::kRun];
+  __shared__ float s_max[kWarps];
+  __shared__ int s_bad[kWarps];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int64_t b0 = static_cast<int64_t>(blockIdx.x) * kStatChunk;
+  const int64_t e0 = b0 + kStatChunk < m ? b0 + kStatChunk : m;
+  const int runs = static_cast<int>((e0 - b0 + compress::sumsq::kRun - 1) / compress::sumsq::kRun);
+  for (int r = warp; r < runs; r += kWarps) {
+    const int64_t b = b0 + r * compress::sumsq::kRun;
+    const int64_t e = b + compress::sumsq::kRun < e0 ? b + compress::sumsq::kRun : e0;
+    const float v = warp_run_sumsq(y, b, e);
+    if (lane == 0) s_run[r] = v;
+  }
   float mx = 0;
-  double s = 0;
-  int b = 0;
-  GCU_GRID_STRIDE(j, m) {
+  int bad = 0;
+  for (int64_t j = b0 + threadIdx.x; j < e0; j += blockDim.x) {
     const float a = fabsf(y[j]);
     mx = a > mx ? a : mx;
-    s += static_cast<double>(a) * a;
-    b |= !(a <= 3.4028234663852886e38f);
+    bad |= !(a <= 3.4028234663852886e38f);
   }
-  sm[threadIdx.x] = mx;
-  ss[threadIdx.x] = s;
-  sb[threadIdx.x] = b;
+  for (int off = 16; off > 0; off >>= 1) {
+    const float o = __shfl_down_sync(0xffffffffu, mx, off);
+    mx = o > mx ? o : mx;
+    bad |= __shfl_down_sync(0xffffffffu, bad, off);
+  }
+  if (lane == 0) { s_max[warp] = mx; s_bad[warp] = bad; }
   __syncthreads();
-  for (int off = blockDim.x / 2; off > 0; off >>= 1) {
-    if (threadIdx.x < off) {
-      sm[threadIdx.x] = sm[threadIdx.x + off] > sm[threadIdx.x] ? sm[threadIdx.x + off] : sm[threadIdx.x];
-      ss[threadIdx.x] += ss[threadIdx.x + off];
-      sb[threadIdx.x] |= sb[threadIdx.x + off];
-    }
-    __syncthreads();
-  }
   if (threadIdx.x == 0) {
-    pmax[blockIdx.x] = sm[0];
-    pss[blockIdx.x] = ss[0];
-    pbad[blockIdx.x] = sb[0];
+    double ss = 0;
+    for (int r = 0; r < runs; ++r) ss += static_cast<double>(s_run[r]);
+    for (int w = 0; w < kWarps; ++w) {
+      mx = s_max[w] > mx ? s_max[w] : mx;
+      bad |= s_bad[w];
+    }
+    pmax[blockIdx.x] = mx;
+    pss[blockIdx.x] = ss;
+    pbad[blockIdx.x] = bad;
   }
 }
 
-__global__ void range_final(const float* pmax, const double* pss, const int* pbad, int blocks, int64_t m,
+// Chunk totals added in chunk order (as the CPU), then R = max |y|, capped by sat x RMS.
+__global__ void range_final(const float* pmax, const double* pss, const int* pbad, int64_t blocks, int64_t m,
                             double sat, float* R) {
   float mx = 0;
   double s = 0;
   int b = 0;
-  for (int i = 0; i < blocks; ++i) {
+  for (int64_t i = 0; i < blocks; ++i) {
     mx = pmax[i] > mx ? pmax[i] : mx;
     s += pss[i];
     b |= pbad[i];
   }
-  if (b) { *R = __int_as_float(0x7f800000); return; }
+  if (b || !isfinite(s)) { *R = __int_as_float(0x7f800000); return; }
   if (sat > 0) {
     const float cap = static_cast<float>(sat * sqrt(s / static_cast<double>(m)));
     mx = cap < mx ? cap : mx;
@@ -191,8 +231,7 @@ class ThcCuda final : public CudaScheme {
     prm_.block = a.get_int("block", 65536);
     prm_.seed = static_cast<uint64_t>(a.get_int("seed", 0));
   }
-  void step(GradBucket b, Communicator& comm) override { run(b, &comm, nullptr, b.data); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override { run(b, &comm, local, b.data); }
+  void run_step(GradBucket b, Communicator& comm, float* local) override { run(b, &comm, local, b.data); }
   void roundtrip(int64_t bucket_index, const float* in, float* out, const BucketLayout& layout) override {
     run({bucket_index, const_cast<float*>(in), &layout}, nullptr, nullptr, out);
   }
@@ -212,18 +251,19 @@ class ThcCuda final : public CudaScheme {
     float* R = R_.reserve(1);
     uint64_t* words = words_.reserve(static_cast<size_t>(g.words));
     // 1-3: rotate and range.
-    flip_pad<<<grid_for(g.m), kBlock>>>(b.data, n, g.m, kr, g.stages > 0, y);
+    flip_pad<<<grid_for(g.m), kBlock, 0, stream()>>>(b.data, n, g.m, kr, g.stages > 0, y);
     CUDA_CHECK_LAUNCH();
     fwht(y, g.m, g.L, g.stages);
-    const int blocks = static_cast<int>(grid_for(g.m) < kStatBlocks ? grid_for(g.m) : kStatBlocks);
-    range_partials<<<blocks, kBlock>>>(y, g.m, pmax_.reserve(kStatBlocks), pss_.reserve(kStatBlocks),
-                                       pbad_.reserve(kStatBlocks));
+    const int64_t chunks = (g.m + kStatChunk - 1) / kStatChunk;
+    range_partials<<<static_cast<unsigned>(chunks), kBlock, 0, stream()>>>(
+        y, g.m, pmax_.reserve(static_cast<size_t>(chunks)), pss_.reserve(static_cast<size_t>(chunks)),
+        pbad_.reserve(static_cast<size_t>(chunks)));
     CUDA_CHECK_LAUNCH();
-    range_final<<<1, 1>>>(pmax_.get(), pss_.get(), pbad_.get(), blocks, g.m, prm_.sat, R);
+    range_final<<<1, 1, 0, stream()>>>(pmax_.get(), pss_.get(), pbad_.get(), chunks, g.m, prm_.sat, R);
     CUDA_CHECK_LAUNCH();
     if (comm) comm->all_reduce(R, 1, compress::WireType::F32, compress::ReduceOp::Max);
     // 4-5: levels in lanes.
-    quantize_pack<<<grid_for(g.words), kBlock>>>(y, g.m, R, G, kq, g.lane_bits, g.lanes_per_word, words, g.words);
+    quantize_pack<<<grid_for(g.words), kBlock, 0, stream()>>>(y, g.m, R, G, kq, g.lane_bits, g.lanes_per_word, words, g.words);
     CUDA_CHECK_LAUNCH();
     if (local) decode(words, 1, g, G, kr, n, local);
     if (comm) comm->all_reduce(words, g.words, compress::WireType::U64, compress::ReduceOp::Sum);
@@ -233,11 +273,11 @@ class ThcCuda final : public CudaScheme {
   void decode(const uint64_t* words, int p, const compress::ThcGeometry& g, uint32_t G, uint64_t kr, int64_t n,
               float* out) {
     float* z = y_.get();
-    unpack_lanes<<<grid_for(g.m), kBlock>>>(words, g.m, g.lane_bits, g.lanes_per_word, R_.get(),
+    unpack_lanes<<<grid_for(g.m), kBlock, 0, stream()>>>(words, g.m, g.lane_bits, g.lanes_per_word, R_.get(),
                                             static_cast<float>(p), G, z);
     CUDA_CHECK_LAUNCH();
     fwht(z, g.m, g.L, g.stages);
-    unflip<<<grid_for(n), kBlock>>>(z, n, std::ldexp(1.0f, -g.stages), kr, g.stages > 0, R_.get(), out);
+    unflip<<<grid_for(n), kBlock, 0, stream()>>>(z, n, std::ldexp(1.0f, -g.stages), kr, g.stages > 0, R_.get(), out);
     CUDA_CHECK_LAUNCH();
   }
   compress::ThcParams prm_;

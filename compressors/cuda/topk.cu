@@ -14,8 +14,7 @@ class TopkCuda final : public CudaScheme {
  public:
   explicit TopkCuda(std::unique_ptr<Compressor> cpu)
       : CudaScheme(std::move(cpu)), k_(params().get_double("k", 0.01)) {}
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     compress::sparse::check_int32_range("topk", b.index, n);

@@ -43,7 +43,7 @@ __global__ void unpack_kernel(const float* payload, const int32_t* chosen, int64
   GCU_GRID_STRIDE(q, C * chunk) {
     const int64_t j = q / chunk, t = q % chunk;
     const int64_t i = static_cast<int64_t>(chosen[j]) * chunk + t;
-    if (i < n) out[i] = __fmul_rn(payload[q], scale);
+    if (i < n) out[i] = x86_mul(payload[q], scale);  // NaN payload kept, as on the CPU
   }
 }
 
@@ -54,8 +54,7 @@ class TopkcCuda final : public CudaScheme {
     k_ = a.get_double("k", 0.01);
     chunk_ = a.get_int("chunk", 256);
   }
-  void step(GradBucket b, Communicator& comm) override { step_with_local(b, comm, nullptr); }
-  void step_with_local(GradBucket b, Communicator& comm, float* local) override {
+  void run_step(GradBucket b, Communicator& comm, float* local) override {
     const int64_t n = b.numel();
     if (n == 0) return;
     const int64_t m = (n + chunk_ - 1) / chunk_;
@@ -66,7 +65,7 @@ class TopkcCuda final : public CudaScheme {
       comm.all_reduce(norms_.get(), m, compress::WireType::F32, compress::ReduceOp::Sum);
       choose(m, C);
     } else {
-      iota_kernel<<<grid_for(m), kBlock>>>(chosen_.reserve(static_cast<size_t>(m)), m);
+      iota_kernel<<<grid_for(m), kBlock, 0, stream()>>>(chosen_.reserve(static_cast<size_t>(m)), m);
       CUDA_CHECK_LAUNCH();
     }
     const int64_t P = pack(b.data, n, C);
@@ -87,7 +86,7 @@ class TopkcCuda final : public CudaScheme {
 
  private:
   void norms(const float* x, int64_t n, int64_t m) {
-    norms_kernel<<<grid_for(m), kBlock>>>(x, n, chunk_, m, norms_.reserve(static_cast<size_t>(m)));
+    norms_kernel<<<grid_for(m), kBlock, 0, stream()>>>(x, n, chunk_, m, norms_.reserve(static_cast<size_t>(m)));
     CUDA_CHECK_LAUNCH();
   }
   void choose(int64_t m, int64_t C) {
@@ -96,14 +95,14 @@ class TopkcCuda final : public CudaScheme {
   }
   int64_t pack(const float* x, int64_t n, int64_t C) {
     const int64_t P = C * chunk_ < n ? C * chunk_ : n;
-    pack_kernel<<<grid_for(C * chunk_), kBlock>>>(x, n, chosen_.get(), C, chunk_,
+    pack_kernel<<<grid_for(C * chunk_), kBlock, 0, stream()>>>(x, n, chosen_.get(), C, chunk_,
                                                   payload_.reserve(static_cast<size_t>(P)), P);
     CUDA_CHECK_LAUNCH();
     return P;
   }
   void unpack(int64_t C, int64_t n, float scale, float* out) {
     zero(out, n);
-    unpack_kernel<<<grid_for(C * chunk_), kBlock>>>(payload_.get(), chosen_.get(), C, chunk_, n, scale, out);
+    unpack_kernel<<<grid_for(C * chunk_), kBlock, 0, stream()>>>(payload_.get(), chosen_.get(), C, chunk_, n, scale, out);
     CUDA_CHECK_LAUNCH();
   }
   double k_ = 0.01;

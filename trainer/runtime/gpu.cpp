@@ -6,6 +6,7 @@
 
 #ifdef GCU_TRAINER_GPU
 #include "compressors/cuda/nccl_communicator.h"
+#include "compressors/cuda/register_cuda.h"
 
 #include <cuda_runtime_api.h>
 #endif
@@ -36,7 +37,47 @@ int device_count() {
 
 void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
 
+void register_compressors() { compress::cuda::register_cuda(); }
+
 void synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
+void synchronize(compress::Communicator& nccl) {
+  if (auto* c = dynamic_cast<cuda::NcclCommunicator*>(&nccl)) c->synchronize();
+  synchronize();
+}
+
+namespace {
+// Events created on first use and reused across iterations (grow-only pool).
+class CudaEventMarks final : public DeviceMarks {
+ public:
+  ~CudaEventMarks() override {
+    for (cudaEvent_t e : events_) cudaEventDestroy(e);  // no checks: destructor
+  }
+  int mark(void* stream) override {
+    if (used_ == events_.size()) {
+      cudaEvent_t e = nullptr;
+      check(cudaEventCreate(&e), "cudaEventCreate");
+      events_.push_back(e);
+    }
+    check(cudaEventRecord(events_[used_], static_cast<cudaStream_t>(stream)), "cudaEventRecord");
+    return static_cast<int>(used_++);
+  }
+  double seconds(int a, int b) override {
+    check(cudaEventSynchronize(events_[static_cast<size_t>(b)]), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, events_[static_cast<size_t>(a)], events_[static_cast<size_t>(b)]),
+          "cudaEventElapsedTime");
+    return ms * 1e-3;
+  }
+  void reset() override { used_ = 0; }
+
+ private:
+  std::vector<cudaEvent_t> events_;
+  size_t used_ = 0;
+};
+}  // namespace
+
+std::unique_ptr<DeviceMarks> make_device_marks() { return std::make_unique<CudaEventMarks>(); }
 
 std::string device_name(int device) {
   cudaDeviceProp p{};
@@ -50,7 +91,7 @@ std::string device_name(int device) {
 std::string nccl_version() { return cuda::NcclCommunicator::version(); }
 
 std::unique_ptr<compress::Communicator> make_nccl_communicator(compress::Communicator& host_comm,
-                                                               int device) {
+                                                               int device, double timeout_s) {
   std::vector<uint8_t> id(cuda::NcclCommunicator::kUniqueIdBytes, 0);
   if (host_comm.rank() == 0) id = cuda::NcclCommunicator::create_unique_id();
   if (static_cast<int>(id.size()) != cuda::NcclCommunicator::kUniqueIdBytes)
@@ -58,7 +99,7 @@ std::unique_ptr<compress::Communicator> make_nccl_communicator(compress::Communi
                      std::to_string(cuda::NcclCommunicator::kUniqueIdBytes));
   host_comm.broadcast(id.data(), static_cast<int64_t>(id.size()), compress::WireType::U8, 0);
   return std::make_unique<cuda::NcclCommunicator>(host_comm.rank(), host_comm.world_size(), id,
-                                                  device);
+                                                  device, nullptr, timeout_s);
 }
 
 #else  // no GPU path in this build
@@ -73,10 +114,13 @@ namespace {
 bool built() { return false; }
 int device_count() { return 0; }
 void set_device(int) { unavailable(); }
+void register_compressors() { unavailable(); }
 void synchronize() { unavailable(); }
+void synchronize(compress::Communicator&) { unavailable(); }
+std::unique_ptr<DeviceMarks> make_device_marks() { unavailable(); }
 std::string device_name(int) { unavailable(); }
 std::string nccl_version() { return {}; }
-std::unique_ptr<compress::Communicator> make_nccl_communicator(compress::Communicator&, int) {
+std::unique_ptr<compress::Communicator> make_nccl_communicator(compress::Communicator&, int, double) {
   unavailable();
 }
 

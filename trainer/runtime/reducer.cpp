@@ -53,10 +53,8 @@ std::vector<BucketSpec> assign_buckets(const std::vector<std::vector<int64_t>>& 
 Reducer::Reducer(std::vector<torch::Tensor> params, compress::Compressor& compressor,
                  compress::Communicator& comm, ReducerOptions options)
     : params_(std::move(params)), compressor_(compressor), timing_(comm), options_(options) {
-  if (options_.device_sync) {
-    timing_.set_sync(options_.device_sync);
-    sync_device = options_.device_sync;
-  }
+  if (options_.device_sync) sync_device = options_.device_sync;
+  if (options_.device_marks) timing_.set_device_marks(options_.device_marks);
   std::vector<std::vector<int64_t>> shapes;
   for (size_t i = 0; i < params_.size(); ++i) {
     const auto& p = params_[i];
@@ -248,6 +246,7 @@ ReduceTimes Reducer::finish_iteration() {
     }
   }
   if (sync_device) sync_device();
+  times_.steps += timing_.take_device_times();  // GPU: event times of this iteration's steps
   times_.exposed_s = since(t0);
   for (size_t i = 0; i < params_.size(); ++i) {
     if (grad_is_view(static_cast<int64_t>(i))) continue;

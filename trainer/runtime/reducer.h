@@ -53,10 +53,13 @@ struct ReducerOptions {
   int64_t bucket_cap_bytes = 25 << 20;
   ReduceMode mode = ReduceMode::Overlap;
   // GPU path: run first on the communication thread (make the rank's device current;
-  // CUDA's current device is per thread), and the device synchronization that the
-  // timing of compressor steps waits for (TimingCommunicator::set_sync).
+  // CUDA's current device is per thread); the wait for the device at the end of an
+  // iteration (NCCL-aware: polls errors, honours the timeout); and the CUDA-event marks
+  // that time compressor steps without waiting at each collective boundary
+  // (TimingCommunicator::set_device_marks; not owned).
   std::function<void()> thread_init;
   std::function<void()> device_sync;
+  DeviceMarks* device_marks = nullptr;
 };
 
 struct BucketSpec {

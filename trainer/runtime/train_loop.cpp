@@ -114,6 +114,7 @@ torch::Device select_device(const TrainOptions& o, const RankInfo& info) {
                      std::to_string(n) + " GPU(s) visible (one rank per GPU; check "
                      "CUDA_VISIBLE_DEVICES and the ranks per node)");
   gpu::set_device(info.local_rank);
+  gpu::register_compressors();
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(info.local_rank));
 }
 
@@ -196,14 +197,17 @@ int run_train(const TrainOptions& o) {
   ro.bucket_cap_bytes = static_cast<int64_t>(o.bucket_cap_mib * (1 << 20));
   ro.mode = mode;
   // GPU: buckets go over NCCL (unique id broadcast over Gloo); the comm thread makes the
-  // rank's device current and the step timing waits for the device.
+  // rank's device current; compressor steps are timed by CUDA events.
   std::unique_ptr<compress::Communicator> nccl;
+  std::unique_ptr<DeviceMarks> marks;
   if (on_gpu) {
     comm.set_context("the NCCL set-up");
-    nccl = gpu::make_nccl_communicator(comm, info.local_rank);
+    nccl = gpu::make_nccl_communicator(comm, info.local_rank, o.timeout_s);
     const int dev = info.local_rank;
     ro.thread_init = [dev] { gpu::set_device(dev); };
-    ro.device_sync = [] { gpu::synchronize(); };
+    ro.device_sync = [c = nccl.get()] { gpu::synchronize(*c); };  // polls NCCL errors
+    marks = gpu::make_device_marks();  // step timing by CUDA events, no waits
+    ro.device_marks = marks.get();
   }
   Reducer reducer(params, *compressor, nccl ? *nccl : static_cast<compress::Communicator&>(comm), ro);
   reducer.on_bucket_start = [&comm, &watchdog](int64_t b) {

@@ -9,6 +9,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <random>
 
@@ -117,6 +119,25 @@ void expect_close(const std::vector<float>& gpu, const std::vector<float>& cpu, 
   const double allowed = tol.max_mismatch_fraction * static_cast<double>(cpu.size());
   EXPECT_LE(static_cast<double>(bad), allowed)
       << what << ": " << bad << " of " << cpu.size() << " elements differ:" << first;
+}
+
+void expect_same_bits(const std::vector<float>& gpu, const std::vector<float>& cpu, const std::string& what) {
+  ASSERT_EQ(gpu.size(), cpu.size()) << what;
+  int64_t bad = 0;
+  std::string first;
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    uint32_t g, c;
+    std::memcpy(&g, &gpu[i], 4);
+    std::memcpy(&c, &cpu[i], 4);
+    if (g == c) continue;
+    if (bad < 5) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " [%zu] gpu=0x%08x cpu=0x%08x", i, g, c);
+      first += buf;
+    }
+    ++bad;
+  }
+  EXPECT_EQ(bad, 0) << what << ": " << bad << " of " << cpu.size() << " elements differ in bits:" << first;
 }
 
 void expect_parity(const std::string& spec, const BucketLayout& layout, int p, const Tolerance& tol,

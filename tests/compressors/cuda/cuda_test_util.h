@@ -48,6 +48,10 @@ struct Tolerance {
 void expect_close(const std::vector<float>& gpu, const std::vector<float>& cpu, const Tolerance& tol,
                   const std::string& what);
 
+// Adds a gtest failure naming the first elements whose float BITS differ (NaN payloads
+// and signs included).
+void expect_same_bits(const std::vector<float>& gpu, const std::vector<float>& cpu, const std::string& what);
+
 // The full parity check: step() with p ranks and roundtrip(), CUDA vs CPU, same inputs.
 void expect_parity(const std::string& spec, const compress::BucketLayout& layout, int p,
                    const Tolerance& tol, int iterations = 2);
