@@ -1,11 +1,9 @@
-// `gcu calibrate` orchestration: steps, budget, state file, profile output (see calibrate.h).
+// `gcu calibrate` orchestration (calibrate.h, calibrate_run.h): options, process group,
+// the state file and its resume, the scheme lists, the steps (calibrate_steps.cpp) in
+// order, and the profile output.
 #include "calibrate/calibrate.h"
 
-#include "calibrate/codecs.h"
-#include "calibrate/collectives.h"
-#include "calibrate/compute.h"
-#include "calibrate/convergence.h"
-#include "calibrate/group.h"
+#include "calibrate/calibrate_run.h"
 #include "compressors/registry.h"
 #include "model/profile_json.h"
 
@@ -18,18 +16,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <set>
-#include <sstream>
 #include <thread>
 
 #include <unistd.h>
 
 namespace gcu::calibrate {
 namespace {
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 void write_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -60,25 +52,6 @@ std::string iso_date() {
   return b;
 }
 
-Json compute_to_json(const ComputeResult& r) {
-  Json j;
-  j["model"] = r.model_name;
-  j["parameters"] = r.parameters;
-  Json ts = Json::array();
-  for (const auto& t : r.tensors) ts.push_back({{"name", t.name}, {"shape", t.shape}});
-  j["tensors"] = ts;
-  Json es = Json::array();
-  for (const auto& t : r.times)
-    es.push_back({{"batch_size", t.batch_size}, {"forward_s", t.forward_s.median},
-                  {"backward_s", t.backward_s.median}, {"optimizer_s", t.optimizer_s.median},
-                  {"forward_spread", t.forward_s.rel_spread()}, {"backward_spread", t.backward_s.rel_spread()},
-                  {"optimizer_spread", t.optimizer_s.rel_spread()},
-                  {"backward_p10_s", t.backward_s.p10}, {"backward_p90_s", t.backward_s.p90},
-                  {"iterations", t.backward_s.n}, {"warmup", t.backward_s.discarded}, {"ready_s", t.ready_s}});
-  j["entries"] = es;
-  return j;
-}
-
 std::vector<std::string> default_schemes() {
   std::vector<std::string> out;
   for (const auto& s : compress::Registry::instance().list()) out.push_back(s.name);
@@ -91,15 +64,7 @@ bool registered(const std::string& name) {
   return false;
 }
 
-}  // namespace
-
-const std::vector<std::string>& calibration_steps() {
-  static const std::vector<std::string> steps = {"compute", "gamma", "collectives", "codecs",
-                                                 "errors", "contention", "convergence"};
-  return steps;
-}
-
-CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progress_in) {
+void check_options(const CalibrateOptions& o) {
   if (o.output.empty()) throw std::invalid_argument("calibrate: an output profile path is required (--output)");
   for (const auto& s : o.skip)
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
@@ -108,218 +73,169 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   if (o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
     throw std::invalid_argument("calibrate: --fit-statistic must be median, p10 or min, got '" + o.fit_statistic + "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
+  if (o.batch_sizes.empty()) throw std::invalid_argument("calibrate: at least one batch size is required");
+}
+
+// The process group (its timeout outlasts the budget) and the torch threads per rank.
+void open_group(CalibrationRun& r) {
   GroupOptions go;
-  go.backend = o.backend;
-  go.timeout_s = std::max(600.0, o.budget_s * 2 + 300);
-  Group g(go);
+  go.backend = r.opt.backend;
+  go.timeout_s = std::max(kMinGroupTimeoutS, r.opt.budget_s * 2 + kGroupTimeoutSlackS);
+  r.group = std::make_unique<Group>(go);
   // Ranks sharing this node (torchrun / gcu launch set LOCAL_WORLD_SIZE; default: all).
   const char* lws = std::getenv("LOCAL_WORLD_SIZE");
-  const int local_world = lws ? std::max(1, std::atoi(lws)) : g.world_size();
-  const int threads = o.threads > 0 ? o.threads
-                                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / local_world);
-  torch::set_num_threads(threads);
-  const bool lead = g.rank() == 0;
-  auto progress = [&](const std::string& s) {
-    if (lead && progress_in) progress_in(s);
-  };
-  const double t0 = now_s();
-  auto elapsed = [&]() { return g.allreduce_max(now_s() - t0); };
-  auto left = [&]() { return o.budget_s > 0 ? o.budget_s - elapsed() : 1e30; };
+  r.local_world = lws ? std::max(1, std::atoi(lws)) : r.group->world_size();
+  r.threads = r.opt.threads > 0
+                  ? r.opt.threads
+                  : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / r.local_world);
+  torch::set_num_threads(r.threads);
+  r.t0 = now_s();
+}
 
-  // State: rank 0 reads it (resume) and tells the others which steps are done.
-  const std::string state_path = o.state_file.empty() ? o.output + ".state.json" : o.state_file;
-  Json st;
-  st["meta"] = {{"model_spec", o.model_spec}, {"batch_sizes", o.batch_sizes}, {"world", g.world_size()},
-                {"local_world", local_world}, {"backend", o.backend}, {"threads", threads},
-                {"fit_statistic", o.fit_statistic}};
-  if (lead && o.resume && std::filesystem::exists(state_path)) {
-    std::ifstream f(state_path);
-    Json old = Json::parse(f);
-    if (old.contains("meta") && old["meta"].value("model_spec", "") == o.model_spec &&
-        old["meta"].value("world", 0) == g.world_size()) {
-      st = old;
-      st["skipped"] = Json::array();
-      st["meta"]["fit_statistic"] = o.fit_statistic;
-      progress("calibrate: resuming from " + state_path);
-    } else {
-      progress("calibrate: " + state_path + " is for another model or world size: starting afresh");
+// A fresh state, or (--resume) rank 0's state file when it is for the same model and
+// world size; every rank learns which steps are done. A malformed file fails every rank.
+void load_state(CalibrationRun& r) {
+  const CalibrateOptions& o = r.opt;
+  r.state_path = o.state_file.empty() ? o.output + ".state.json" : o.state_file;
+  r.state.meta = {o.model_spec, o.batch_sizes, r.group->world_size(), r.local_world, o.backend, r.threads,
+                  o.fit_statistic};
+  std::string done_list, error;
+  if (r.lead() && o.resume && std::filesystem::exists(r.state_path)) {
+    try {
+      CalibrationState old = read_state_file(r.state_path);
+      if (old.meta.model_spec == o.model_spec && old.meta.world == r.group->world_size()) {
+        r.state = std::move(old);
+        r.state.skipped.clear();
+        r.state.meta.fit_statistic = o.fit_statistic;
+        r.say("calibrate: resuming from " + r.state_path);
+      } else {
+        r.say("calibrate: " + r.state_path + " is for another model or world size: starting afresh");
+      }
+    } catch (const StateError& e) {
+      error = e.what();
     }
   }
-  std::string done_list;
   for (const auto& s : calibration_steps())
-    if (st.contains(s)) done_list += s + ",";
-  done_list = g.broadcast_string(done_list);
-  auto done = [&](const std::string& s) { return done_list.find(s + ",") != std::string::npos; };
-  auto save = [&]() {
-    if (lead) write_atomic(state_path, st.dump(1));
-  };
-  auto skipped = [&](const std::string& s, const std::string& why) {
-    st["skipped"].push_back(s + ": " + why);
-    progress("calibrate: " + s + ": skipped (" + why + ")");
-  };
-  auto wanted = [&](const std::string& s, double min_left_s) {
-    if (done(s)) return false;
-    if (std::find(o.skip.begin(), o.skip.end(), s) != o.skip.end()) {
-      skipped(s, "--skip");
-      return false;
-    }
-    if (left() < min_left_s) {
-      skipped(s, "time budget");
-      return false;
-    }
-    progress("calibrate: " + s + " (" + std::to_string(static_cast<int>(now_s() - t0)) + " s elapsed)");
-    return true;
-  };
-  if (!st.contains("skipped")) st["skipped"] = Json::array();
+    if (r.state.has(s)) done_list += s + ",";
+  done_list = r.group->broadcast_string(error.empty() ? done_list : "!" + error);
+  if (!done_list.empty() && done_list[0] == '!')
+    throw StateError("calibrate --resume: " + done_list.substr(1) + " (fix or delete the state file)");
+  for (const auto& s : calibration_steps())
+    if (done_list.find(s + ",") != std::string::npos) r.done.insert(s);
+}
 
-  ComputeOptions co;
-  co.model_spec = o.model_spec;
-  co.batch_sizes = o.batch_sizes;
-  co.warmup = o.warmup;
-  co.iters = o.iters;
-  const int main_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());
-  std::vector<std::string> schemes = o.schemes.empty() ? default_schemes() : o.schemes;
-
-  const bool conv_off = o.convergence_schemes.size() == 1 && o.convergence_schemes[0] == "-";
-  std::vector<std::string> conv_schemes = conv_off ? std::vector<std::string>{} : o.convergence_schemes;
-  if (!conv_off && conv_schemes.empty())
+// What the steps measure: the model and batch sizes, and the schemes of each step.
+void plan_steps(CalibrationRun& r) {
+  const CalibrateOptions& o = r.opt;
+  r.compute.model_spec = o.model_spec;
+  r.compute.batch_sizes = o.batch_sizes;
+  r.compute.warmup = o.warmup;
+  r.compute.iters = o.iters;
+  r.main_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());
+  r.schemes = o.schemes.empty() ? default_schemes() : o.schemes;
+  r.convergence_off = o.convergence_schemes.size() == 1 && o.convergence_schemes[0] == "-";
+  std::vector<std::string> conv_schemes = r.convergence_off ? std::vector<std::string>{} : o.convergence_schemes;
+  if (!r.convergence_off && conv_schemes.empty())
     for (const char* s : {"qsgd", "efsignsgd", "ef(topk:k=0.01)", "topk:k=0.1", "powersgd:rank=2", "signsgd", "terngrad"})
       try {
         compress::make_compressor(s);
         conv_schemes.push_back(s);
       } catch (const std::exception&) {
       }
+  r.convergence_schemes = conv_schemes;
   // Errors are measured for the timed schemes and the convergence runs' schemes.
-  std::vector<std::string> error_schemes = schemes;
+  r.error_schemes = r.schemes;
   for (const auto& s : conv_schemes)
-    if (std::find(error_schemes.begin(), error_schemes.end(), s) == error_schemes.end()) error_schemes.push_back(s);
+    if (std::find(r.error_schemes.begin(), r.error_schemes.end(), s) == r.error_schemes.end())
+      r.error_schemes.push_back(s);
+  // Contention: the given scheme, else the first registered of these.
+  std::string scheme = o.contention_scheme;
+  for (const char* s : {"powersgd", "topk", "signsgd", "fp16", "none"})
+    if (scheme.empty() && registered(s)) scheme = s;
+  r.contention_scheme = scheme;
+}
 
-  if (wanted("compute", 0)) {
-    st["compute"] = compute_to_json(measure_compute(g, co, progress));
-    save();
-  }
-  if (wanted("gamma", 2)) {
-    const auto r = measure_gamma(g, co, main_batch, progress);
-    st["gamma"] = {{"gamma", r.gamma}, {"alone_s", r.alone_s.median}, {"overlapped_s", r.overlapped_s.median},
-                   {"alone_spread", r.alone_s.rel_spread()}, {"overlapped_spread", r.overlapped_s.rel_spread()},
-                   {"buckets", r.buckets}, {"bytes", r.bucket_bytes}};
-    save();
-  }
-  if (wanted("collectives", 5)) {
-    SweepOptions so;
-    so.min_bytes = o.min_bytes;
-    so.max_bytes = o.max_bytes;
-    if (o.budget_s > 0) {
-      so.budget_s = std::max(3.0, left() * 0.35);
-      so.target_s_per_size = std::min(0.4, so.budget_s / 200);
-      so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
-    }
-    auto sweeps = sweep_collectives(g, so, progress);
-    st["collectives"] = sweeps_to_json(sweeps, g.world_size());
-    save();
-  }
-  if (wanted("codecs", 3)) {
-    CodecTimingOptions cto;
-    if (!o.codec_sizes.empty()) cto.sizes = o.codec_sizes;
-    cto.world = std::max(2, g.world_size());
-    cto.warmup = 1;
-    cto.iters = std::max(3, o.iters / 2);
-    const double share = o.budget_s > 0 ? left() * 0.25 : 1e30;
-    const double start = now_s();
-    Json cj = Json::object();
-    for (const auto& s : schemes) {
-      if (now_s() - start > share) {
-        skipped("codecs " + s, "time budget");
-        continue;
-      }
-      try {
-        const auto m = measure_codec(s, cto);
-        cj[m.spec] = {{"encode", {{"fixed_s", m.fit.encode.fixed_s}, {"per_element_s", m.fit.encode.per_element_s}}},
-                      {"decode", {{"fixed_s", m.fit.decode.fixed_s}, {"per_element_s", m.fit.decode.per_element_s},
-                                  {"per_rank_element_s", m.fit.decode.per_rank_element_s}}},
-                      {"measured_n", m.fit.measured_n}, {"gathers", m.gathers},
-                      {"encode_geomean_rel", m.encode_quality.geomean_rel},
-                      {"decode_geomean_rel", m.decode_quality.geomean_rel}};
-        progress("calibrate: codec " + m.spec + " timed");
-      } catch (const std::exception& e) {
-        skipped("codecs " + s, e.what());
-      }
-    }
-    g.barrier();
-    st["codecs"] = cj;
-    save();
-  }
-  if (wanted("errors", 3)) {
-    Json ej = Json::object();
-    if (lead) {
-      const auto grads = collect_gradients(co, main_batch, o.error_snapshots, 5, progress);
-      for (const auto& s : error_schemes) {
-        try {
-          auto c = compress::make_compressor(s);
-          const auto e = measure_error(s, grads);
-          ej[c->spec()] = {{"relative_error", e.relative_error}, {"relative_error_ef", e.relative_error_ef},
-                           {"snapshots", e.snapshots}, {"buckets", e.buckets}};
-        } catch (const std::exception& e) {
-          skipped("errors " + s, e.what());
-        }
-      }
-    }
-    g.barrier();
-    st["errors"] = ej;
-    save();
-  }
-  if (wanted("contention", 3)) {
-    std::string scheme = o.contention_scheme;
-    for (const char* s : {"powersgd", "topk", "signsgd", "fp16", "none"})
-      if (scheme.empty() && registered(s)) scheme = s;
-    const auto r = measure_contention(g, co, main_batch, scheme, progress);
-    st["contention"] = {{"scheme", r.scheme}, {"factor", r.factor}, {"backward_slowdown", r.backward_slowdown},
-                        {"codec_slowdown", r.codec_slowdown}, {"codec_alone_s", r.codec_alone_s},
-                        {"codec_overlapped_s", r.codec_overlapped_s}};
-    save();
-  }
-  if (conv_off && !done("convergence")) skipped("convergence", "--convergence-schemes -");
-  if (!conv_off && wanted("convergence", 10)) {
-    Json cj;
-    const double conv_left_s = left();  // collective: every rank calls it
-    if (lead) {
-      ConvergenceOptions cvo;
-      cvo.compute = co;
-      cvo.compute.lr = 0.05;
-      cvo.workers = std::max(2, g.world_size());
-      cvo.iterations = o.convergence_iterations;
-      cvo.budget_s = o.budget_s > 0 ? conv_left_s * 0.8 : 0;
-      cvo.schemes = conv_schemes;
-      try {
-        cj = run_convergence(cvo, st.contains("errors") ? st["errors"] : Json::object(), progress);
-      } catch (const std::exception& e) {
-        skipped("convergence", e.what());
-      }
-    }
-    g.barrier();
-    if (!cj.is_null()) st["convergence"] = cj;
-    save();
-  }
-
+// The profile from the state (rank 0), with its provenance.
+CalibrateResult write_profile(CalibrationRun& r) {
   CalibrateResult res;
-  if (lead) {
+  if (r.lead()) {
     BuildInfo info;
     info.device = "CPU: " + cpu_model() + " (" + std::to_string(std::thread::hardware_concurrency()) +
-                  " cores), " + std::to_string(g.world_size()) + " rank(s), " + o.backend + ", " +
-                  std::to_string(threads) + " torch thread(s) per rank";
+                  " cores), " + std::to_string(r.group->world_size()) + " rank(s), " + r.opt.backend + ", " +
+                  std::to_string(r.threads) + " torch thread(s) per rank";
     info.date = iso_date();
-    info.command = o.command_line;
+    info.command = r.opt.command_line;
     info.libraries = {{"libtorch", TORCH_VERSION}, {"gloo", "bundled with libtorch " TORCH_VERSION},
                       {"compiler", __VERSION__}};
-    auto built = build_profile(st, info);
+    auto built = build_profile(r.state, info);
     model::validate_profile(built.profile);
-    write_atomic(o.output, model::profile_to_json(built.profile).dump(2) + "\n");
+    write_atomic(r.opt.output, model::profile_to_json(built.profile).dump(2) + "\n");
     res.wrote_profile = true;
     res.report = built.report;
-    progress("calibrate: wrote " + o.output + " (" + std::to_string(static_cast<int>(now_s() - t0)) + " s)");
+    r.say("calibrate: wrote " + r.opt.output + " (" + std::to_string(static_cast<int>(now_s() - r.t0)) + " s)");
   }
-  g.barrier();
+  r.group->barrier();
   return res;
+}
+
+}  // namespace
+
+const std::vector<std::string>& calibration_steps() {
+  static const std::vector<std::string> steps = {"compute", "gamma", "collectives", "codecs",
+                                                 "errors", "contention", "convergence"};
+  return steps;
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double CalibrationRun::left() {
+  return opt.budget_s > 0 ? opt.budget_s - group->allreduce_max(now_s() - t0) : kUnlimitedS;
+}
+
+void CalibrationRun::say(const std::string& s) const {
+  if (lead() && progress) progress(s);
+}
+
+void CalibrationRun::save() const {
+  if (lead()) write_state_file(state_path, state);
+}
+
+void CalibrationRun::skip(const std::string& what, const std::string& why) {
+  state.skipped.push_back(what + ": " + why);
+  say("calibrate: " + what + ": skipped (" + why + ")");
+}
+
+bool CalibrationRun::wanted(const std::string& s, double min_left_s) {
+  if (done.count(s)) return false;
+  if (std::find(opt.skip.begin(), opt.skip.end(), s) != opt.skip.end()) {
+    skip(s, "--skip");
+    return false;
+  }
+  if (left() < min_left_s) {
+    skip(s, "time budget");
+    return false;
+  }
+  say("calibrate: " + s + " (" + std::to_string(static_cast<int>(now_s() - t0)) + " s elapsed)");
+  return true;
+}
+
+CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progress) {
+  check_options(o);
+  CalibrationRun run(o);
+  run.progress = progress;
+  open_group(run);
+  load_state(run);
+  plan_steps(run);
+  step_compute(run);
+  step_gamma(run);
+  step_collectives(run);
+  step_codecs(run);
+  step_errors(run);
+  step_contention(run);
+  step_convergence(run);
+  return write_profile(run);
 }
 
 }  // namespace gcu::calibrate

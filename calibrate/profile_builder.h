@@ -1,26 +1,18 @@
-// From calibration results to a profile (torch-free). Every calibration step stores its
-// results as one JSON object in a state document (also the --resume file, see
-// docs/calibrate.md); build_profile turns that document into a model::Profile in
-// "gcu.profile/1" form, fitting the collective sweeps on the way, and the report text
-// (nccl-tests tables and fit errors).
-//
-// State document: {"meta": {...}, "skipped": ["step: reason", ...],
-//   "compute": {...}, "gamma": {...}, "collectives": {...}, "codecs": {...},
-//   "errors": {...}, "contention": {...}, "convergence": {...}}
-// each step's key present once it has completed.
+// From calibration results to a profile (torch-free). build_profile turns the typed
+// calibration state (state.h: one struct per step, also the --resume file) into a
+// model::Profile in "gcu.profile/1" form, fitting the collective sweeps on the way, and
+// the report text (nccl-tests tables and fit errors).
 #pragma once
 
 #include "calibrate/collective_fit.h"
+#include "calibrate/state.h"
 #include "model/profile.h"
 
-#include <nlohmann/json.hpp>
-
+#include <map>
 #include <string>
 #include <vector>
 
 namespace gcu::calibrate {
-
-using Json = nlohmann::ordered_json;
 
 struct BuildInfo {
   std::string device;       // e.g. "CPU: AMD EPYC (2 cores), 2 ranks (gloo)"
@@ -29,9 +21,8 @@ struct BuildInfo {
   std::map<std::string, std::string> libraries;
 };
 
-// Collective sweeps stored in a state document's "collectives" entry, fitted.
-std::vector<CollectiveSweep> sweeps_from_json(const Json& collectives, const std::string& statistic = "median");
-Json sweeps_to_json(const std::vector<CollectiveSweep>& sweeps, int world);
+// The state's collective sweeps, fitted on `statistic` ("median", "p10" or "min").
+std::vector<CollectiveSweep> fitted_sweeps(const CollectivesState& c, const std::string& statistic = "median");
 
 struct BuiltProfile {
   model::Profile profile;
@@ -39,6 +30,6 @@ struct BuiltProfile {
 };
 
 // Throws FitError when the state lacks the compute step (a profile needs a model).
-BuiltProfile build_profile(const Json& state, const BuildInfo& info);
+BuiltProfile build_profile(const CalibrationState& state, const BuildInfo& info);
 
 }  // namespace gcu::calibrate

@@ -1,7 +1,7 @@
 // Tests of calibrate/profile_builder.h and collective_fit.h: a calibration state with
 // known costs becomes a profile that validates, round trips through the profile reader
 // (model/profile_json.h, what `gcu simulate` reads) unchanged, and whose predictions
-// reproduce the measured collective times.
+// reproduce the measured collective times. The state's JSON form: state_test.cpp.
 #include "calibrate/profile_builder.h"
 
 #include "model/collectives.h"
@@ -34,30 +34,37 @@ CollectiveSweep synthetic_sweep(CollectiveKind k, int p, double A, double B) {
   return s;
 }
 
-Json synthetic_state() {
-  Json st;
-  st["meta"] = {{"world", 2}, {"local_world", 2}};
-  st["skipped"] = Json::array({"convergence: --skip"});
-  st["compute"] = {{"model", "tiny"}, {"parameters", 30},
-                   {"tensors", Json::array({{{"name", "fc.bias"}, {"shape", {10}}},
-                                            {{"name", "fc.weight"}, {"shape", {10, 2}}}})},
-                   {"entries", Json::array({{{"batch_size", 8}, {"forward_s", 0.001}, {"backward_s", 0.002},
-                                             {"optimizer_s", 0.0001}, {"ready_s", {0.0005, 0.0019}}}})}};
-  st["gamma"] = {{"gamma", 1.08}, {"alone_s", 0.002}, {"overlapped_s", 0.00216}};
-  st["contention"] = {{"scheme", "none"}, {"factor", 0.97}};
-  std::vector<CollectiveSweep> sw = {synthetic_sweep(CollectiveKind::AllReduce, 2, 100e-6, 1e-9),
-                                     synthetic_sweep(CollectiveKind::AllGather, 2, 60e-6, 0.8e-9)};
+CalibrationState synthetic_state() {
+  CalibrationState st;
+  st.meta.world = 2;
+  st.meta.local_world = 2;
+  st.skipped = {"convergence: --skip"};
+  ComputeEntryState e;
+  e.batch_size = 8;
+  e.forward_s = 0.001;
+  e.backward_s = 0.002;
+  e.optimizer_s = 0.0001;
+  e.ready_s = {0.0005, 0.0019};
+  st.compute = ComputeState{"tiny", 30, {{"fc.bias", {10}}, {"fc.weight", {10, 2}}}, {e}};
+  st.gamma = GammaState{1.08, 0.002, 0.00216, 0, 0, 1, 120};
+  st.contention = ContentionState{"none", 0.97, 1, 1, 0, 0};
+  CollectivesState cs;
+  cs.world = 2;
+  cs.sweeps = {synthetic_sweep(CollectiveKind::AllReduce, 2, 100e-6, 1e-9),
+               synthetic_sweep(CollectiveKind::AllGather, 2, 60e-6, 0.8e-9)};
   CollectiveSweep rs;
   rs.kind = CollectiveKind::ReduceScatter;
   rs.world = 2;
   rs.supported = false;
   rs.note = "gloo does not support reduce_scatter";
-  sw.push_back(rs);
-  st["collectives"] = sweeps_to_json(sw, 2);
-  st["codecs"] = {{"none", {{"encode", {{"fixed_s", 1e-6}, {"per_element_s", 0.0}}},
-                            {"decode", {{"fixed_s", 1e-6}, {"per_element_s", 0.0}, {"per_rank_element_s", 0.0}}},
-                            {"measured_n", 1024}}}};
-  st["errors"] = {{"none", {{"relative_error", 0.0}, {"relative_error_ef", 0.0}}}};
+  cs.sweeps.push_back(rs);
+  st.collectives = cs;
+  CodecState none;
+  none.fit.encode.fixed_s = 1e-6;
+  none.fit.decode.fixed_s = 1e-6;
+  none.fit.measured_n = 1024;
+  st.codecs = BySpec<CodecState>{{"none", none}};
+  st.errors = BySpec<ErrorState>{{"none", ErrorState{}}};
   return st;
 }
 
@@ -106,16 +113,23 @@ TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
 }
 
 TEST(ProfileBuilder, ConvergenceKeepsTheGlobalBatchOfItsRuns) {
-  Json st = synthetic_state();
-  st["skipped"] = Json::array();
-  st["convergence"] = {{"target", "held-out loss 0.5"}, {"baseline_iterations", 120.0}, {"global_batch", 64.0},
-                       {"schemes", {{"topk:k=0.01", {{"iterations", 180.0}, {"reaches", true}}}}},
-                       {"validation", {{"validated", 2}, {"median_abs_rel_error", 0.125}, {"max_abs_rel_error", 0.2},
-                                       {"never_validated", 0}}}};
+  CalibrationState st = synthetic_state();
+  st.skipped.clear();
+  ConvergenceState c;
+  c.target = "held-out loss 0.5";
+  c.baseline_iterations = 120;
+  c.global_batch = 64;
+  c.schemes = {{"topk:k=0.01", {true, 180.0}}, {"signsgd", {false, std::nullopt}}};
+  c.constants = {{"biased_scale", 0.5}};
+  c.validation.validated = 2;
+  c.validation.median_abs_rel_error = 0.125;
+  c.validation.max_abs_rel_error = 0.2;
+  st.convergence = c;
   const model::Profile back =
       model::profile_from_string(model::profile_to_json(build_profile(st, {}).profile).dump());
   EXPECT_DOUBLE_EQ(back.convergence.baseline_iterations, 120.0);
   EXPECT_DOUBLE_EQ(back.convergence.baseline_global_batch, 64.0);
+  EXPECT_DOUBLE_EQ(back.convergence.constants.biased_scale, 0.5);
   // The held-out validation summary reaches the profile's assumptions.
   bool validation_noted = false;
   for (const auto& a : back.provenance.assumptions)
@@ -125,9 +139,9 @@ TEST(ProfileBuilder, ConvergenceKeepsTheGlobalBatchOfItsRuns) {
   EXPECT_TRUE(validation_noted);
   ASSERT_TRUE(back.convergence.schemes.at("topk:k=0.01").iterations.has_value());
   EXPECT_DOUBLE_EQ(*back.convergence.schemes.at("topk:k=0.01").iterations, 180.0);
-  // Without the field (older states) the model falls back to its own default, 0 here.
-  st["convergence"].erase("global_batch");
-  EXPECT_DOUBLE_EQ(build_profile(st, {}).profile.convergence.baseline_global_batch, 0.0);
+  EXPECT_EQ(back.convergence.schemes.at("signsgd").reaches_target, false);
+  st.convergence->constants = {{"ef_scael", 1.0}};
+  EXPECT_THROW(build_profile(st, {}), FitError);
 }
 
 TEST(ProfileBuilder, ModelPredictsTheMeasuredAllReduce) {
@@ -145,8 +159,8 @@ TEST(ProfileBuilder, ModelPredictsTheMeasuredAllReduce) {
 }
 
 TEST(ProfileBuilder, NeedsTheComputeStep) {
-  Json st = synthetic_state();
-  st.erase("compute");
+  CalibrationState st = synthetic_state();
+  st.compute.reset();
   EXPECT_THROW(build_profile(st, {}), FitError);
 }
 

@@ -1,4 +1,5 @@
-// DDP bucket planner (model/buckets.h): 1 MiB first bucket, 25 MiB cap, oversized tensors.
+// DDP bucket assignment (model/buckets.h): 1 MiB first bucket, 25 MiB cap, oversized
+// tensors, scalars.
 #include "model/buckets.h"
 
 #include <gtest/gtest.h>
@@ -28,12 +29,30 @@ TEST(Buckets, FirstBucketOneMiBThenCap) {
   EXPECT_EQ(bs[3].layout.numel(), 1000);
 }
 
-TEST(Buckets, OversizedTensorJoinsOpenBucketLikePyTorchUnlessIsolated) {
-  std::vector<TensorInfo> t = {{"small", {1000}}, {"huge", {10000000}}, {"tail", {5}}};
-  EXPECT_EQ(members(plan_buckets(t)), (std::vector<std::vector<int>>{{0, 1}, {2}}));
-  BucketOptions o;
-  o.isolate_oversized = true;
-  EXPECT_EQ(members(plan_buckets(t, o)), (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+TEST(Buckets, OversizedTensorJoinsOpenBucketLikePyTorch) {
+  // PyTorch's compute_bucket_assignment_by_size: a tensor >= the cap is appended to the
+  // open bucket and closes it; it sits alone only when it opens a bucket.
+  std::vector<TensorInfo> t = {{"small", {1000}}, {"huge", {10000000}}, {"tail", {5}}, {"huge2", {7000000}}};
+  EXPECT_EQ(members(plan_buckets(t)), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+  std::vector<TensorInfo> u = {{"first", {300000}}, {"huge", {10000000}}, {"tail", {5}}};
+  EXPECT_EQ(members(plan_buckets(u)), (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+}
+
+TEST(AssignDdpBuckets, ScalarsAndEmptyTensorsAndElementSizes) {
+  // 0-d tensors count one element; numel 0 adds no bytes; bytes = numel * element bytes.
+  EXPECT_EQ(assign_ddp_buckets({{1, 4}, {0, 4}, {250, 4}, {1, 4}}, 1000, 2000),
+            (std::vector<std::vector<int>>{{0, 1, 2}, {3}}));  // 4+0+1000 >= 1000
+  EXPECT_EQ(assign_ddp_buckets({{250, 2}, {250, 2}, {600, 2}}, 1000, 1500),
+            (std::vector<std::vector<int>>{{0, 1}, {2}}));  // 500+500 closes; 1200 < 1500
+  EXPECT_EQ(bucket_shape({}), (std::vector<int64_t>{1}));
+  EXPECT_EQ(bucket_shape({3, 4}), (std::vector<int64_t>{3, 4}));
+  const auto bs = plan_buckets({{"scale", {}}, {"w", {2, 3}}});
+  ASSERT_EQ(bs.size(), 1u);
+  EXPECT_EQ(bs[0].layout.shapes[0], (std::vector<int64_t>{1}));
+  EXPECT_EQ(bs[0].numel, 7);
+  EXPECT_DOUBLE_EQ(bs[0].bytes, 28);
+  EXPECT_THROW(assign_ddp_buckets({{-1, 4}}, 10, 10), ModelError);
+  EXPECT_THROW(assign_ddp_buckets({{1, 4}}, 10, 0), ModelError);
 }
 
 TEST(Buckets, ConfigurableCaps) {

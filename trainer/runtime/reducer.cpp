@@ -4,6 +4,8 @@
 #include "trainer/runtime/train_options.h"
 #include "trainer/torch_compat.h"
 
+#include "model/buckets.h"
+
 #include <torch/torch.h>
 
 #include <chrono>
@@ -28,25 +30,26 @@ std::vector<BucketSpec> assign_buckets(const std::vector<std::vector<int64_t>>& 
   if (first_bucket_bytes <= 0 || bucket_cap_bytes <= 0)
     throw TrainError("bucket sizes must be > 0 bytes, got first=" +
                      std::to_string(first_bucket_bytes) + " cap=" + std::to_string(bucket_cap_bytes));
-  std::vector<BucketSpec> out;
-  BucketSpec open;
-  int64_t open_bytes = 0;
-  int64_t limit = first_bucket_bytes;
-  for (int64_t i = static_cast<int64_t>(shapes.size()) - 1; i >= 0; --i) {
-    int64_t n = 1;
-    for (auto d : shapes[i]) n *= d;
-    open.offsets.push_back(open.layout.numel());
-    open.params.push_back(i);
-    open.layout.shapes.push_back(shapes[i]);
-    open_bytes += n * 4;
-    if (open_bytes >= limit) {
-      out.push_back(std::move(open));
-      open = {};
-      open_bytes = 0;
-      limit = bucket_cap_bytes;
-    }
+  // Gradients become ready in reverse registration order: position k of the ready
+  // order is parameter n-1-k.
+  const int64_t n = static_cast<int64_t>(shapes.size());
+  std::vector<model::BucketTensor> ready;
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t numel = 1;
+    for (auto d : shapes[n - 1 - k]) numel *= d;
+    ready.push_back({numel, static_cast<int64_t>(sizeof(float))});
   }
-  if (!open.params.empty()) out.push_back(std::move(open));
+  std::vector<BucketSpec> out;
+  for (const auto& members : model::assign_ddp_buckets(ready, static_cast<model::Bytes>(first_bucket_bytes),
+                                                       static_cast<model::Bytes>(bucket_cap_bytes))) {
+    BucketSpec b;
+    for (int k : members) {
+      b.offsets.push_back(b.layout.numel());
+      b.params.push_back(n - 1 - k);
+      b.layout.shapes.push_back(model::bucket_shape(shapes[n - 1 - k]));
+    }
+    out.push_back(std::move(b));
+  }
   return out;
 }
 

@@ -1,9 +1,10 @@
 // A DDP-like gradient reducer with compression hooks (SPEC §4).
 //
 // Parameters are packed into buckets in reverse registration order (the order in which
-// backward produces their gradients) by DDP's rule, the same as model/buckets.h: append
-// tensors to the open bucket and close it once its size reaches the limit, 1 MiB for
-// the first bucket and bucket_cap_bytes (25 MiB) after. Each bucket is one contiguous
+// backward produces their gradients) by DDP's rule, implemented once in model/buckets.h
+// (assign_ddp_buckets) for the model and the trainer: append tensors to the open bucket
+// and close it once its size reaches the limit, 1 MiB for the first bucket and
+// bucket_cap_bytes (25 MiB) after. Each bucket is one contiguous
 // float buffer handed to Compressor::step() as a GradBucket (index = bucket number).
 //
 // Modes:
@@ -69,8 +70,10 @@ struct BucketSpec {
   int64_t numel() const { return layout.numel(); }
 };
 
-// DDP's compute_bucket_assignment_by_size over float32 tensors given in registration
-// order; buckets come out in backward (reverse) order.
+// DDP's bucket assignment (model/buckets.h: assign_ddp_buckets, the same rule the model
+// plans with) over float32 tensors given in registration order, walked in reverse (the
+// gradient-ready order); buckets come out in backward order. A 0-d parameter's layout
+// shape is {1} (model::bucket_shape). Throws TrainError for a size <= 0.
 std::vector<BucketSpec> assign_buckets(const std::vector<std::vector<int64_t>>& shapes,
                                        int64_t first_bucket_bytes, int64_t bucket_cap_bytes);
 

@@ -170,9 +170,18 @@ TEST(Train, ResumedRunMatchesUninterruptedOne) {
     r = run(args(4, {"--checkpoint", d / "ck"}), d / "o2", 120);
     ASSERT_EQ(r.status, 0) << r.output;
     ASSERT_TRUE(std::filesystem::exists(d / "ck.rank1"));
-    r = run(args(8, {"--checkpoint", d / "ck", "--resume", "--dump-params", d / "resumed"}),
+    r = run(args(8, {"--checkpoint", d / "ck", "--resume", "--dump-params", d / "resumed", "--log",
+                     d / "resumed.jsonl"}),
             d / "o3", 120);
     ASSERT_EQ(r.status, 0) << r.output;
+    // The summary counts this process's iterations (4 of 8), all measured (--warmup 0).
+    const auto log = read_log(d / "resumed.jsonl");
+    ASSERT_FALSE(log.empty());
+    EXPECT_EQ(log.front()["resumed_from_iter"], 4);
+    EXPECT_EQ(log.back()["type"], "summary");
+    EXPECT_EQ(log.back()["iters_run"], 4);
+    EXPECT_EQ(log.back()["final_iter"], 8);
+    EXPECT_EQ(log.back()["measured_iters"], 4);
     for (int k = 0; k < 2; ++k) {
       const auto a = read_floats(d / ("full.rank" + std::to_string(k)));
       const auto b = read_floats(d / ("resumed.rank" + std::to_string(k)));

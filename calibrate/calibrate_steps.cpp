@@ -1,0 +1,147 @@
+// The steps of `gcu calibrate` (calibrate_run.h), one function each, in the order of
+// calibration_steps(): each measures, stores its typed result in the state, and saves.
+#include "calibrate/calibrate_run.h"
+#include "calibrate/codecs.h"
+#include "calibrate/collectives.h"
+#include "calibrate/convergence.h"
+
+#include "compressors/registry.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace gcu::calibrate {
+
+namespace {
+
+ComputeState compute_state(const ComputeResult& r) {
+  ComputeState s{r.model_name, r.parameters, r.tensors, {}};
+  for (const auto& t : r.times)
+    s.entries.push_back({t.batch_size, t.forward_s.median, t.backward_s.median, t.optimizer_s.median,
+                         t.forward_s.rel_spread(), t.backward_s.rel_spread(), t.optimizer_s.rel_spread(),
+                         t.backward_s.p10, t.backward_s.p90, static_cast<int64_t>(t.backward_s.n),
+                         static_cast<int64_t>(t.backward_s.discarded), t.ready_s});
+  return s;
+}
+
+}  // namespace
+
+void step_compute(CalibrationRun& r) {
+  if (!r.wanted("compute", kComputeMinLeftS)) return;
+  r.state.compute = compute_state(measure_compute(*r.group, r.compute, r.progress));
+  r.save();
+}
+
+void step_gamma(CalibrationRun& r) {
+  if (!r.wanted("gamma", kGammaMinLeftS)) return;
+  const auto g = measure_gamma(*r.group, r.compute, r.main_batch, r.progress);
+  r.state.gamma = GammaState{g.gamma, g.alone_s.median, g.overlapped_s.median, g.alone_s.rel_spread(),
+                             g.overlapped_s.rel_spread(), g.buckets, g.bucket_bytes};
+  r.save();
+}
+
+void step_collectives(CalibrationRun& r) {
+  if (!r.wanted("collectives", kCollectivesMinLeftS)) return;
+  SweepOptions so;
+  so.min_bytes = r.opt.min_bytes;
+  so.max_bytes = r.opt.max_bytes;
+  if (r.opt.budget_s > 0) {
+    // Pace the sweep to its share: at least 3 s; per size a 200th of it (at most 0.4 s),
+    // per large size a 50th (at most 2 s).
+    so.budget_s = std::max(3.0, r.left() * kCollectivesBudgetShare);
+    so.target_s_per_size = std::min(0.4, so.budget_s / 200);
+    so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
+  }
+  r.state.collectives = CollectivesState{r.group->world_size(), sweep_collectives(*r.group, so, r.progress)};
+  r.save();
+}
+
+void step_codecs(CalibrationRun& r) {
+  if (!r.wanted("codecs", kCodecsMinLeftS)) return;
+  CodecTimingOptions cto;
+  if (!r.opt.codec_sizes.empty()) cto.sizes = r.opt.codec_sizes;
+  cto.world = std::max(2, r.group->world_size());
+  cto.warmup = 1;
+  cto.iters = std::max(3, r.opt.iters / 2);
+  const double share = r.opt.budget_s > 0 ? r.left() * kCodecsBudgetShare : kUnlimitedS;
+  const double start = now_s();
+  BySpec<CodecState> codecs;
+  for (const auto& s : r.schemes) {
+    if (now_s() - start > share) {
+      r.skip("codecs " + s, "time budget");
+      continue;
+    }
+    try {
+      const auto m = measure_codec(s, cto);
+      codecs.emplace_back(m.spec, CodecState{m.fit, m.gathers, m.encode_quality.geomean_rel,
+                                             m.decode_quality.geomean_rel});
+      r.say("calibrate: codec " + m.spec + " timed");
+    } catch (const std::exception& e) {
+      r.skip("codecs " + s, e.what());
+    }
+  }
+  r.group->barrier();
+  r.state.codecs = codecs;
+  r.save();
+}
+
+// Compression error on the model's real gradients (rank 0 measures, the others wait).
+void step_errors(CalibrationRun& r) {
+  if (!r.wanted("errors", kErrorsMinLeftS)) return;
+  BySpec<ErrorState> errors;
+  if (r.lead()) {
+    const auto grads =
+        collect_gradients(r.compute, r.main_batch, r.opt.error_snapshots, kErrorSkipIterations, r.progress);
+    for (const auto& s : r.error_schemes) {
+      try {
+        auto c = compress::make_compressor(s);
+        const auto e = measure_error(s, grads);
+        errors.emplace_back(c->spec(), ErrorState{e.relative_error, e.relative_error_ef, e.snapshots, e.buckets});
+      } catch (const std::exception& e) {
+        r.skip("errors " + s, e.what());
+      }
+    }
+  }
+  r.group->barrier();
+  r.state.errors = errors;
+  r.save();
+}
+
+void step_contention(CalibrationRun& r) {
+  if (!r.wanted("contention", kContentionMinLeftS)) return;
+  const auto c = measure_contention(*r.group, r.compute, r.main_batch, r.contention_scheme, r.progress);
+  r.state.contention = ContentionState{c.scheme, c.factor, c.backward_slowdown, c.codec_slowdown, c.codec_alone_s,
+                                       c.codec_overlapped_s};
+  r.save();
+}
+
+// Short paired training runs that fit the TTA constants (rank 0 runs them all).
+void step_convergence(CalibrationRun& r) {
+  if (r.convergence_off) {
+    if (!r.done.count("convergence")) r.skip("convergence", "--convergence-schemes -");
+    return;
+  }
+  if (!r.wanted("convergence", kConvergenceMinLeftS)) return;
+  const double left_s = r.left();  // collective: every rank calls it
+  std::optional<ConvergenceState> result;
+  if (r.lead()) {
+    ConvergenceOptions cvo;
+    cvo.compute = r.compute;
+    cvo.compute.lr = kConvergenceLr;
+    cvo.workers = std::max(2, r.group->world_size());
+    cvo.iterations = r.opt.convergence_iterations;
+    cvo.budget_s = r.opt.budget_s > 0 ? left_s * kConvergenceBudgetShare : 0;
+    cvo.schemes = r.convergence_schemes;
+    try {
+      const Json errors = r.state.errors ? to_json(*r.state.errors) : Json::object();
+      result = convergence_from_json(run_convergence(cvo, errors, r.progress), "the convergence step's result");
+    } catch (const std::exception& e) {
+      r.skip("convergence", e.what());
+    }
+  }
+  r.group->barrier();
+  if (result) r.state.convergence = result;
+  r.save();
+}
+
+}  // namespace gcu::calibrate

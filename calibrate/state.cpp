@@ -1,0 +1,413 @@
+// The typed calibration state and its strict JSON form (state.h).
+#include "calibrate/state.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+
+#include <unistd.h>
+
+namespace gcu::calibrate {
+
+namespace {
+
+// One JSON object of the state being read: knows its path ("errors.topk:k=0.01") and the
+// file, rejects keys it does not expect, and names a missing or mistyped key.
+class Obj {
+ public:
+  Obj(const Json& j, std::string path, const std::string& origin, std::initializer_list<const char*> keys)
+      : j_(j), path_(std::move(path)), origin_(origin) {
+    if (!j.is_object())
+      throw StateError(origin_ + ": '" + (path_.empty() ? std::string("(top level)") : path_) +
+                       "' must be a JSON object, got " + j.type_name());
+    std::string expected;
+    for (const char* k : keys) expected += std::string(expected.empty() ? "" : ", ") + k;
+    for (const auto& [k, v] : j.items())
+      if (std::find_if(keys.begin(), keys.end(), [&](const char* a) { return k == a; }) == keys.end())
+        throw StateError(origin_ + ": unknown key '" + at(k) + "' (expected " + expected + ")");
+  }
+  const Json& sub(const std::string& key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) throw StateError(origin_ + ": missing key '" + at(key) + "'");
+    return *it;
+  }
+  const Json& array(const std::string& key) const {
+    const Json& v = sub(key);
+    if (!v.is_array())
+      throw StateError(origin_ + ": key '" + at(key) + "' must be a JSON array, got " + v.type_name());
+    return v;
+  }
+  bool has(const std::string& key) const { return j_.contains(key); }
+  template <class T>
+  T req(const std::string& key) const { return as<T>(sub(key), key); }
+  // Absent or null: nullopt.
+  template <class T>
+  std::optional<T> opt(const std::string& key) const {
+    const auto it = j_.find(key);
+    if (it == j_.end() || it->is_null()) return std::nullopt;
+    return as<T>(*it, key);
+  }
+  std::string at(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  const std::string& origin() const { return origin_; }
+
+ private:
+  template <class T>
+  T as(const Json& v, const std::string& key) const {
+    try {
+      return v.get<T>();
+    } catch (const nlohmann::json::exception& e) {
+      throw StateError(origin_ + ": key '" + at(key) + "' has the wrong type (" + v.type_name() + "): " + e.what());
+    }
+  }
+  const Json& j_;
+  std::string path_;
+  const std::string& origin_;
+};
+
+// {spec: {...}} read with `one` per entry; null counts as empty (a step that ran nothing).
+template <class T, class F>
+BySpec<T> by_spec(const Json& j, const std::string& path, const std::string& origin, F one) {
+  BySpec<T> out;
+  if (j.is_null()) return out;
+  if (!j.is_object()) throw StateError(origin + ": '" + path + "' must be a JSON object, got " + j.type_name());
+  for (const auto& [spec, v] : j.items()) out.emplace_back(spec, one(v, path + "." + spec, origin));
+  return out;
+}
+
+Json opt_json(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+}  // namespace
+
+bool CalibrationState::has(const std::string& step) const {
+  if (step == "compute") return compute.has_value();
+  if (step == "gamma") return gamma.has_value();
+  if (step == "collectives") return collectives.has_value();
+  if (step == "codecs") return codecs.has_value();
+  if (step == "errors") return errors.has_value();
+  if (step == "contention") return contention.has_value();
+  if (step == "convergence") return convergence.has_value();
+  return false;
+}
+
+// ---- meta, compute, gamma, contention -------------------------------------------------
+
+Json to_json(const StateMeta& s) {
+  return {{"model_spec", s.model_spec}, {"batch_sizes", s.batch_sizes}, {"world", s.world},
+          {"local_world", s.local_world}, {"backend", s.backend}, {"threads", s.threads},
+          {"fit_statistic", s.fit_statistic}};
+}
+
+StateMeta meta_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "meta", origin,
+              {"model_spec", "batch_sizes", "world", "local_world", "backend", "threads", "fit_statistic"});
+  return {o.req<std::string>("model_spec"), o.req<std::vector<int>>("batch_sizes"), o.req<int>("world"),
+          o.req<int>("local_world"), o.req<std::string>("backend"), o.req<int>("threads"),
+          o.req<std::string>("fit_statistic")};
+}
+
+Json to_json(const ComputeState& s) {
+  Json ts = Json::array();
+  for (const auto& t : s.tensors) ts.push_back({{"name", t.name}, {"shape", t.shape}});
+  Json es = Json::array();
+  for (const auto& e : s.entries)
+    es.push_back({{"batch_size", e.batch_size}, {"forward_s", e.forward_s}, {"backward_s", e.backward_s},
+                  {"optimizer_s", e.optimizer_s}, {"forward_spread", e.forward_spread},
+                  {"backward_spread", e.backward_spread}, {"optimizer_spread", e.optimizer_spread},
+                  {"backward_p10_s", e.backward_p10_s}, {"backward_p90_s", e.backward_p90_s},
+                  {"iterations", e.iterations}, {"warmup", e.warmup}, {"ready_s", e.ready_s}});
+  return {{"model", s.model}, {"parameters", s.parameters}, {"tensors", ts}, {"entries", es}};
+}
+
+ComputeState compute_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "compute", origin, {"model", "parameters", "tensors", "entries"});
+  ComputeState s{o.req<std::string>("model"), o.req<int64_t>("parameters"), {}, {}};
+  const Json& ts = o.array("tensors");
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const Obj t(ts.at(i), "compute.tensors[" + std::to_string(i) + "]", origin, {"name", "shape"});
+    s.tensors.push_back({t.req<std::string>("name"), t.req<std::vector<int64_t>>("shape")});
+  }
+  const Json& es = o.array("entries");
+  for (size_t i = 0; i < es.size(); ++i) {
+    const Obj e(es.at(i), "compute.entries[" + std::to_string(i) + "]", origin,
+                {"batch_size", "forward_s", "backward_s", "optimizer_s", "forward_spread", "backward_spread",
+                 "optimizer_spread", "backward_p10_s", "backward_p90_s", "iterations", "warmup", "ready_s"});
+    s.entries.push_back({e.req<int>("batch_size"), e.req<double>("forward_s"), e.req<double>("backward_s"),
+                         e.req<double>("optimizer_s"), e.req<double>("forward_spread"),
+                         e.req<double>("backward_spread"), e.req<double>("optimizer_spread"),
+                         e.req<double>("backward_p10_s"), e.req<double>("backward_p90_s"),
+                         e.req<int64_t>("iterations"), e.req<int64_t>("warmup"),
+                         e.req<std::vector<double>>("ready_s")});
+  }
+  return s;
+}
+
+Json to_json(const GammaState& s) {
+  return {{"gamma", s.gamma}, {"alone_s", s.alone_s}, {"overlapped_s", s.overlapped_s},
+          {"alone_spread", s.alone_spread}, {"overlapped_spread", s.overlapped_spread},
+          {"buckets", s.buckets}, {"bytes", s.bytes}};
+}
+
+GammaState gamma_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "gamma", origin,
+              {"gamma", "alone_s", "overlapped_s", "alone_spread", "overlapped_spread", "buckets", "bytes"});
+  return {o.req<double>("gamma"), o.req<double>("alone_s"), o.req<double>("overlapped_s"),
+          o.req<double>("alone_spread"), o.req<double>("overlapped_spread"), o.req<int>("buckets"),
+          o.req<double>("bytes")};
+}
+
+Json to_json(const ContentionState& s) {
+  return {{"scheme", s.scheme}, {"factor", s.factor}, {"backward_slowdown", s.backward_slowdown},
+          {"codec_slowdown", s.codec_slowdown}, {"codec_alone_s", s.codec_alone_s},
+          {"codec_overlapped_s", s.codec_overlapped_s}};
+}
+
+ContentionState contention_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "contention", origin,
+              {"scheme", "factor", "backward_slowdown", "codec_slowdown", "codec_alone_s", "codec_overlapped_s"});
+  return {o.req<std::string>("scheme"), o.req<double>("factor"), o.req<double>("backward_slowdown"),
+          o.req<double>("codec_slowdown"), o.req<double>("codec_alone_s"), o.req<double>("codec_overlapped_s")};
+}
+
+// ---- collectives, codecs, errors -----------------------------------------------------
+
+Json to_json(const CollectivesState& s) {
+  Json arr = Json::array();
+  for (const auto& w : s.sweeps) {
+    Json rows = Json::array();
+    for (const auto& r : w.rows)
+      rows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"median_s", r.time_s.median},
+                      {"p10_s", r.time_s.p10}, {"p90_s", r.time_s.p90}, {"min_s", r.time_s.min},
+                      {"max_s", r.time_s.max}, {"n", r.time_s.n}, {"discarded", r.time_s.discarded},
+                      {"calls", r.calls}, {"disturbed", r.disturbed}});
+    arr.push_back({{"kind", model::collective_key(w.kind)}, {"supported", w.supported}, {"note", w.note},
+                   {"rows", rows}});
+  }
+  return {{"world", s.world}, {"sweeps", arr}};
+}
+
+namespace {
+compress::CollectiveKind kind_from_key(const std::string& k, const std::string& where, const std::string& origin) {
+  for (auto kind : {compress::CollectiveKind::AllReduce, compress::CollectiveKind::AllGather,
+                    compress::CollectiveKind::ReduceScatter, compress::CollectiveKind::Broadcast})
+    if (k == model::collective_key(kind)) return kind;
+  throw StateError(origin + ": key '" + where + "': unknown collective \"" + k + "\"");
+}
+
+SweepRow row_from_json(const Json& j, const std::string& path, const std::string& origin) {
+  const Obj o(j, path, origin,
+              {"bytes", "count", "median_s", "p10_s", "p90_s", "min_s", "max_s", "n", "discarded", "calls",
+               "disturbed"});
+  SweepRow r;
+  r.bytes = o.req<int64_t>("bytes");
+  r.count = o.req<int64_t>("count");
+  r.time_s.median = o.req<double>("median_s");
+  r.time_s.p10 = o.req<double>("p10_s");
+  r.time_s.p90 = o.req<double>("p90_s");
+  r.time_s.min = o.req<double>("min_s");
+  r.time_s.max = o.req<double>("max_s");
+  r.time_s.n = o.req<size_t>("n");
+  r.time_s.discarded = o.req<size_t>("discarded");
+  r.calls = o.req<int64_t>("calls");
+  r.disturbed = o.req<int64_t>("disturbed");
+  return r;
+}
+}  // namespace
+
+CollectivesState collectives_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "collectives", origin, {"world", "sweeps"});
+  CollectivesState s;
+  s.world = o.req<int>("world");
+  const Json& arr = o.array("sweeps");
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const std::string path = "collectives.sweeps[" + std::to_string(i) + "]";
+    const Obj w(arr.at(i), path, origin, {"kind", "supported", "note", "rows"});
+    CollectiveSweep sw;
+    sw.kind = kind_from_key(w.req<std::string>("kind"), path + ".kind", origin);
+    sw.world = s.world;
+    sw.supported = w.req<bool>("supported");
+    sw.note = w.req<std::string>("note");
+    const Json& rows = w.array("rows");
+    for (size_t k = 0; k < rows.size(); ++k)
+      sw.rows.push_back(row_from_json(rows.at(k), path + ".rows[" + std::to_string(k) + "]", origin));
+    s.sweeps.push_back(std::move(sw));
+  }
+  return s;
+}
+
+Json to_json(const CodecState& s) {
+  const auto& f = s.fit;
+  return {{"encode", {{"fixed_s", f.encode.fixed_s}, {"per_element_s", f.encode.per_element_s}}},
+          {"decode", {{"fixed_s", f.decode.fixed_s}, {"per_element_s", f.decode.per_element_s},
+                      {"per_rank_element_s", f.decode.per_rank_element_s}}},
+          {"measured_n", f.measured_n}, {"gathers", s.gathers},
+          {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel}};
+}
+
+BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
+  return by_spec<CodecState>(j, "codecs", origin, [](const Json& v, const std::string& path, const std::string& org) {
+    const Obj o(v, path, org,
+                {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel"});
+    const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s"});
+    const Obj d(o.sub("decode"), path + ".decode", org, {"fixed_s", "per_element_s", "per_rank_element_s"});
+    CodecState s;
+    s.fit.encode.fixed_s = e.req<double>("fixed_s");
+    s.fit.encode.per_element_s = e.req<double>("per_element_s");
+    s.fit.decode.fixed_s = d.req<double>("fixed_s");
+    s.fit.decode.per_element_s = d.req<double>("per_element_s");
+    s.fit.decode.per_rank_element_s = d.req<double>("per_rank_element_s");
+    s.fit.measured_n = o.req<int64_t>("measured_n");
+    s.gathers = o.req<bool>("gathers");
+    s.encode_geomean_rel = o.req<double>("encode_geomean_rel");
+    s.decode_geomean_rel = o.req<double>("decode_geomean_rel");
+    return s;
+  });
+}
+
+Json to_json(const ErrorState& s) {
+  return {{"relative_error", s.relative_error}, {"relative_error_ef", s.relative_error_ef},
+          {"snapshots", s.snapshots}, {"buckets", s.buckets}};
+}
+
+BySpec<ErrorState> errors_from_json(const Json& j, const std::string& origin) {
+  return by_spec<ErrorState>(j, "errors", origin, [](const Json& v, const std::string& path, const std::string& org) {
+    const Obj o(v, path, org, {"relative_error", "relative_error_ef", "snapshots", "buckets"});
+    return ErrorState{o.req<double>("relative_error"), o.req<double>("relative_error_ef"), o.req<int>("snapshots"),
+                      o.req<int>("buckets")};
+  });
+}
+
+// ---- convergence ---------------------------------------------------------------------
+
+Json to_json(const ConvergenceState& s) {
+  Json schemes = Json::object();
+  for (const auto& [spec, v] : s.schemes) schemes[spec] = {{"reaches", v.reaches}, {"iterations", opt_json(v.iterations)}};
+  Json constants = Json::object();
+  for (const auto& [name, v] : s.constants) constants[name] = v;
+  const ValidationState& val = s.validation;
+  Json vs = Json::object();
+  for (const auto& [spec, h] : val.schemes) {
+    Json jh = {{"class", h.cls}, {"measured", opt_json(h.measured)}, {"predicted", opt_json(h.predicted)}};
+    if (h.rel_error) jh["rel_error"] = *h.rel_error;
+    if (h.agrees) jh["agrees"] = *h.agrees;
+    vs[spec] = jh;
+  }
+  Json jv = {{"method", val.method}, {"cap", val.cap}, {"schemes", vs}, {"validated", val.validated}};
+  if (val.median_abs_rel_error) jv["median_abs_rel_error"] = *val.median_abs_rel_error;
+  if (val.max_abs_rel_error) jv["max_abs_rel_error"] = *val.max_abs_rel_error;
+  jv["never_validated"] = val.never_validated;
+  jv["never_agreeing"] = val.never_agreeing;
+  return {{"target", s.target}, {"baseline_iterations", s.baseline_iterations}, {"global_batch", s.global_batch},
+          {"method", s.method}, {"schemes", schemes}, {"constants", constants}, {"validation", jv},
+          {"report", s.report}};
+}
+
+namespace {
+ValidationState validation_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "convergence.validation", origin,
+              {"method", "cap", "schemes", "validated", "median_abs_rel_error", "max_abs_rel_error",
+               "never_validated", "never_agreeing"});
+  ValidationState v;
+  v.method = o.req<std::string>("method");
+  v.cap = o.req<double>("cap");
+  v.schemes = by_spec<HeldOutState>(o.sub("schemes"), o.at("schemes"), origin,
+                                    [](const Json& x, const std::string& path, const std::string& org) {
+                                      const Obj h(x, path, org, {"class", "measured", "predicted", "rel_error", "agrees"});
+                                      return HeldOutState{h.req<std::string>("class"), h.opt<double>("measured"),
+                                                          h.opt<double>("predicted"), h.opt<double>("rel_error"),
+                                                          h.opt<bool>("agrees")};
+                                    });
+  v.validated = o.req<int>("validated");
+  v.median_abs_rel_error = o.opt<double>("median_abs_rel_error");
+  v.max_abs_rel_error = o.opt<double>("max_abs_rel_error");
+  v.never_validated = o.req<int>("never_validated");
+  v.never_agreeing = o.req<int>("never_agreeing");
+  return v;
+}
+}  // namespace
+
+ConvergenceState convergence_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "convergence", origin,
+              {"target", "baseline_iterations", "global_batch", "method", "schemes", "constants", "validation",
+               "report"});
+  ConvergenceState s;
+  s.target = o.req<std::string>("target");
+  s.baseline_iterations = o.req<double>("baseline_iterations");
+  s.global_batch = o.req<double>("global_batch");
+  s.method = o.req<std::string>("method");
+  s.schemes = by_spec<ConvergenceSchemeState>(o.sub("schemes"), "convergence.schemes", origin,
+                                              [](const Json& x, const std::string& path, const std::string& org) {
+                                                const Obj c(x, path, org, {"reaches", "iterations"});
+                                                (void)c.sub("iterations");  // present, number or null
+                                                return ConvergenceSchemeState{c.req<bool>("reaches"),
+                                                                              c.opt<double>("iterations")};
+                                              });
+  for (const auto& [name, v] : by_spec<double>(o.sub("constants"), "convergence.constants", origin,
+                                               [](const Json& x, const std::string& path, const std::string& org) {
+                                                 if (!x.is_number())
+                                                   throw StateError(org + ": key '" + path + "' must be a number");
+                                                 return x.get<double>();
+                                               }))
+    s.constants.emplace_back(name, v);
+  s.validation = validation_from_json(o.sub("validation"), origin);
+  s.report = o.req<std::string>("report");
+  return s;
+}
+
+// ---- the document and the file -------------------------------------------------------
+
+Json to_json(const CalibrationState& s) {
+  Json j;
+  j["meta"] = to_json(s.meta);
+  j["skipped"] = s.skipped;
+  if (s.compute) j["compute"] = to_json(*s.compute);
+  if (s.gamma) j["gamma"] = to_json(*s.gamma);
+  if (s.collectives) j["collectives"] = to_json(*s.collectives);
+  if (s.codecs) j["codecs"] = to_json(*s.codecs);
+  if (s.errors) j["errors"] = to_json(*s.errors);
+  if (s.contention) j["contention"] = to_json(*s.contention);
+  if (s.convergence) j["convergence"] = to_json(*s.convergence);
+  return j;
+}
+
+CalibrationState state_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "", origin,
+              {"meta", "skipped", "compute", "gamma", "collectives", "codecs", "errors", "contention",
+               "convergence"});
+  CalibrationState s;
+  s.meta = meta_from_json(o.sub("meta"), origin);
+  s.skipped = o.req<std::vector<std::string>>("skipped");
+  if (o.has("compute")) s.compute = compute_from_json(o.sub("compute"), origin);
+  if (o.has("gamma")) s.gamma = gamma_from_json(o.sub("gamma"), origin);
+  if (o.has("collectives")) s.collectives = collectives_from_json(o.sub("collectives"), origin);
+  if (o.has("codecs")) s.codecs = codecs_from_json(o.sub("codecs"), origin);
+  if (o.has("errors")) s.errors = errors_from_json(o.sub("errors"), origin);
+  if (o.has("contention")) s.contention = contention_from_json(o.sub("contention"), origin);
+  if (o.has("convergence")) s.convergence = convergence_from_json(o.sub("convergence"), origin);
+  return s;
+}
+
+CalibrationState read_state_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw StateError(path + ": cannot read the calibration state file");
+  Json j;
+  try {
+    j = Json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    throw StateError(path + ": not a JSON calibration state file: " + e.what());
+  }
+  return state_from_json(j, path);
+}
+
+void write_state_file(const std::string& path, const CalibrationState& s) {
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) throw StateError("cannot write " + tmp);
+    f << to_json(s).dump(1);
+    if (!f) throw StateError("error writing " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,169 @@
+// The calibration state (torch-free): what each step of `gcu calibrate` measured, saved
+// after every step as the state file (`<output>.state.json`, the --resume file, see
+// docs/calibrate.md) and turned into a profile by build_profile (profile_builder.h).
+// One struct per step, each with to_json / from_json; the file is
+//   {"meta": {...}, "skipped": ["step: reason", ...], "compute": {...}, "gamma": {...},
+//    "collectives": {...}, "codecs": {spec: {...}}, "errors": {spec: {...}},
+//    "contention": {...}, "convergence": {...}}
+// with a step's key present once that step has completed.
+//
+// Reading is strict: a missing key, a value of the wrong type or an unknown (misspelt)
+// key is a StateError naming the key's path (e.g. "gamma.alone_s") and the file; no
+// value silently becomes 0. Keys that a step may leave out are std::optional here.
+#pragma once
+
+#include "calibrate/collective_fit.h"
+#include "model/profile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gcu::calibrate {
+
+using Json = nlohmann::ordered_json;
+
+// A state document that does not have the expected form; the message names the file and
+// the key.
+struct StateError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// A JSON object keyed by scheme spec, in file order.
+template <class T>
+using BySpec = std::vector<std::pair<std::string, T>>;
+
+// The run that wrote the state (a resume continues only the same model and world size).
+struct StateMeta {
+  std::string model_spec;
+  std::vector<int> batch_sizes;
+  int world = 1;
+  int local_world = 1;             // ranks per node
+  std::string backend = "gloo";
+  int threads = 1;                 // torch threads per rank
+  std::string fit_statistic = "median";
+};
+
+struct ComputeEntryState {
+  int batch_size = 0;
+  double forward_s = 0, backward_s = 0, optimizer_s = 0;                // medians
+  double forward_spread = 0, backward_spread = 0, optimizer_spread = 0;  // (p90-p10)/median
+  double backward_p10_s = 0, backward_p90_s = 0;
+  int64_t iterations = 0, warmup = 0;
+  std::vector<double> ready_s;     // per tensor, `tensors` order
+};
+struct ComputeState {
+  std::string model;               // the net's spec
+  int64_t parameters = 0;
+  std::vector<model::TensorInfo> tensors;  // observed gradient-ready order
+  std::vector<ComputeEntryState> entries;  // one per batch size
+};
+
+struct GammaState {
+  double gamma = 1;                // overlapped / alone (as measured, may be < 1)
+  double alone_s = 0, overlapped_s = 0, alone_spread = 0, overlapped_spread = 0;
+  int buckets = 0;
+  double bytes = 0;                // all-reduced per backward
+};
+
+// The raw sweeps (build_profile fits them with meta.fit_statistic).
+struct CollectivesState {
+  int world = 1;
+  std::vector<CollectiveSweep> sweeps;
+};
+
+struct CodecState {
+  model::CodecFit fit;
+  bool gathers = false;
+  double encode_geomean_rel = 0, decode_geomean_rel = 0;  // fit errors
+};
+
+struct ErrorState {
+  double relative_error = 0, relative_error_ef = 0;
+  int snapshots = 0, buckets = 0;
+};
+
+struct ContentionState {
+  std::string scheme;
+  double factor = 1, backward_slowdown = 1, codec_slowdown = 1;
+  double codec_alone_s = 0, codec_overlapped_s = 0;
+};
+
+struct ConvergenceSchemeState {
+  bool reaches = false;
+  std::optional<double> iterations;  // null when never reached
+};
+struct HeldOutState {
+  std::string cls;                   // TTA class name ("class" in the file)
+  std::optional<double> measured, predicted, rel_error;
+  std::optional<bool> agrees;
+};
+struct ValidationState {
+  std::string method;
+  double cap = 0;
+  BySpec<HeldOutState> schemes;
+  int validated = 0;
+  std::optional<double> median_abs_rel_error, max_abs_rel_error;
+  int never_validated = 0, never_agreeing = 0;
+};
+struct ConvergenceState {
+  std::string target;                // e.g. "held-out loss 0.4312"
+  double baseline_iterations = 0;
+  double global_batch = 0;           // p workers x batch of the runs
+  std::string method;
+  BySpec<ConvergenceSchemeState> schemes;
+  std::vector<std::pair<std::string, double>> constants;  // fitted TTA constants by name
+  ValidationState validation;
+  std::string report;
+};
+
+struct CalibrationState {
+  StateMeta meta;
+  std::vector<std::string> skipped;  // "step: reason"
+  std::optional<ComputeState> compute;
+  std::optional<GammaState> gamma;
+  std::optional<CollectivesState> collectives;
+  std::optional<BySpec<CodecState>> codecs;
+  std::optional<BySpec<ErrorState>> errors;
+  std::optional<ContentionState> contention;
+  std::optional<ConvergenceState> convergence;
+  bool has(const std::string& step) const;  // a step of calibration_steps() completed
+};
+
+Json to_json(const StateMeta& s);
+Json to_json(const ComputeState& s);
+Json to_json(const GammaState& s);
+Json to_json(const CollectivesState& s);
+Json to_json(const CodecState& s);
+Json to_json(const ErrorState& s);
+Json to_json(const ContentionState& s);
+Json to_json(const ConvergenceState& s);
+Json to_json(const CalibrationState& s);
+template <class T>
+Json to_json(const BySpec<T>& m) {
+  Json j = Json::object();
+  for (const auto& [spec, v] : m) j[spec] = to_json(v);
+  return j;
+}
+
+// The readers: `origin` names the document in errors (the file path).
+StateMeta meta_from_json(const Json& j, const std::string& origin);
+ComputeState compute_from_json(const Json& j, const std::string& origin);
+GammaState gamma_from_json(const Json& j, const std::string& origin);
+CollectivesState collectives_from_json(const Json& j, const std::string& origin);
+BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin);
+BySpec<ErrorState> errors_from_json(const Json& j, const std::string& origin);
+ContentionState contention_from_json(const Json& j, const std::string& origin);
+ConvergenceState convergence_from_json(const Json& j, const std::string& origin);
+CalibrationState state_from_json(const Json& j, const std::string& origin);
+
+// The file: read (StateError naming the file when unreadable, not JSON or malformed) and
+// written atomically (a temporary file renamed over it).
+CalibrationState read_state_file(const std::string& path);
+void write_state_file(const std::string& path, const CalibrationState& s);
+
+}  // namespace gcu::calibrate

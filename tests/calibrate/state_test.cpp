@@ -1,0 +1,170 @@
+// Tests of the typed calibration state (calibrate/state.h): every step round trips
+// through its JSON form and the state file; a misspelt, missing or mistyped key is an
+// error naming the key and the file, never a silent 0.
+#include "calibrate/state.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace gcu::calibrate {
+namespace {
+
+CalibrationState full_state() {
+  CalibrationState s;
+  s.meta = {"cnn", {32, 64}, 2, 2, "gloo", 1, "p10"};
+  s.skipped = {"codecs qsgd: time budget"};
+  ComputeEntryState e{32, 0.01, 0.02, 0.001, 0.1, 0.2, 0.05, 0.018, 0.025, 10, 3, {0.005, 0.019}};
+  s.compute = ComputeState{"cnn", 30, {{"fc.bias", {10}}, {"fc.weight", {10, 2}}}, {e}};
+  s.gamma = GammaState{1.07, 0.02, 0.0214, 0.1, 0.12, 2, 1.5e6};
+  CollectivesState c;
+  c.world = 2;
+  CollectiveSweep w;
+  w.kind = compress::CollectiveKind::AllGather;
+  w.note = "n per rank";
+  SweepRow r;
+  r.bytes = 1024;
+  r.count = 256;
+  r.time_s = {1e-4, 9e-5, 1.2e-4, 8e-5, 2e-4, 1e-4, 7, 2};
+  r.calls = 9;
+  r.disturbed = 1;
+  w.rows = {r};
+  c.sweeps = {w};
+  s.collectives = c;
+  CodecState k;
+  k.fit.encode = {1e-5, 2e-9};
+  k.fit.decode = {2e-5, 3e-9, 4e-10};
+  k.fit.measured_n = 4096;
+  k.gathers = true;
+  k.encode_geomean_rel = 0.03;
+  k.decode_geomean_rel = 0.04;
+  s.codecs = BySpec<CodecState>{{"topk:k=0.01", k}};
+  s.errors = BySpec<ErrorState>{{"topk:k=0.01", {0.9, 0.4, 4, 2}}, {"qsgd", {0.2, 0.1, 4, 2}}};
+  s.contention = ContentionState{"powersgd:rank=4", 1.2, 1.1, 1.3, 0.002, 0.0026};
+  ConvergenceState v;
+  v.target = "held-out loss 0.43";
+  v.baseline_iterations = 120;
+  v.global_batch = 64;
+  v.method = "p=2 simulated workers";
+  v.schemes = {{"qsgd", {true, 150.0}}, {"signsgd", {false, std::nullopt}}};
+  v.constants = {{"variance_scale", 0.7}};
+  v.validation.method = "leave one out";
+  v.validation.cap = 3;
+  v.validation.schemes = {{"qsgd", {"unbiased", 1.25, 1.2, 0.04, std::nullopt}}};
+  v.validation.validated = 1;
+  v.validation.median_abs_rel_error = 0.04;
+  v.validation.max_abs_rel_error = 0.04;
+  v.report = "convergence (...)\n";
+  s.convergence = v;
+  return s;
+}
+
+// The message of the StateError `f` throws (fails the test when it throws nothing).
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const StateError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no StateError";
+  return "";
+}
+
+TEST(CalibrationState, EveryStepRoundTripsThroughJson) {
+  const CalibrationState s = full_state();
+  const Json j = to_json(s);
+  const CalibrationState back = state_from_json(j, "mem");
+  EXPECT_EQ(to_json(back).dump(), j.dump());
+  for (const char* step : {"compute", "gamma", "collectives", "codecs", "errors", "contention", "convergence"})
+    EXPECT_TRUE(back.has(step)) << step;
+  // Spot checks of values that a lax reader would lose.
+  EXPECT_EQ(back.meta.fit_statistic, "p10");
+  EXPECT_EQ(back.compute->entries[0].ready_s, (std::vector<double>{0.005, 0.019}));
+  EXPECT_EQ(back.collectives->sweeps[0].kind, compress::CollectiveKind::AllGather);
+  EXPECT_EQ(back.collectives->sweeps[0].rows[0].time_s.discarded, 2u);
+  EXPECT_EQ(back.collectives->sweeps[0].rows[0].disturbed, 1);
+  EXPECT_DOUBLE_EQ(back.codecs->at(0).second.fit.decode.per_rank_element_s, 4e-10);
+  EXPECT_EQ(back.errors->at(1).first, "qsgd");
+  EXPECT_FALSE(back.convergence->schemes[1].second.iterations.has_value());
+  EXPECT_FALSE(back.convergence->validation.schemes[0].second.agrees.has_value());
+  EXPECT_DOUBLE_EQ(*back.convergence->validation.schemes[0].second.rel_error, 0.04);
+}
+
+TEST(CalibrationState, FileRoundTripAndAbsentSteps) {
+  const auto path = (std::filesystem::temp_directory_path() / "gcu_state_test.json").string();
+  CalibrationState s = full_state();
+  s.gamma.reset();
+  s.convergence.reset();
+  write_state_file(path, s);
+  const CalibrationState back = read_state_file(path);
+  EXPECT_FALSE(back.has("gamma"));
+  EXPECT_FALSE(back.has("convergence"));
+  EXPECT_TRUE(back.has("compute"));
+  EXPECT_EQ(to_json(back).dump(), to_json(s).dump());
+  std::filesystem::remove(path);
+}
+
+TEST(CalibrationState, MisspeltKeyIsAnErrorNamingKeyAndFile) {
+  Json j = to_json(full_state());
+  j["gamma"]["alone_spreed"] = j["gamma"]["alone_spread"];
+  j["gamma"].erase("alone_spread");
+  const std::string msg = error_of([&] { state_from_json(j, "run.json.state.json"); });
+  EXPECT_NE(msg.find("run.json.state.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'gamma.alone_spreed'"), std::string::npos) << msg;
+  // A misspelt step name is not silently ignored (the step would be re-run or lost).
+  Json k = to_json(full_state());
+  k["contension"] = k["contention"];
+  k.erase("contention");
+  EXPECT_NE(error_of([&] { state_from_json(k, "f"); }).find("unknown key 'contension'"), std::string::npos);
+  // Deep inside a per-scheme entry and a sweep row.
+  Json m = to_json(full_state());
+  m["codecs"]["topk:k=0.01"]["decode"]["per_rank_elem_s"] = 1;
+  EXPECT_NE(error_of([&] { state_from_json(m, "f"); }).find("'codecs.topk:k=0.01.decode.per_rank_elem_s'"),
+            std::string::npos);
+}
+
+TEST(CalibrationState, MissingOrMistypedKeyIsAnError) {
+  Json j = to_json(full_state());
+  j["errors"]["qsgd"].erase("relative_error_ef");
+  std::string msg = error_of([&] { state_from_json(j, "s.json"); });
+  EXPECT_NE(msg.find("s.json: missing key 'errors.qsgd.relative_error_ef'"), std::string::npos) << msg;
+  Json k = to_json(full_state());
+  k["collectives"]["sweeps"][0]["rows"][0]["median_s"] = "fast";
+  msg = error_of([&] { state_from_json(k, "s.json"); });
+  EXPECT_NE(msg.find("'collectives.sweeps[0].rows[0].median_s' has the wrong type"), std::string::npos) << msg;
+  Json m = to_json(full_state());
+  m["collectives"]["sweeps"][0]["kind"] = "allscatter";
+  EXPECT_NE(error_of([&] { state_from_json(m, "s.json"); }).find("unknown collective \"allscatter\""),
+            std::string::npos);
+  Json n = to_json(full_state());
+  n.erase("meta");
+  EXPECT_NE(error_of([&] { state_from_json(n, "s.json"); }).find("missing key 'meta'"), std::string::npos);
+}
+
+TEST(CalibrationState, UnreadableOrNonJsonFileNamesTheFile) {
+  EXPECT_NE(error_of([] { read_state_file("/nonexistent/gcu.state.json"); }).find("/nonexistent/gcu.state.json"),
+            std::string::npos);
+  const auto path = (std::filesystem::temp_directory_path() / "gcu_state_bad.json").string();
+  std::ofstream(path) << "{\"meta\": ";
+  EXPECT_NE(error_of([&] { read_state_file(path); }).find(path + ": not a JSON"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(CalibrationState, ConvergenceStepAsRunConvergenceWritesIt) {
+  // run_convergence leaves "schemes" and "constants" null when nothing ran or was fitted.
+  Json j = to_json(*full_state().convergence);
+  j["schemes"] = nullptr;
+  j["constants"] = nullptr;
+  const ConvergenceState c = convergence_from_json(j, "f");
+  EXPECT_TRUE(c.schemes.empty());
+  EXPECT_TRUE(c.constants.empty());
+  EXPECT_EQ(c.validation.validated, 1);
+  j["schemes"] = {{"qsgd", {{"reaches", true}}}};  // iterations must be present (number or null)
+  EXPECT_NE(error_of([&] { convergence_from_json(j, "f"); }).find("missing key 'convergence.schemes.qsgd.iterations'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace gcu::calibrate
