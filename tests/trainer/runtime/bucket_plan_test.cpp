@@ -65,7 +65,10 @@ TEST(BucketPlan, ModelPlanEqualsReducerBucketsForEveryShippedModel) {
     auto net = make_net(name);
     const Plans p = plans_of(*net, defaults);
     expect_same(p, name);
-    EXPECT_GE(p.model_plan.size(), 2u) << name;  // every shipped net exceeds the 1 MiB first bucket
+    int64_t planned = 0;  // every parameter in exactly one bucket
+    for (const auto& b : p.model_plan) planned += b.numel;
+    EXPECT_EQ(planned, net->num_parameters()) << name;
+    if (name != "cnn") EXPECT_GE(p.model_plan.size(), 2u) << name;  // the CNN (~0.8 MiB) fits the first bucket
     for (const auto& b : p.model_plan)
       for (int t : b.tensors)
         if (b.tensors.size() > 1 && p.tensors[t].numel() * 4 >= defaults.bucket_cap_bytes) saw_oversized_join = true;
