@@ -11,6 +11,7 @@
 #   netbed.sh check                      exit 0 when root with ip and tc (else says why, exit 3)
 #   netbed.sh up   PREFIX N RATE         create (idempotent: an existing PREFIX is removed first)
 #   netbed.sh down PREFIX                remove everything named PREFIX-* (idempotent)
+#   netbed.sh rate PREFIX N RATE         change the rate of every link of a running testbed
 #   netbed.sh list PREFIX                print what exists for PREFIX (namespaces, links, qdiscs)
 #   netbed.sh exec PREFIX -- CMD...      run CMD in rank $RANK's namespace with GLOO_SOCKET_IFNAME
 #                                        (for `gcu launch -n N --master-addr 10.77.0.1 -- netbed.sh exec ...`)
@@ -124,6 +125,22 @@ up() {
   echo "netbed: $n ranks in namespaces $p-r0..$p-r$((n - 1)), bridge in $br, rate ${rate} both directions, master $(addr 0)"
 }
 
+set_rate() {
+  local p=$1 n=$2 rate=$3 r
+  check_prefix "$p"
+  ip netns list | grep -q "^$(ns_bridge "$p")\b" || die "no testbed '$p' (run: netbed.sh up $p $n $rate)"
+  for (( r = 0; r < n; ++r )); do
+    case ${rate,,} in
+      unlimited|0|none|"")
+        tc -n "$(ns_rank "$p" "$r")" qdisc del dev gcu0 root 2>/dev/null || true
+        tc -n "$(ns_bridge "$p")" qdisc del dev "${p}b$r" root 2>/dev/null || true ;;
+      *)
+        shape "$(ns_rank "$p" "$r")" gcu0 "$rate" || exit 4
+        shape "$(ns_bridge "$p")" "${p}b$r" "$rate" || exit 4 ;;
+    esac
+  done
+}
+
 exec_rank() {
   local p=$1; shift
   [[ ${1:-} == -- ]] && shift
@@ -138,6 +155,7 @@ case $cmd in
   check) check ;;
   up) (( $# == 3 )) || die "usage: netbed.sh up PREFIX N RATE"; up "$@" ;;
   down) (( $# == 1 )) || die "usage: netbed.sh down PREFIX"; down "$1" ;;
+  rate) (( $# == 3 )) || die "usage: netbed.sh rate PREFIX N RATE"; set_rate "$@" ;;
   list) (( $# == 1 )) || die "usage: netbed.sh list PREFIX"; list "$1" ;;
   exec) (( $# >= 2 )) || die "usage: netbed.sh exec PREFIX -- CMD..."; exec_rank "$@" ;;
   addr) addr "$1" ;;
