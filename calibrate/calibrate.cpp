@@ -6,6 +6,7 @@
 #include "calibrate/compute.h"
 #include "calibrate/convergence.h"
 #include "calibrate/group.h"
+#include "calibrate/wire_types.h"
 #include "compressors/registry.h"
 #include "model/profile_json.h"
 
@@ -228,18 +229,27 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
     const double start = now_s();
     Json cj = Json::object();
     for (const auto& s : schemes) {
-      if (now_s() - start > share) {
+      // Decided together: the low-precision all-reduce timing below is collective.
+      if (g.allreduce_max(now_s() - start > share ? 1.0 : 0.0) > 0) {
         skipped("codecs " + s, "time budget");
         continue;
       }
       try {
-        const auto m = measure_codec(s, cto);
+        auto m = measure_codec(s, cto);
+        // The codec includes what the model cannot see in a low-precision all-reduce
+        // (calibrate/wire_types.h; docs/validation.md, cause 1).
+        const WireExtra wx = measure_wire_extra(g, s, {1 << 16, 1 << 18, 1 << 20, 1 << 22});
+        if (wx.applies) {
+          m.fit.decode.per_element_s += wx.per_element_s;
+          progress("calibrate: codec " + m.spec + ": " + wx.note + " (added to decode)");
+        }
         cj[m.spec] = {{"encode", {{"fixed_s", m.fit.encode.fixed_s}, {"per_element_s", m.fit.encode.per_element_s}}},
                       {"decode", {{"fixed_s", m.fit.decode.fixed_s}, {"per_element_s", m.fit.decode.per_element_s},
                                   {"per_rank_element_s", m.fit.decode.per_rank_element_s}}},
                       {"measured_n", m.fit.measured_n}, {"gathers", m.gathers},
                       {"encode_geomean_rel", m.encode_quality.geomean_rel},
-                      {"decode_geomean_rel", m.decode_quality.geomean_rel}};
+                      {"decode_geomean_rel", m.decode_quality.geomean_rel},
+                      {"wire_extra_per_element_s", wx.per_element_s}, {"wire_extra_note", wx.note}};
         progress("calibrate: codec " + m.spec + " timed");
       } catch (const std::exception& e) {
         skipped("codecs " + s, e.what());

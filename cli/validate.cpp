@@ -75,6 +75,8 @@ Examples:
   sub->add_option("--cell-timeout", o.cell_timeout_s, "seconds before a cell's run is stopped")
       ->capture_default_str();
   sub->add_flag("--no-plots", opt->no_plots, "skip the gnuplot plots");
+  sub->add_flag("--reuse", o.reuse, "run nothing: re-predict the trainer logs and link sweeps already in --out "
+                                   "(same grid) with -p (e.g. after re-calibrating)");
   sub->add_option("--train-arg", o.train_args, "extra argument for gcu train (repeatable)");
   sub->callback([opt] {
     auto& o = opt->o;

@@ -4,6 +4,7 @@
 #include "compressors/registry.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cctype>
 #include <cmath>
 #include <numeric>
@@ -51,7 +52,9 @@ Link parse_link(const std::string& text) {
   // tc gets whole kbit/s so that it never rounds a fraction of our choosing.
   const double kbit = std::round(gbps * 1e6);
   if (kbit < 8) throw ValidateError("link '" + text + "': below 8 kbit/s, which tc cannot shape");
-  l.tc_rate = fmt(kbit) + "kbit";
+  char kb[32];
+  std::snprintf(kb, sizeof kb, "%.0fkbit", kbit);
+  l.tc_rate = kb;
   l.name = gbps >= 1 ? fmt(gbps) + "gbit" : fmt(gbps * 1e3) + "mbit";
   return l;
 }

@@ -136,6 +136,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.testbed_note = bed.note();
   if (!bed.note().empty()) log << "gcu validate: " << bed.note() << "\n";
 
+  if (o.calibrate && o.reuse) throw ValidateError("--reuse re-predicts from a profile: give -p, not --calibrate");
   if (o.calibrate) {
     if (o.profile.empty()) o.profile = o.out_dir + "/profile.json";
     const int ranks = cells.front().ranks;
@@ -176,7 +177,11 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
       LinkRate lr;
       lr.link = c.link;
       lr.ranks = c.ranks;
-      if (!o.measure_links) {
+      const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
+      if (o.reuse && std::filesystem::exists(prior)) {
+        lr.measured_gbps = allreduce_rate_gbps(simulate::read_file(prior));
+        lr.note = "reused " + prior;
+      } else if (!o.measure_links) {
         lr.note = "not measured (--no-measure-links)";
       } else {
         bed.configure(c.ranks, c.link);
@@ -203,6 +208,20 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
       if (interrupted()) throw ValidateError("interrupted");
       const std::string stem = o.out_dir + "/raw/c" + std::to_string(c.id) + "-round" + std::to_string(round);
       const std::string tlog = stem + ".jsonl";
+      if (o.reuse) {  // --reuse: the logs of an earlier run of the same grid, nothing runs
+        try {
+          const TrainLog tl = parse_trainlog(simulate::read_file(tlog), tlog);
+          if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
+            throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
+          r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
+          r.logs.push_back(tlog);
+          ++r.rounds;
+        } catch (const std::exception& e) {
+          r.ok = false;
+          r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
+        }
+        continue;
+      }
       std::remove(tlog.c_str());
       try {
         bed.configure(c.ranks, c.link);

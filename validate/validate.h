@@ -36,6 +36,7 @@ struct ValidateOptions {
   double cell_timeout_s = 600;
   bool plots = true;
   std::vector<std::string> train_args;  // extra `gcu train` arguments
+  bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   std::string command_line;        // recorded in the report
 };
 

@@ -53,7 +53,7 @@ TEST(LinkRate, SlopeOfTheAllReduceSweep) {
             std::to_string(300e-6 + b * 8e-9) + "}";
   const std::string st = R"({"collectives":{"world":2,"sweeps":[{"kind":"allgather","rows":[]},)"
                          R"({"kind":"allreduce","rows":[)" + rows + "]}]}}";
-  EXPECT_NEAR(allreduce_rate_gbps(st), 1.0, 1e-6);
+  EXPECT_NEAR(allreduce_rate_gbps(st), 1.0, 2e-3);  // std::to_string keeps 6 decimals
 }
 
 }  // namespace gcu::validate
