@@ -60,7 +60,7 @@ Link parse_link(const std::string& text) {
 }
 
 std::string Cell::label() const {
-  return scheme + " " + link.name + " " + mode + " b" + std::to_string(batch) + " r" + std::to_string(ranks);
+  return (scheme_given.empty() ? scheme : scheme_given) + " " + link.name + " " + mode + " b" + std::to_string(batch) + " r" + std::to_string(ranks);
 }
 
 std::vector<Cell> expand_grid(const GridSpec& g) {
@@ -83,7 +83,7 @@ std::vector<Cell> expand_grid(const GridSpec& g) {
   if (links.empty()) links.push_back(parse_link("unlimited"));
   if (g.modes.empty() || g.batches.empty() || g.ranks.empty()) throw ValidateError("empty grid axis");
   std::vector<Cell> cells;
-  for (const auto& s : schemes)
+  for (size_t si = 0; si < schemes.size(); ++si)
     for (const auto& l : links)
       for (const auto& m : g.modes)
         for (int b : g.batches)
@@ -91,7 +91,8 @@ std::vector<Cell> expand_grid(const GridSpec& g) {
             Cell c;
             c.id = int(cells.size());
             c.model = g.model;
-            c.scheme = s;
+            c.scheme = schemes[si];
+            c.scheme_given = g.schemes[si];
             c.link = l;
             c.mode = m;
             c.batch = b;

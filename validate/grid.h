@@ -41,9 +41,10 @@ struct GridSpec {
 struct Cell {
   int id = 0;  // index in grid order (schemes outermost, ranks innermost)
   std::string model, scheme, mode;
+  std::string scheme_given;  // as the user wrote it (table and plot labels)
   Link link;
   int batch = 0, ranks = 0;
-  std::string label() const;  // "fp16 1gbit overlap b32 r2"
+  std::string label() const;  // "fp16 1gbit overlap b32 r2" (the scheme as given)
 };
 
 // Every combination, in grid order. Schemes are canonicalised through the compressor

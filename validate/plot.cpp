@@ -52,7 +52,7 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
   std::map<std::string, std::vector<const CellResult*>> series;
   double lo = 1e30, hi = 0;
   for (const auto& c : r.cells) {
-    series[c.cell.scheme + " " + c.cell.mode + " b" + std::to_string(c.cell.batch) + " r" +
+    series[(c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given) + " " + c.cell.mode + " b" + std::to_string(c.cell.batch) + " r" +
            std::to_string(c.cell.ranks)]
         .push_back(&c);
     const double x = x_of(c, pg);
@@ -68,7 +68,8 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
     << "if (!exists('outfile')) outfile = '" << out << "'\n"
     << "set terminal pngcairo size 1100,700 noenhanced\nset output outfile\n"
     << "set logscale x\nset xlabel 'link rate (Gbit/s; measured all-reduce rate of the link)'\n"
-    << "set ylabel 'iteration time (ms)'\nset yrange [0:*]\nset key outside right\nset grid\n"
+    << "set ylabel 'iteration time (ms)'\nset yrange [0:*]\nset key below maxrows 4 font ',9'\nset grid\n"
+    << "set xrange [" << g(lo) << ":" << g(hi) << "]\n"
     << "set title 'gcu validate: " << r.profile_model << " (" << r.testbed << ")'\n";
   int i = 0;
   for (const auto& [name, cells] : series) {

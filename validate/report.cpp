@@ -32,6 +32,7 @@ std::string num(double v, const char* f = "%.4g") {
   return b;
 }
 json jnum(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+std::string given(const CellResult& c) { return c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given; }
 std::string pct(double e) { return std::isfinite(e) ? num(e * 100, "%+.1f%%") : "-"; }
 std::string csvq(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -66,7 +67,7 @@ std::string format_table(const Report& r) {
   o << b;
   for (const auto& c : r.cells) {
     if (!c.ok) {
-      std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d  FAILED: %s\n", c.cell.scheme.c_str(),
+      std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d  FAILED: %s\n", given(c).c_str(),
                     c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
                     c.message.substr(0, 160).c_str());
       o << b;
@@ -74,7 +75,7 @@ std::string format_table(const Report& r) {
     }
     const auto& t = c.measured[size_t(Component::Total)];
     std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %6s %5.1f %6ld\n",
-                  c.cell.scheme.c_str(), c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
+                  given(c).c_str(), c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
                   at(c.predicted, Component::Total) * 1e3, t.median * 1e3, t.p10 * 1e3, t.p90 * 1e3,
                   pct(at(c.error, Component::Total)).c_str(), c.noise_limited ? "yes" : "no", c.load_average,
                   c.nivcsw);
@@ -91,7 +92,7 @@ std::string format_table(const Report& r) {
   o << "\n";
   for (const auto& c : r.cells) {
     if (!c.ok) continue;
-    std::snprintf(b, sizeof b, "%-34s", c.cell.label().substr(0, 34).c_str());
+    std::snprintf(b, sizeof b, "%-34s", c.cell.label().substr(0, 34).c_str());  // scheme as given
     o << b;
     for (int k = 0; k < kComponents; ++k) {
       if (Component(k) == Component::Data) continue;
@@ -163,7 +164,8 @@ std::string format_json(const Report& r) {
   for (const auto& c : r.cells) {
     json x;
     x["id"] = c.cell.id;
-    x["settings"] = {{"model", c.cell.model}, {"scheme", c.cell.scheme}, {"link", c.cell.link.name},
+    x["settings"] = {{"model", c.cell.model}, {"scheme", c.cell.scheme}, {"scheme_given", c.cell.scheme_given},
+                     {"link", c.cell.link.name},
                      {"link_nominal_gbps", c.cell.link.unlimited() ? json(nullptr) : json(c.cell.link.nominal_gbps)},
                      {"link_measured_gbps", c.measured_link_gbps > 0 ? json(c.measured_link_gbps) : json(nullptr)},
                      {"rate_used_gbps", c.rate_used_gbps > 0 ? json(c.rate_used_gbps) : json(nullptr)},
