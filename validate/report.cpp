@@ -74,11 +74,12 @@ std::string format_table(const Report& r) {
       continue;
     }
     const auto& t = c.measured[size_t(Component::Total)];
-    std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %6s %5.1f %6ld\n",
+    std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %6s %5s %6s\n",
                   given(c).c_str(), c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
                   at(c.predicted, Component::Total) * 1e3, t.median * 1e3, t.p10 * 1e3, t.p90 * 1e3,
-                  pct(at(c.error, Component::Total)).c_str(), c.noise_limited ? "yes" : "no", c.load_average,
-                  c.nivcsw);
+                  pct(at(c.error, Component::Total)).c_str(), c.noise_limited ? "yes" : "no",
+                  std::isfinite(c.load_average) ? num(c.load_average, "%.1f").c_str() : "-",
+                  c.nivcsw >= 0 ? std::to_string(c.nivcsw).c_str() : "-");
     o << b;
   }
   o << "\nper component (ms, predicted / measured median):\n";
@@ -105,7 +106,8 @@ std::string format_table(const Report& r) {
   o << "\nsummary: " << s.ok << " of " << s.cells << " cells ok, " << s.failed << " failed; " << s.noise_limited
     << " noise-limited (" << num(s.noise_limited_fraction * 100, "%.0f") << "%); |error| of total over "
     << s.counted << " counted cells: median " << num(s.median_abs_error * 100, "%.1f") << "%, max "
-    << num(s.max_abs_error * 100, "%.1f") << "%\n";
+    << num(s.max_abs_error * 100, "%.1f") << "%; over all ok cells (noise-limited too): median "
+    << num(s.median_abs_error_all * 100, "%.1f") << "%, max " << num(s.max_abs_error_all * 100, "%.1f") << "%\n";
   return o.str();
 }
 
@@ -190,7 +192,7 @@ std::string format_json(const Report& r) {
     x["rounds"] = c.rounds;
     x["iterations"] = c.samples.size();
     x["load_average"] = jnum(c.load_average);
-    x["involuntary_context_switches"] = c.nivcsw;
+    x["involuntary_context_switches"] = c.nivcsw >= 0 ? json(c.nivcsw) : json(nullptr);
     x["wall_s"] = c.wall_s;
     x["logs"] = c.logs;
     cells.push_back(x);
@@ -199,7 +201,9 @@ std::string format_json(const Report& r) {
   const Summary& s = r.summary;
   j["summary"] = {{"cells", s.cells}, {"ok", s.ok}, {"failed", s.failed}, {"noise_limited", s.noise_limited},
                   {"noise_limited_fraction", s.noise_limited_fraction}, {"counted", s.counted},
-                  {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error}};
+                  {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
+                  {"median_abs_error_total_all_ok", s.median_abs_error_all},
+                  {"max_abs_error_total_all_ok", s.max_abs_error_all}};
   return j.dump(1) + "\n";
 }
 

@@ -85,7 +85,7 @@ void compute_stats(CellResult& r) {
 
 Summary summarize(const std::vector<CellResult>& cells) {
   Summary s;
-  std::vector<double> errs;
+  std::vector<double> errs, all;
   for (const auto& c : cells) {
     ++s.cells;
     if (!c.ok) {
@@ -93,6 +93,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
       continue;
     }
     ++s.ok;
+    if (std::isfinite(c.error[size_t(Component::Total)])) all.push_back(std::abs(c.error[size_t(Component::Total)]));
     if (c.noise_limited) {
       ++s.noise_limited;
       continue;
@@ -105,6 +106,10 @@ Summary summarize(const std::vector<CellResult>& cells) {
   if (!errs.empty()) {
     s.median_abs_error = spread_of(errs).median;
     s.max_abs_error = *std::max_element(errs.begin(), errs.end());
+  }
+  if (!all.empty()) {
+    s.median_abs_error_all = spread_of(all).median;
+    s.max_abs_error_all = *std::max_element(all.begin(), all.end());
   }
   return s;
 }
@@ -220,6 +225,8 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
           r.ok = false;
           r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
         }
+        load_sum[size_t(idx)] = std::nan("");  // not known from the logs
+        r.nivcsw = -1;
         continue;
       }
       std::remove(tlog.c_str());

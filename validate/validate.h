@@ -71,6 +71,7 @@ struct Summary {
   double noise_limited_fraction = 0;  // of the ok cells
   double median_abs_error = 0, max_abs_error = 0;  // total, over ok and not noise-limited cells
   int counted = 0;
+  double median_abs_error_all = 0, max_abs_error_all = 0;  // total, over all ok cells (noise-limited too)
 };
 
 struct Report {
