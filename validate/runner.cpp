@@ -57,9 +57,10 @@ double load_average() {
   return l;
 }
 
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s) {
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
+                          bool stoppable) {
   ProcessResult r;
-  if (interrupted()) {
+  if (stoppable && interrupted()) {
     r.interrupted = true;
     r.exit_code = 128 + int(g_signal);
     return r;
@@ -92,9 +93,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, const std::strin
     const pid_t w = waitpid(pid, &status, WNOHANG);
     if (w == pid) break;
     const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (!termed && (el > timeout_s || interrupted())) {
-      r.timed_out = !interrupted();
-      r.interrupted = interrupted();
+    const bool stop = stoppable && interrupted();
+    if (!termed && (el > timeout_s || stop)) {
+      r.timed_out = !stop;
+      r.interrupted = stop;
       kill(-pid, SIGTERM);
       termed = true;
       term_at = el;
@@ -141,7 +143,7 @@ Testbed::~Testbed() {
 
 void Testbed::down() {
   if (!netns_ || ranks_ == 0) return;
-  run_process({"bash", script_, "down", prefix_}, dir_ + "/netbed-down.log", 60);
+  run_process({"bash", script_, "down", prefix_}, dir_ + "/netbed-down.log", 60, /*stoppable=*/false);
   ranks_ = 0;
   rate_.clear();
 }
@@ -153,7 +155,7 @@ void Testbed::configure(int ranks, const Link& link) {
     const ProcessResult u = run_process({"bash", script_, "up", prefix_, std::to_string(ranks), link.tc_rate},
                                         dir_ + "/netbed-up.log", 120);
     if (u.exit_code != 0) {
-      run_process({"bash", script_, "down", prefix_}, dir_ + "/netbed-down.log", 60);
+      run_process({"bash", script_, "down", prefix_}, dir_ + "/netbed-down.log", 60, false);
       throw ValidateError("testbed set-up for link " + link.name + " failed: " + u.output_tail);
     }
     ranks_ = ranks;

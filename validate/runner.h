@@ -22,8 +22,11 @@ struct ProcessResult {
 };
 
 // Runs argv (argv[0] searched in PATH) in its own process group, stdout+stderr to
-// `log_path`; after timeout_s: SIGTERM to the group, 10 s later SIGKILL.
-ProcessResult run_process(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s);
+// `log_path`; after timeout_s: SIGTERM to the group, 10 s later SIGKILL. `stoppable`:
+// a SIGINT/SIGTERM/SIGHUP to validate stops it (false for the testbed's tear-down, which
+// must run precisely then).
+ProcessResult run_process(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s,
+                          bool stoppable = true);
 
 // SIGINT/SIGTERM/SIGHUP set a flag (the running child is stopped, run_process returns
 // interrupted) instead of killing validate, so that the testbed is torn down.
