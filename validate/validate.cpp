@@ -10,6 +10,8 @@
 #include "simulate/atomic_file.h"
 #include "simulate/profile_file.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -199,6 +201,18 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
 
   std::vector<CellResult> res(cells.size());
   std::vector<double> load_sum(cells.size(), 0);
+  // --reuse: the load and context switches of the earlier run, from its report (by cell id).
+  std::map<int, std::pair<double, long>> prior_load;
+  if (o.reuse && fs::exists(o.out_dir + "/validate.json")) {
+    try {
+      const auto pj = nlohmann::json::parse(simulate::read_file(o.out_dir + "/validate.json"));
+      for (const auto& c : pj.at("cells"))
+        if (c.at("load_average").is_number() && c.at("involuntary_context_switches").is_number())
+          prior_load[c.at("id").get<int>()] = {c.at("load_average").get<double>(),
+                                               c.at("involuntary_context_switches").get<long>()};
+    } catch (const std::exception&) {
+    }
+  }
   for (size_t i = 0; i < cells.size(); ++i) {
     res[i].cell = cells[i];
     res[i].ok = true;
@@ -225,8 +239,9 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
           r.ok = false;
           r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
         }
-        load_sum[size_t(idx)] = std::nan("");  // not known from the logs
-        r.nivcsw = -1;
+        const auto pl = prior_load.find(c.id);  // else not known from the logs
+        load_sum[size_t(idx)] = pl != prior_load.end() ? pl->second.first * o.repeats : std::nan("");
+        r.nivcsw = pl != prior_load.end() ? pl->second.second : -1;
         continue;
       }
       std::remove(tlog.c_str());
