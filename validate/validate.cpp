@@ -59,11 +59,13 @@ std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, 
   return a;
 }
 
-double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkRate>& links, double* measured) {
+double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkRate>& links, bool shaped,
+                double* measured) {
   *measured = 0;
   for (const auto& l : links)
     if (l.ranks == c.ranks && l.link.name == c.link.name) *measured = l.measured_gbps;
   if (c.link.unlimited()) return 0;  // the profile's own link: calibrated unshaped
+  if (!shaped) return *measured;     // loopback: the link is not shaped, whatever was asked
   if (o.predict_rate == "measured" && *measured > 0) return *measured;
   return c.link.nominal_gbps;
 }
@@ -299,7 +301,10 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   for (size_t i = 0; i < cells.size(); ++i) {
     CellResult& r = res[i];
     r.load_average = load_sum[i] / o.repeats;
-    r.rate_used_gbps = rate_for(o, r.cell, rep.links, &r.measured_link_gbps);
+    r.rate_used_gbps = rate_for(o, r.cell, rep.links, rep.testbed == "netns", &r.measured_link_gbps);
+    if (rep.testbed != "netns" && !r.cell.link.unlimited())
+      r.message += std::string(r.message.empty() ? "" : "; ") + "link " + r.cell.link.name +
+                   " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
     r.predicted = preds[i]->predict(r.rate_used_gbps);
     if (r.ok && r.samples.empty()) {
       r.ok = false;
