@@ -190,6 +190,7 @@ std::string format_json(const Report& r) {
     x["spread"] = c.ok ? jnum(c.spread) : json(nullptr);
     x["noise_limited"] = c.noise_limited;
     x["rounds"] = c.rounds;
+    x["round_medians"] = c.round_medians;
     x["iterations"] = c.samples.size();
     x["load_average"] = jnum(c.load_average);
     x["involuntary_context_switches"] = c.nivcsw >= 0 ? json(c.nivcsw) : json(nullptr);

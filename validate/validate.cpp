@@ -237,6 +237,9 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
           r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
           r.logs.push_back(tlog);
           ++r.rounds;
+          std::vector<double> v;
+          for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
+          r.round_medians.push_back(spread_of(v).median);
         } catch (const std::exception& e) {
           r.ok = false;
           r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
@@ -288,6 +291,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
           for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
           med = spread_of(v).median;
         }
+        r.round_medians.push_back(med);
         log << " " << med * 1e3 << " ms\n";
       } catch (const std::exception& e) {
         r.ok = false;

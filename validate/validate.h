@@ -54,6 +54,7 @@ struct CellResult {
   std::vector<Breakdown> samples;  // measured iterations, all rounds pooled
   std::vector<std::string> logs;   // raw trainer logs (JSON lines), one per round
   int rounds = 0;
+  std::vector<double> round_medians;  // median total of each completed round (drift between rounds)
   Breakdown predicted{};
   std::array<Spread, kComponents> measured{};
   Breakdown error{};             // (predicted - median) / median; NaN when median <= 0
