@@ -4,6 +4,7 @@
 #include "calibrate/codecs.h"
 #include "calibrate/collectives.h"
 #include "calibrate/convergence.h"
+#include "calibrate/wire_types.h"
 
 #include "compressors/registry.h"
 
@@ -67,12 +68,20 @@ void step_codecs(CalibrationRun& r) {
   const double start = now_s();
   BySpec<CodecState> codecs;
   for (const auto& s : r.schemes) {
-    if (now_s() - start > share) {
+    // Decided together: the low-precision all-reduce timing below is collective.
+    if (r.group->allreduce_max(now_s() - start > share ? 1.0 : 0.0) > 0) {
       r.skip("codecs " + s, "time budget");
       continue;
     }
     try {
-      const auto m = measure_codec(s, cto);
+      auto m = measure_codec(s, cto);
+      // The codec includes what the model cannot see in a low-precision all-reduce
+      // (calibrate/wire_types.h; docs/validation.md, cause 1).
+      const WireExtra wx = measure_wire_extra(*r.group, s, {1 << 16, 1 << 18, 1 << 20, 1 << 22});
+      if (wx.applies) {
+        m.fit.decode.per_element_s += wx.per_element_s;
+        r.say("calibrate: codec " + m.spec + ": " + wx.note + " (added to decode)");
+      }
       codecs.emplace_back(m.spec, CodecState{m.fit, m.gathers, m.encode_quality.geomean_rel,
                                              m.decode_quality.geomean_rel});
       r.say("calibrate: codec " + m.spec + " timed");

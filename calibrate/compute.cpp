@@ -5,6 +5,8 @@
 #include "compressors/registry.h"
 #include "model/buckets.h"
 #include "trainer/data/dataset.h"
+#include "trainer/runtime/pg_communicator.h"
+#include "trainer/runtime/reducer.h"
 #include "trainer/models/registry.h"
 
 #include <torch/torch.h>
@@ -40,6 +42,10 @@ struct Trainee {
   torch::Device device = torch::kCPU;
   double bwd_start = 0;
   std::vector<double> ready;          // per param (registration order), seconds from bwd start
+  // Run inside the forward timing, before the forward: the trainer broadcasts rank 0's
+  // batch-norm buffers there every iteration (DDP's broadcast_buffers), and its forward_s
+  // includes it (docs/validation.md, cause 3).
+  std::function<void()> before_forward;
 
   Trainee(const ComputeOptions& o, int batch_size, torch::Device dev, uint64_t seed) : device(dev) {
     torch::manual_seed(seed);
@@ -60,6 +66,7 @@ struct Trainee {
     opt->zero_grad();
     sync(device);
     const double t0 = now_s();
+    if (before_forward) before_forward();
     auto loss = forward();
     sync(device);
     const double t1 = now_s();
@@ -100,6 +107,14 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
   for (int b : o.batch_sizes) {
     if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");
     Trainee t(o, b, g.impl().device, 1);
+    // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0, timed in forward.
+    std::unique_ptr<trainer::PgCommunicator> comm;
+    std::vector<torch::Tensor> buffers = t.net->buffers();
+    if (g.world_size() > 1 && !buffers.empty() && g.impl().ctx.gloo && !g.impl().device.is_cuda()) {
+      comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
+      comm->set_context("calibrate: buffer broadcast");
+      t.before_forward = [&buffers, &comm] { trainer::broadcast_tensors(buffers, *comm, 0); };
+    }
     if (res.model_name.empty()) {
       res.model_name = t.net->spec();
       res.parameters = t.net->num_parameters();

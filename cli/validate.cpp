@@ -1,0 +1,105 @@
+// `gcu validate`: run `gcu train` over a grid on the shaped-network testbed, predict each
+// cell with the model and report predicted vs measured per component (validate/validate.h).
+#include "command.h"
+
+#include "model/profile_json.h"
+#include "model/units.h"
+#include "simulate/atomic_file.h"
+#include "validate/validate.h"
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <memory>
+
+namespace gcu::cli {
+namespace {
+
+struct ValidateCli {
+  validate::ValidateOptions o;
+  std::vector<std::string> links = {"unlimited"};
+  bool no_plots = false, no_measure = false;
+};
+
+std::string command_line() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string out;
+  for (char c : raw) out += c == '\0' ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+void setup_validate(CLI::App& app) {
+  auto opt = std::make_shared<ValidateCli>();
+  auto& o = opt->o;
+  auto* sub = app.add_subcommand("validate", "Run the trainer over a grid on a shaped network and check the "
+                                             "model's predictions, per component");
+  sub->footer(R"(Each cell (scheme x link x mode x batch x ranks) runs `gcu train` on synthetic data in
+the testbed: every rank in its own network namespace, joined through a bridge, links
+rate-limited with tc in both directions (scripts/netbed.sh; needs root, ip and tc, else
+an unshaped loopback fallback that says so). Cells run in a random interleaved order,
+--repeats rounds; a cell whose p10-p90 spread exceeds |error| is noise-limited.
+Report: table, validate.{json,csv,txt} (schema gcu.validate/1, docs/validate-schema.md),
+bandwidth.png and scatter.png in --out.
+
+Examples:
+  gcu validate -p prof.json --model cnn --schemes "none;fp16" --links unlimited,1gbit,200mbit
+  gcu validate --calibrate --model resnet18:classes=10,image=32 --batch 32 \
+      --schemes "none;fp16;powersgd:rank=4" --links unlimited,1gbit --repeats 3 --out val)");
+  sub->add_option("-p,--profile", o.profile, "gcu.profile/1 of the same model and placement (with --calibrate: "
+                                              "where the new profile goes)");
+  sub->add_flag("--calibrate", o.calibrate, "run `gcu calibrate` first, in the same placement (unshaped links)");
+  sub->add_option("--calibrate-budget-s", o.calibrate_budget_s, "calibration time budget")->capture_default_str();
+  sub->add_option("--model", o.grid.model, "gcu train --model spec")->capture_default_str();
+  sub->add_option("--schemes", o.grid.schemes, "';'-separated scheme specs")->delimiter(';')->capture_default_str();
+  sub->add_option("--links", opt->links, "link rates: unlimited, 1gbit, 200mbit, or Gbit/s")
+      ->delimiter(',')->capture_default_str();
+  sub->add_option("--modes", o.grid.modes, "overlap and/or after")->delimiter(',')->capture_default_str();
+  sub->add_option("--batch", o.grid.batches, "per-rank batch sizes")->delimiter(',')->capture_default_str();
+  sub->add_option("--ranks", o.grid.ranks, "rank counts")->delimiter(',')->capture_default_str();
+  sub->add_option("--iters", o.iters, "gcu train iterations per round")->capture_default_str();
+  sub->add_option("--warmup", o.warmup, "of which discarded")->capture_default_str();
+  sub->add_option("--repeats", o.repeats, "rounds over all cells, each in a fresh random order")
+      ->capture_default_str();
+  sub->add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
+  sub->add_option("--seed", o.seed, "seed of the cell order")->capture_default_str();
+  sub->add_option("--testbed", o.testbed, "auto, netns or loopback")->capture_default_str();
+  sub->add_option("--predict-rate", o.predict_rate,
+                  "link rate given to the model: measured (all-reduce through the link) or nominal")
+      ->capture_default_str();
+  sub->add_flag("--no-measure-links", opt->no_measure, "skip the link-rate measurement");
+  sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();
+  sub->add_option("--gcu", o.gcu, "gcu binary the ranks run (default: this one)");
+  sub->add_option("--netbed", o.netbed, "path of scripts/netbed.sh");
+  sub->add_option("--cell-timeout", o.cell_timeout_s, "seconds before a cell's run is stopped")
+      ->capture_default_str();
+  sub->add_flag("--no-plots", opt->no_plots, "skip the gnuplot plots");
+  sub->add_flag("--reuse", o.reuse, "run nothing: re-predict the trainer logs and link sweeps already in --out "
+                                   "(same grid) with -p (e.g. after re-calibrating)");
+  sub->add_option("--train-arg", o.train_args, "extra argument for gcu train (repeatable)");
+  sub->callback([opt] {
+    auto& o = opt->o;
+    o.plots = !opt->no_plots;
+    o.measure_links = !opt->no_measure;
+    o.command_line = command_line();
+    try {
+      o.grid.links.clear();
+      for (const auto& l : opt->links) o.grid.links.push_back(validate::parse_link(l));
+      validate::run_validate(o, std::cerr);
+    } catch (const validate::ValidateError& e) {
+      throw UsageError(e.what());
+    } catch (const model::ProfileError& e) {
+      throw UsageError(e.what());
+    } catch (const model::ModelError& e) {
+      throw UsageError(e.what());
+    } catch (const simulate::SimulateError& e) {
+      throw UsageError(e.what());
+    }
+  });
+}
+
+const Registrar reg{"validate", 45, &setup_validate};
+
+}  // namespace
+}  // namespace gcu::cli

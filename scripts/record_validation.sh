@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Records a validation under data/validation/<name>/ (docs/validation.md §5): calibrates
+# in the same placement (every rank in its own network namespace, unshaped), then runs
+# `gcu validate` over the grid and keeps the trainer's raw JSON-lines logs (raw/), the
+# link sweeps (links/), the profile, validate.{json,csv,txt} and the plots.
+#
+#   sudo bash scripts/record_validation.sh                  # the recorded grid (CNN, below)
+#   MODEL=resnet18:classes=10,image=32 NAME=cpu-2rank-resnet18 ITERS=12 WARMUP=3 \
+#     sudo -E bash scripts/record_validation.sh
+#   FULL=1 sudo -E bash scripts/record_validation.sh         # the issue's full grid (hours)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GCU=${GCU:-build/cli/gcu}
+MODEL=${MODEL:-cnn}
+NAME=${NAME:-cpu-2rank-cnn}
+BATCH=${BATCH:-32}
+RANKS=${RANKS:-2}
+SCHEMES=${SCHEMES:-none;fp16;powersgd:rank=4}
+LINKS=${LINKS:-unlimited,1gbit,200mbit}
+MODES=${MODES:-overlap,after}
+ITERS=${ITERS:-30}
+WARMUP=${WARMUP:-5}
+REPEATS=${REPEATS:-3}
+BUDGET=${BUDGET:-150}
+if [[ ${FULL:-0} == 1 ]]; then
+  SCHEMES="none;fp16;bf16;powersgd:rank=1;powersgd:rank=4;topk:k=0.01;ef(topkc);signsgd;qsgd;thc"
+  LINKS=unlimited,3gbit,1gbit,500mbit,200mbit
+  RANKS=2,4
+  NAME=${NAME}-full
+fi
+OUT=data/validation/$NAME
+mkdir -p "$OUT"
+"$GCU" validate --calibrate --calibrate-budget-s "$BUDGET" --model "$MODEL" --batch "$BATCH" --ranks "$RANKS" \
+  --schemes "$SCHEMES" --links "$LINKS" --modes "$MODES" --iters "$ITERS" --warmup "$WARMUP" \
+  --repeats "$REPEATS" --out "$OUT" -p "$OUT/profile.json"
+rm -f "$OUT"/raw/*.out.tmp.* 2>/dev/null || true
+echo "recorded in $OUT"

@@ -1,0 +1,59 @@
+// validate/measure.h and link_rate.h: trainer-log reading, spreads, the link-rate fit.
+#include "validate/link_rate.h"
+#include "validate/measure.h"
+
+#include <gtest/gtest.h>
+
+namespace gcu::validate {
+
+namespace {
+std::string iter_line(int i, bool measured, double total) {
+  return R"({"type":"iter","iter":)" + std::to_string(i) + R"(,"measured":)" + (measured ? "true" : "false") +
+         R"(,"data_s":0.001,"forward_s":0.01,"backward_s":0.02,"comm_exposed_s":0.003,"encode_s":0.0005,)"
+         R"("collective_s":0.004,"decode_s":0.0002,"optimizer_s":0.002,"total_s":)" +
+         std::to_string(total) + R"(,"wire_bytes":100,"loss":2.3,"lr":0.1})";
+}
+const char* kHeader =
+    R"({"type":"header","schema":"gcu.trainlog/1","rank":0,"world_size":2,"model":"cnn","scheme":"fp16","mode":"overlap",)"
+    R"("batch_per_rank":32,"threads":1,"wire_bytes_per_iter":413844,"gloo_interfaces":["lo"]})";
+}  // namespace
+
+TEST(TrainLog, KeepsMeasuredIterationsOnly) {
+  std::string t = std::string(kHeader) + "\n" + iter_line(0, false, 1.0) + "\n";
+  for (int i = 1; i <= 5; ++i) t += iter_line(i, true, 0.03 + 0.001 * i) + "\n";
+  t += R"({"type":"summary","iters_run":6})" "\n";
+  const TrainLog l = parse_trainlog(t, "x.jsonl");
+  EXPECT_EQ(l.scheme, "fp16");
+  EXPECT_EQ(l.world_size, 2);
+  EXPECT_TRUE(l.complete);
+  ASSERT_EQ(l.iters.size(), 5u);
+  EXPECT_DOUBLE_EQ(at(l.iters[0], Component::Exposed), 0.003);
+  EXPECT_DOUBLE_EQ(at(l.iters[4], Component::Total), 0.035);
+}
+
+TEST(TrainLog, ClearErrors) {
+  EXPECT_THROW(parse_trainlog("not json\n", "a"), ValidateError);
+  EXPECT_THROW(parse_trainlog(iter_line(0, true, 1) + "\n", "a"), ValidateError);  // no header
+  EXPECT_THROW(parse_trainlog(R"({"type":"header","schema":"other/2"})", "a"), ValidateError);
+}
+
+TEST(Spread, NumpyPercentiles) {
+  const Spread s = spread_of({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+  EXPECT_DOUBLE_EQ(s.median, 5.5);
+  EXPECT_DOUBLE_EQ(s.p10, 1.9);
+  EXPECT_DOUBLE_EQ(s.p90, 9.1);
+  EXPECT_EQ(spread_of({}).n, 0);
+}
+
+TEST(LinkRate, SlopeOfTheAllReduceSweep) {
+  // 2 ranks, 1 Gbit/s link: T = 300 us + n * 8e-9 s (2(p-1)/p = 1).
+  std::string rows;
+  for (double b : {1048576.0, 2097152.0, 4194304.0})
+    rows += std::string(rows.empty() ? "" : ",") + R"({"bytes":)" + std::to_string(b) + R"(,"median_s":)" +
+            std::to_string(300e-6 + b * 8e-9) + "}";
+  const std::string st = R"({"collectives":{"world":2,"sweeps":[{"kind":"allgather","rows":[]},)"
+                         R"({"kind":"allreduce","rows":[)" + rows + "]}]}}";
+  EXPECT_NEAR(allreduce_rate_gbps(st), 1.0, 2e-3);  // std::to_string keeps 6 decimals
+}
+
+}  // namespace gcu::validate

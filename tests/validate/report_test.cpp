@@ -1,0 +1,74 @@
+// validate/report.h and summarize(): the gcu.validate/1 JSON of a synthetic report, CSV
+// quoting, noise-limited cells left out of the error statistics.
+#include "validate/report.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace gcu::validate {
+
+namespace {
+CellResult cell(int id, const std::string& scheme, double pred, double med, double p10, double p90) {
+  CellResult c;
+  c.cell.id = id;
+  c.cell.model = "cnn";
+  c.cell.scheme = scheme;
+  c.cell.mode = "overlap";
+  c.cell.link = parse_link("1gbit");
+  c.cell.batch = 32;
+  c.cell.ranks = 2;
+  c.ok = true;
+  at(c.predicted, Component::Total) = pred;
+  c.measured[size_t(Component::Total)] = {med, p10, p90, 10};
+  at(c.error, Component::Total) = (pred - med) / med;
+  for (int k = 0; k < kComponents; ++k)
+    if (Component(k) != Component::Total) c.error[size_t(k)] = std::nan("");
+  c.spread = (p90 - p10) / med;
+  c.noise_limited = c.spread > std::abs((pred - med) / med);
+  return c;
+}
+}  // namespace
+
+TEST(Summary, NoiseLimitedCellsAreNotModelErrors) {
+  std::vector<CellResult> cs = {cell(0, "none", 0.9, 1.0, 0.98, 1.02),    // -10%, tight: counted
+                                cell(1, "fp16", 1.1, 1.0, 0.7, 1.3),      // +10%, spread 60%: noise
+                                cell(2, "topkc:k=0.01,chunk=256", 1.02, 1.0, 0.99, 1.01)};
+  cs.push_back(cell(3, "none", 1, 1, 1, 1));
+  cs.back().ok = false;
+  const Summary s = summarize(cs);
+  EXPECT_EQ(s.cells, 4);
+  EXPECT_EQ(s.failed, 1);
+  EXPECT_EQ(s.noise_limited, 1);
+  EXPECT_EQ(s.counted, 2);
+  EXPECT_NEAR(s.max_abs_error, 0.10, 1e-12);
+  EXPECT_NEAR(s.median_abs_error, 0.06, 1e-12);
+}
+
+TEST(Report, JsonSchemaAndCsv) {
+  Report r;
+  r.testbed = "loopback";
+  r.profile_model = "cnn";
+  r.cells = {cell(0, "none", 0.9, 1.0, 0.98, 1.02), cell(1, "topkc:k=0.01,chunk=256", 1, 1, 1, 1)};
+  r.cells[1].ok = false;
+  r.cells[1].message = "round 1: exit 1: rank 1 died";
+  r.summary = summarize(r.cells);
+  const auto j = nlohmann::json::parse(format_json(r));
+  EXPECT_EQ(j.at("schema"), "gcu.validate/1");
+  ASSERT_EQ(j.at("cells").size(), 2u);
+  const auto& c0 = j["cells"][0];
+  EXPECT_EQ(c0.at("status"), "ok");
+  EXPECT_NEAR(c0.at("error").at("total").get<double>(), -0.1, 1e-12);
+  EXPECT_TRUE(c0.at("error").at("forward").is_null());  // NaN -> null
+  EXPECT_EQ(c0.at("settings").at("link_nominal_gbps"), 1.0);
+  EXPECT_FALSE(c0.at("noise_limited").get<bool>());
+  EXPECT_EQ(j["cells"][1].at("status"), "failed");
+  EXPECT_TRUE(j["cells"][1].at("measured").is_null());
+  EXPECT_EQ(j.at("summary").at("failed"), 1);
+  const std::string csv = format_csv(r);
+  EXPECT_NE(csv.find("\"topkc:k=0.01,chunk=256\""), std::string::npos);
+  EXPECT_NE(format_table(r).find("FAILED"), std::string::npos);
+}
+
+}  // namespace gcu::validate

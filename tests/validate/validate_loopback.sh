@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
+# iterations of synthetic data with the shipped CPU profile; checks the report's schema
+# (gcu.validate/1) and that every cell's errors are finite. ~30-60 s on 2 cores.
+set -eu
+GCU=$1 PROFILE=$2 DIR=$3
+rm -rf "$DIR"
+"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+  --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
+  --out "$DIR" 2> "$DIR.log" || { cat "$DIR.log"; exit 1; }
+J=$DIR/validate.json
+for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
+jq -e '.schema == "gcu.validate/1" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+  || { echo "bad header"; jq . "$J" | head -40; exit 1; }
+jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
+        and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
+        and (.noise_limited | type) == "boolean" and (.involuntary_context_switches | type) == "number"
+        and ([.predicted | keys[]] | sort) == ["backward","collective","data","decode","encode","exposed_comm","forward","optimizer","total"]]
+       | all' "$J" >/dev/null || { echo "bad cells"; jq '.cells' "$J"; cat "$DIR.log"; exit 1; }
+jq -e '.summary.cells == 2 and .summary.ok == 2' "$J" >/dev/null || { echo "bad summary"; exit 1; }
+test "$(wc -l < "$DIR/validate.csv")" -eq 3 || { echo "csv rows"; exit 1; }
+echo "validate loopback OK"; grep -A3 "^scheme" "$DIR/validate.txt"

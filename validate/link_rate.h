@@ -1,0 +1,26 @@
+// The measured rate of a testbed link, reported beside the requested one and (with
+// --predict-rate measured, the default) given to the model instead of the nominal rate:
+// a short all-reduce sweep (1-4 MiB per rank) of `gcu calibrate` run through the link
+// (its collectives step only), fitted as a line T = A + B n over the sizes; the link's
+// per-byte time is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and
+// the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc
+// shaping, TCP and the CPU's reduction included: what the trainer's buckets see.
+#pragma once
+
+#include "validate/grid.h"
+#include "validate/runner.h"
+#include "validate/validate.h"
+
+#include <iosfwd>
+#include <string>
+
+namespace gcu::validate {
+
+LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
+                           const std::string& out_dir, int threads, std::ostream& log);
+
+// The rate (Gbit/s) of a calibrate state file's all-reduce sweep (sizes >= min_bytes);
+// 0 when it has fewer than two usable sizes. Exposed for tests.
+double allreduce_rate_gbps(const std::string& state_json_text, double min_bytes = 1 << 20);
+
+}  // namespace gcu::validate

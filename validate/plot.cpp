@@ -1,0 +1,173 @@
+// The report's plots and the writing of every report file (report.h).
+#include "validate/predict.h"
+#include "validate/report.h"
+
+#include "simulate/atomic_file.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+namespace gcu::validate {
+
+namespace {
+
+std::string g(double v) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+void refuse_non_regular(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::symlink_status(path, ec);
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw ValidateError("refusing to write " + path + ": it exists and is not a regular file");
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  refuse_non_regular(path);
+  try {
+    simulate::write_file_atomic(path, text);
+  } catch (const std::exception& e) {
+    throw ValidateError(e.what());
+  }
+}
+
+// x position of a cell on the bandwidth axis: the rate the model used, else the
+// measured rate of the link (unlimited), else the profile's link.
+double x_of(const CellResult& c, double profile_gbps) {
+  if (c.rate_used_gbps > 0) return c.rate_used_gbps;
+  if (c.measured_link_gbps > 0) return c.measured_link_gbps;
+  return profile_gbps;
+}
+
+std::string bandwidth_script(const Report& r, const model::Profile& prof, const std::string& out) {
+  const double pg = prof.cluster.inter.bandwidth_gbps;
+  std::map<std::string, std::vector<const CellResult*>> series;
+  double lo = 1e30, hi = 0;
+  for (const auto& c : r.cells) {
+    series[(c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given) + " " + c.cell.mode + " b" + std::to_string(c.cell.batch) + " r" +
+           std::to_string(c.cell.ranks)]
+        .push_back(&c);
+    const double x = x_of(c, pg);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+  }
+  if (!(hi > 0)) lo = 0.1, hi = 10;
+  lo /= 2;
+  hi *= 2;
+  std::ostringstream s;
+  s << "# gcu validate: iteration time against link rate. Lines: predicted; points: measured\n"
+    << "# median with p10-p90 bars. Re-create: gnuplot bandwidth.gp\n"
+    << "if (!exists('outfile')) outfile = '" << out << "'\n"
+    << "set terminal pngcairo size 1100,700 noenhanced\nset output outfile\n"
+    << "set logscale x\nset xlabel 'link rate (Gbit/s; measured all-reduce rate of the link)'\n"
+    << "set ylabel 'iteration time (ms)'\nset yrange [0:*]\nset key below maxrows 4 font ',9'\nset grid\n"
+    << "set xrange [" << g(lo) << ":" << g(hi) << "]\n"
+    << "set title 'gcu validate: " << r.profile_model << " (" << r.testbed << ")'\n";
+  int i = 0;
+  for (const auto& [name, cells] : series) {
+    s << "$p" << i << " << EOD\n";
+    const CellPredictor cp(prof, cells.front()->cell);
+    for (int k = 0; k <= 40; ++k) {
+      const double x = lo * std::pow(hi / lo, k / 40.0);
+      s << g(x) << " " << g(at(cp.predict(x), Component::Total) * 1e3) << "\n";
+    }
+    s << "EOD\n$m" << i << " << EOD\n";
+    for (const CellResult* c : cells) {
+      if (!c->ok) continue;
+      const Spread& t = c->measured[size_t(Component::Total)];
+      s << g(x_of(*c, pg)) << " " << g(t.median * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << "\n";
+    }
+    s << "EOD\n";
+    ++i;
+  }
+  s << "plot ";
+  i = 0;
+  for (const auto& [name, cells] : series) {
+    const int lt = i + 1;
+    s << (i ? ", \\\n     " : "") << "$p" << i << " using 1:2 with lines lw 2 lc " << lt << " title '" << name
+      << " predicted', \\\n     $m" << i << " using 1:2:3:4 with yerrorbars pt 7 ps 1.2 lc " << lt << " title '"
+      << name << " measured'";
+    ++i;
+  }
+  s << "\nset output\n";
+  return s.str();
+}
+
+std::string scatter_script(const Report& r, const std::string& out) {
+  std::ostringstream s;
+  double hi = 0;
+  s << "# gcu validate: predicted vs measured iteration time (median, p10-p90 bars), y = x.\n"
+    << "if (!exists('outfile')) outfile = '" << out << "'\n"
+    << "set terminal pngcairo size 800,750 noenhanced\nset output outfile\n"
+    << "$d << EOD\n";
+  for (const auto& c : r.cells) {
+    if (!c.ok) continue;
+    const Spread& t = c.measured[size_t(Component::Total)];
+    const double p = at(c.predicted, Component::Total) * 1e3;
+    s << g(p) << " " << g(t.median * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << " "
+      << (c.noise_limited ? 1 : 0) << "\n";
+    hi = std::max({hi, p, t.p90 * 1e3});
+  }
+  s << "EOD\n"
+    << "set xlabel 'predicted iteration time (ms)'\nset ylabel 'measured iteration time (ms)'\n"
+    << "set xrange [0:" << g(hi * 1.05 + 1) << "]\nset yrange [0:" << g(hi * 1.05 + 1) << "]\nset size square\n"
+    << "set grid\nset key top left\nset title 'gcu validate: " << r.profile_model << "'\n"
+    << "plot x with lines lc rgb '#888888' title 'y = x', \\\n"
+    << "     $d using 1:($5 == 0 ? $2 : 1/0):3:4 with yerrorbars pt 7 lc rgb '#4477aa' title 'cell', \\\n"
+    << "     $d using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 6 lc rgb '#cc6677' title 'noise-limited cell'\n"
+    << "set output\n";
+  return s.str();
+}
+
+// Runs gnuplot on `script` into image (temp + rename). Returns "" or a note.
+std::string run_gnuplot(const std::string& script, const std::string& image) {
+  refuse_non_regular(image);
+  const std::string tmp = simulate::temp_path_for(image);
+  const std::string cmd = "gnuplot -e \"outfile='" + tmp + "'\" '" + script + "' 2>'" + tmp + ".err'";
+  const int rc = std::system(cmd.c_str());
+  std::string err;
+  try {
+    err = simulate::read_file(tmp + ".err");
+  } catch (...) {
+  }
+  std::remove((tmp + ".err").c_str());
+  std::error_code ec;
+  if (rc != 0 || !std::filesystem::exists(tmp, ec)) {
+    std::remove(tmp.c_str());
+    return "plot " + image + " not made (gnuplot missing or failed: " + err.substr(0, 200) + "); script " + script;
+  }
+  std::filesystem::rename(tmp, image, ec);
+  if (ec) return "cannot write " + image + ": " + ec.message();
+  return "";
+}
+
+}  // namespace
+
+void write_reports(const Report& r, const model::Profile& profile, std::ostream& log) {
+  const std::string d = r.options.out_dir;
+  if (d.find_first_of("'\"`$\\") != std::string::npos)
+    throw ValidateError("output directory '" + d + "': quotes, $, ` and \\ are not allowed in its name");
+  const std::string table = format_table(r);
+  log << "\n" << table;
+  write_file(d + "/validate.txt", table);
+  write_file(d + "/validate.csv", format_csv(r));
+  write_file(d + "/validate.json", format_json(r));
+  log << "gcu validate: wrote " << d << "/validate.{json,csv,txt}\n";
+  if (!r.options.plots) return;
+  write_file(d + "/bandwidth.gp", bandwidth_script(r, profile, d + "/bandwidth.png"));
+  write_file(d + "/scatter.gp", scatter_script(r, d + "/scatter.png"));
+  for (const char* n : {"bandwidth", "scatter"}) {
+    const std::string note = run_gnuplot(d + "/" + n + ".gp", d + "/" + n + ".png");
+    log << "gcu validate: " << (note.empty() ? "wrote " + d + "/" + n + ".png" : note) << "\n";
+  }
+}
+
+}  // namespace gcu::validate

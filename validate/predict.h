@@ -1,0 +1,45 @@
+// The model's side of a validation cell: the model library's Predictor (gcu_model) for
+// the cell's scheme, mode, per-rank batch, ranks and link, and the mapping of its
+// IterationResult onto the trainer's components (docs/validate-schema.md, "Components"):
+//
+//   forward, optimizer, data   <- IterationResult forward_s, optimizer_s, data_s
+//   backward                   <- the end of backward on the timeline: the trainer times
+//                                 loss.backward(), which in overlap mode is slowed by gamma
+//                                 (and contention) while buckets are reduced beside it;
+//                                 IterationResult::backward_s is the unslowed work
+//   exposed_comm               <- backward_comm_s - that end (the trainer's comm_exposed_s:
+//                                 from the end of backward until the last bucket is done)
+//   encode, decode, collective <- encode_s, decode_s, comm_s (sums over buckets)
+//   total                      <- total_s
+//
+// Placement: each rank in its own namespace is its own "node" (nodes = ranks, one GPU
+// each), so the link is the profile's inter level; a link rate replaces the link's beta in
+// every size range and keeps the latencies (docs/model.md §1.4).
+#pragma once
+
+#include "validate/grid.h"
+#include "validate/measure.h"
+
+#include "model/iteration.h"
+#include "model/profile.h"
+
+#include <memory>
+#include <string>
+
+namespace gcu::validate {
+
+class CellPredictor {
+ public:
+  // Throws ValidateError naming the cell (unknown scheme, no codec fit, no compute...).
+  CellPredictor(const model::Profile& profile, const Cell& cell);
+  // rate_gbps: the link rate to predict with (0 = the profile's own link, for the
+  // unlimited link of the placement it was calibrated in).
+  Breakdown predict(model::Gbps rate_gbps) const;
+  std::string note() const { return note_; }
+
+ private:
+  std::unique_ptr<model::Predictor> p_;
+  std::string note_;
+};
+
+}  // namespace gcu::validate

@@ -1,0 +1,211 @@
+// Report formatting and writing (report.h).
+#include "validate/report.h"
+
+#include "validate/predict.h"
+
+#include "simulate/atomic_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+namespace gcu::validate {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const char* kFiles[] = {"validate.json", "validate.csv", "validate.txt", "bandwidth.png", "bandwidth.gp",
+                        "scatter.png", "scatter.gp"};
+
+std::string num(double v, const char* f = "%.4g") {
+  if (!std::isfinite(v)) return "";
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+json jnum(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+std::string given(const CellResult& c) { return c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given; }
+std::string pct(double e) { return std::isfinite(e) ? num(e * 100, "%+.1f%%") : "-"; }
+std::string csvq(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+}  // namespace
+
+void check_output_targets(const std::string& dir) {
+  std::error_code ec;
+  for (const char* f : kFiles) {
+    const auto st = fs::symlink_status(fs::path(dir) / f, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st))
+      throw ValidateError("refusing to write " + (fs::path(dir) / f).string() + ": it exists and is not a regular file");
+  }
+}
+
+std::string format_table(const Report& r) {
+  std::ostringstream o;
+  o << "gcu validate: " << r.profile_model << ", profile " << r.profile_path << ", testbed " << r.testbed
+    << (r.testbed_note.empty() ? "" : " (" + r.testbed_note + ")") << "\n";
+  o << "links (requested -> measured all-reduce rate):";
+  for (const auto& l : r.links)
+    o << "  " << l.link.name << " x" << l.ranks << " -> "
+      << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured");
+  o << "\n\ntotal iteration time (ms): predicted vs measured median [p10, p90]; error = (pred - meas) / meas\n";
+  char b[512];
+  std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4s %3s %9s %9s %19s %8s %6s %5s %6s\n", "scheme", "link", "mode",
+                "b", "r", "pred", "meas", "[p10, p90]", "error", "noise", "load", "ivcsw");
+  o << b;
+  for (const auto& c : r.cells) {
+    if (!c.ok) {
+      std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d  FAILED: %s\n", given(c).c_str(),
+                    c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
+                    c.message.substr(0, 160).c_str());
+      o << b;
+      continue;
+    }
+    const auto& t = c.measured[size_t(Component::Total)];
+    std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %6s %5s %6s\n",
+                  given(c).c_str(), c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
+                  at(c.predicted, Component::Total) * 1e3, t.median * 1e3, t.p10 * 1e3, t.p90 * 1e3,
+                  pct(at(c.error, Component::Total)).c_str(), c.noise_limited ? "yes" : "no",
+                  std::isfinite(c.load_average) ? num(c.load_average, "%.1f").c_str() : "-",
+                  c.nivcsw >= 0 ? std::to_string(c.nivcsw).c_str() : "-");
+    o << b;
+  }
+  o << "\nper component (ms, predicted / measured median):\n";
+  std::snprintf(b, sizeof b, "%-34s", "cell");
+  o << b;
+  for (int k = 0; k < kComponents; ++k)
+    if (Component(k) != Component::Data) {
+      std::snprintf(b, sizeof b, " %15s", component_name(Component(k)));
+      o << b;
+    }
+  o << "\n";
+  for (const auto& c : r.cells) {
+    if (!c.ok) continue;
+    std::snprintf(b, sizeof b, "%-34s", c.cell.label().substr(0, 34).c_str());  // scheme as given
+    o << b;
+    for (int k = 0; k < kComponents; ++k) {
+      if (Component(k) == Component::Data) continue;
+      std::snprintf(b, sizeof b, " %7.1f/%7.1f", c.predicted[size_t(k)] * 1e3, c.measured[size_t(k)].median * 1e3);
+      o << b;
+    }
+    o << "\n";
+  }
+  const Summary& s = r.summary;
+  o << "\nsummary: " << s.ok << " of " << s.cells << " cells ok, " << s.failed << " failed; " << s.noise_limited
+    << " noise-limited (" << num(s.noise_limited_fraction * 100, "%.0f") << "%); |error| of total over "
+    << s.counted << " counted cells: median " << num(s.median_abs_error * 100, "%.1f") << "%, max "
+    << num(s.max_abs_error * 100, "%.1f") << "%; over all ok cells (noise-limited too): median "
+    << num(s.median_abs_error_all * 100, "%.1f") << "%, max " << num(s.max_abs_error_all * 100, "%.1f") << "%\n";
+  return o.str();
+}
+
+std::string format_csv(const Report& r) {
+  std::ostringstream o;
+  o << "id,model,scheme,link,link_nominal_gbps,link_measured_gbps,rate_used_gbps,mode,batch,ranks,status,"
+       "noise_limited,spread,load_average,involuntary_context_switches,iterations";
+  for (int k = 0; k < kComponents; ++k) {
+    const std::string n = component_name(Component(k));
+    o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_p10_s,meas_" << n << "_p90_s,error_" << n;
+  }
+  o << ",message\n";
+  for (const auto& c : r.cells) {
+    o << c.cell.id << "," << csvq(c.cell.model) << "," << csvq(c.cell.scheme) << "," << c.cell.link.name << ","
+      << (c.cell.link.unlimited() ? "" : num(c.cell.link.nominal_gbps, "%.6g")) << ","
+      << (c.measured_link_gbps > 0 ? num(c.measured_link_gbps, "%.6g") : "") << ","
+      << (c.rate_used_gbps > 0 ? num(c.rate_used_gbps, "%.6g") : "") << "," << c.cell.mode << "," << c.cell.batch
+      << "," << c.cell.ranks << "," << (c.ok ? "ok" : "failed") << "," << (c.noise_limited ? 1 : 0) << ","
+      << num(c.spread, "%.6g") << "," << num(c.load_average, "%.3g") << "," << c.nivcsw << "," << c.samples.size();
+    for (int k = 0; k < kComponents; ++k) {
+      o << "," << num(c.predicted[size_t(k)], "%.6g");
+      if (c.ok)
+        o << "," << num(c.measured[size_t(k)].median, "%.6g") << "," << num(c.measured[size_t(k)].p10, "%.6g") << ","
+          << num(c.measured[size_t(k)].p90, "%.6g") << "," << num(c.error[size_t(k)], "%.6g");
+      else
+        o << ",,,,";
+    }
+    o << "," << csvq(c.message) << "\n";
+  }
+  return o.str();
+}
+
+std::string format_json(const Report& r) {
+  json j;
+  j["schema"] = kReportSchema;
+  const auto& o = r.options;
+  j["command"] = o.command_line;
+  {
+    char b[32];
+    const std::time_t t = std::time(nullptr);
+    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    j["date"] = b;
+  }
+  j["profile"] = {{"file", r.profile_path}, {"model", r.profile_model}};
+  j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
+  j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
+               {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}};
+  json links = json::array();
+  for (const auto& l : r.links)
+    links.push_back({{"link", l.link.name}, {"ranks", l.ranks},
+                     {"requested_gbps", l.link.unlimited() ? json(nullptr) : json(l.link.nominal_gbps)},
+                     {"measured_gbps", l.measured_gbps > 0 ? json(l.measured_gbps) : json(nullptr)},
+                     {"note", l.note}});
+  j["links"] = links;
+  json cells = json::array();
+  for (const auto& c : r.cells) {
+    json x;
+    x["id"] = c.cell.id;
+    x["settings"] = {{"model", c.cell.model}, {"scheme", c.cell.scheme}, {"scheme_given", c.cell.scheme_given},
+                     {"link", c.cell.link.name},
+                     {"link_nominal_gbps", c.cell.link.unlimited() ? json(nullptr) : json(c.cell.link.nominal_gbps)},
+                     {"link_measured_gbps", c.measured_link_gbps > 0 ? json(c.measured_link_gbps) : json(nullptr)},
+                     {"rate_used_gbps", c.rate_used_gbps > 0 ? json(c.rate_used_gbps) : json(nullptr)},
+                     {"mode", c.cell.mode}, {"batch", c.cell.batch}, {"ranks", c.cell.ranks}};
+    x["status"] = c.ok ? "ok" : "failed";
+    x["message"] = c.message;
+    json pred, meas, err;
+    for (int k = 0; k < kComponents; ++k) {
+      const std::string n = component_name(Component(k));
+      pred[n] = c.predicted[size_t(k)];
+      if (c.ok) {
+        const Spread& s = c.measured[size_t(k)];
+        meas[n] = {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}};
+        err[n] = jnum(c.error[size_t(k)]);
+      }
+    }
+    x["predicted"] = pred;
+    x["measured"] = c.ok ? meas : json(nullptr);
+    x["error"] = c.ok ? err : json(nullptr);
+    x["spread"] = c.ok ? jnum(c.spread) : json(nullptr);
+    x["noise_limited"] = c.noise_limited;
+    x["rounds"] = c.rounds;
+    x["round_medians"] = c.round_medians;
+    x["iterations"] = c.samples.size();
+    x["load_average"] = jnum(c.load_average);
+    x["involuntary_context_switches"] = c.nivcsw >= 0 ? json(c.nivcsw) : json(nullptr);
+    x["wall_s"] = c.wall_s;
+    x["logs"] = c.logs;
+    cells.push_back(x);
+  }
+  j["cells"] = cells;
+  const Summary& s = r.summary;
+  j["summary"] = {{"cells", s.cells}, {"ok", s.ok}, {"failed", s.failed}, {"noise_limited", s.noise_limited},
+                  {"noise_limited_fraction", s.noise_limited_fraction}, {"counted", s.counted},
+                  {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
+                  {"median_abs_error_total_all_ok", s.median_abs_error_all},
+                  {"max_abs_error_total_all_ok", s.max_abs_error_all}};
+  return j.dump(1) + "\n";
+}
+
+}  // namespace gcu::validate

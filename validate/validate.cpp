@@ -1,0 +1,326 @@
+// The validation driver (validate.h): checks, optional calibration, link-rate
+// measurement, rounds of cells in random interleaved order, predictions, statistics.
+#include "validate/validate.h"
+
+#include "validate/link_rate.h"
+#include "validate/predict.h"
+#include "validate/report.h"
+#include "validate/runner.h"
+
+#include "simulate/atomic_file.h"
+#include "simulate/profile_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <ostream>
+
+namespace gcu::validate {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string self_exe() {
+  std::error_code ec;
+  const auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("gcu") : p.string();
+}
+
+std::string default_netbed() {
+#ifdef GCU_NETBED_SCRIPT
+  if (fs::exists(GCU_NETBED_SCRIPT)) return GCU_NETBED_SCRIPT;
+#endif
+  // build/cli/gcu -> scripts/netbed.sh
+  const fs::path p = fs::path(self_exe()).parent_path() / "../../scripts/netbed.sh";
+  return p.lexically_normal().string();
+}
+
+void prepare_out_dir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw ValidateError("output directory " + dir + " exists and is not a directory");
+  fs::create_directories(fs::path(dir) / "raw", ec);
+  if (ec) throw ValidateError("cannot create " + dir + "/raw: " + ec.message());
+}
+
+std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, const std::string& log) {
+  std::vector<std::string> a = {o.gcu, "train", "--model", c.model, "--data", "synthetic",
+                                "--batch", std::to_string(c.batch), "--iters", std::to_string(o.iters),
+                                "--warmup", std::to_string(o.warmup), "--scheme", c.scheme,
+                                "--mode", c.mode, "--threads", std::to_string(o.threads),
+                                "--log", log, "--quiet", "--timeout", "60"};
+  a.insert(a.end(), o.train_args.begin(), o.train_args.end());
+  return a;
+}
+
+double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkRate>& links, bool shaped,
+                double* measured) {
+  *measured = 0;
+  for (const auto& l : links)
+    if (l.ranks == c.ranks && l.link.name == c.link.name) *measured = l.measured_gbps;
+  if (c.link.unlimited()) return 0;  // the profile's own link: calibrated unshaped
+  if (!shaped) return *measured;     // loopback: the link is not shaped, whatever was asked
+  if (o.predict_rate == "measured" && *measured > 0) return *measured;
+  return c.link.nominal_gbps;
+}
+
+void compute_stats(CellResult& r) {
+  for (int k = 0; k < kComponents; ++k) {
+    std::vector<double> v;
+    v.reserve(r.samples.size());
+    for (const auto& b : r.samples) v.push_back(b[size_t(k)]);
+    r.measured[size_t(k)] = spread_of(std::move(v));
+    const double m = r.measured[size_t(k)].median;
+    r.error[size_t(k)] = m > 0 ? (r.predicted[size_t(k)] - m) / m : std::nan("");
+  }
+  const Spread& t = r.measured[size_t(Component::Total)];
+  r.spread = t.median > 0 ? (t.p90 - t.p10) / t.median : 0;
+  r.noise_limited = std::isfinite(r.error[size_t(Component::Total)]) &&
+                    r.spread > std::abs(r.error[size_t(Component::Total)]);
+}
+
+}  // namespace
+
+Summary summarize(const std::vector<CellResult>& cells) {
+  Summary s;
+  std::vector<double> errs, all;
+  for (const auto& c : cells) {
+    ++s.cells;
+    if (!c.ok) {
+      ++s.failed;
+      continue;
+    }
+    ++s.ok;
+    if (std::isfinite(c.error[size_t(Component::Total)])) all.push_back(std::abs(c.error[size_t(Component::Total)]));
+    if (c.noise_limited) {
+      ++s.noise_limited;
+      continue;
+    }
+    const double e = c.error[size_t(Component::Total)];
+    if (std::isfinite(e)) errs.push_back(std::abs(e));
+  }
+  s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
+  s.counted = int(errs.size());
+  if (!errs.empty()) {
+    s.median_abs_error = spread_of(errs).median;
+    s.max_abs_error = *std::max_element(errs.begin(), errs.end());
+  }
+  if (!all.empty()) {
+    s.median_abs_error_all = spread_of(all).median;
+    s.max_abs_error_all = *std::max_element(all.begin(), all.end());
+  }
+  return s;
+}
+
+Report run_validate(const ValidateOptions& opt, std::ostream& log) {
+  ValidateOptions o = opt;
+  if (o.gcu.empty()) o.gcu = self_exe();
+  if (o.netbed.empty()) o.netbed = default_netbed();
+  if (o.repeats < 1 || o.iters < 1 || o.warmup < 0 || o.warmup >= o.iters)
+    throw ValidateError("need --repeats >= 1 and 0 <= --warmup < --iters");
+  if (o.predict_rate != "measured" && o.predict_rate != "nominal")
+    throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured or nominal");
+  if (!o.calibrate && o.profile.empty()) throw ValidateError("give a profile (-p) or --calibrate");
+
+  // Everything that can fail before running, fails now.
+  const std::vector<Cell> cells = expand_grid(o.grid);
+  prepare_out_dir(o.out_dir);
+  check_output_targets(o.out_dir);
+  if (!o.calibrate) {
+    const auto lp = simulate::load_profile_file(o.profile);
+    for (const auto& c : cells) CellPredictor(lp.profile, c);
+  }
+  setenv("OMP_NUM_THREADS", std::to_string(std::max(1, o.threads)).c_str(), 1);
+  install_signal_handlers();
+
+  Report rep;
+  Testbed bed(o.testbed, o.netbed, o.out_dir);
+  rep.testbed = bed.shaped() ? "netns" : "loopback";
+  rep.testbed_note = bed.note();
+  if (!bed.note().empty()) log << "gcu validate: " << bed.note() << "\n";
+
+  if (o.calibrate && o.reuse) throw ValidateError("--reuse re-predicts from a profile: give -p, not --calibrate");
+  if (o.calibrate) {
+    if (o.profile.empty()) o.profile = o.out_dir + "/profile.json";
+    const int ranks = cells.front().ranks;
+    bed.configure(ranks, parse_link("unlimited"));
+    std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
+    std::vector<std::string> batches, schemes;
+    for (int b : o.grid.batches) batches.push_back(std::to_string(b));
+    for (const auto& c : cells)
+      if (c.scheme != "none" && std::find(schemes.begin(), schemes.end(), c.scheme) == schemes.end())
+        schemes.push_back(c.scheme);
+    std::string bl, sl;
+    for (auto& b : batches) bl += (bl.empty() ? "" : ",") + b;
+    for (auto& s : schemes) sl += (sl.empty() ? "" : ";") + s;
+    a.insert(a.end(), {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", bl, "--threads",
+                       std::to_string(o.threads), "--budget-s", std::to_string(int(o.calibrate_budget_s)),
+                       "--convergence-schemes", "-", "-o", o.profile});
+    if (!schemes.empty()) a.insert(a.end(), {"--schemes", sl});
+    log << "gcu validate: calibrating " << o.grid.model << " on " << ranks << " ranks (" << rep.testbed
+        << ", budget " << o.calibrate_budget_s << " s) -> " << o.profile << "\n";
+    const ProcessResult r = run_process(a, o.out_dir + "/calibrate.log", o.calibrate_budget_s * 3 + 120);
+    if (r.interrupted) throw ValidateError("interrupted");
+    if (r.exit_code != 0)
+      throw ValidateError("gcu calibrate failed (exit " + std::to_string(r.exit_code) + "; " + o.out_dir +
+                          "/calibrate.log):\n" + r.output_tail);
+  }
+  const auto lp = simulate::load_profile_file(o.profile);
+  rep.profile_path = o.profile;
+  rep.profile_model = lp.profile.model.name;
+  std::vector<std::unique_ptr<CellPredictor>> preds;
+  for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
+
+  // Link rates, once per (ranks, link): a short all-reduce sweep through the link.
+  {
+    std::map<std::pair<int, std::string>, bool> seen;
+    for (const auto& c : cells) {
+      if (seen[{c.ranks, c.link.name}]) continue;
+      seen[{c.ranks, c.link.name}] = true;
+      LinkRate lr;
+      lr.link = c.link;
+      lr.ranks = c.ranks;
+      const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
+      if (o.reuse && std::filesystem::exists(prior)) {
+        lr.measured_gbps = allreduce_rate_gbps(simulate::read_file(prior));
+        lr.note = "reused " + prior;
+      } else if (!o.measure_links) {
+        lr.note = "not measured (--no-measure-links)";
+      } else {
+        bed.configure(c.ranks, c.link);
+        lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log);
+      }
+      rep.links.push_back(lr);
+      if (interrupted()) throw ValidateError("interrupted");
+    }
+  }
+
+  std::vector<CellResult> res(cells.size());
+  std::vector<double> load_sum(cells.size(), 0);
+  // --reuse: the load and context switches of the earlier run, from its report (by cell id).
+  std::map<int, std::pair<double, long>> prior_load;
+  if (o.reuse && fs::exists(o.out_dir + "/validate.json")) {
+    try {
+      const auto pj = nlohmann::json::parse(simulate::read_file(o.out_dir + "/validate.json"));
+      for (const auto& c : pj.at("cells"))
+        if (c.at("load_average").is_number() && c.at("involuntary_context_switches").is_number())
+          prior_load[c.at("id").get<int>()] = {c.at("load_average").get<double>(),
+                                               c.at("involuntary_context_switches").get<long>()};
+    } catch (const std::exception&) {
+    }
+  }
+  for (size_t i = 0; i < cells.size(); ++i) {
+    res[i].cell = cells[i];
+    res[i].ok = true;
+  }
+  const int total_runs = int(cells.size()) * o.repeats;
+  int run_no = 0;
+  for (int round = 0; round < o.repeats; ++round) {
+    for (int idx : round_order(int(cells.size()), o.seed, round)) {
+      const Cell& c = cells[size_t(idx)];
+      CellResult& r = res[size_t(idx)];
+      ++run_no;
+      if (interrupted()) throw ValidateError("interrupted");
+      const std::string stem = o.out_dir + "/raw/c" + std::to_string(c.id) + "-round" + std::to_string(round);
+      const std::string tlog = stem + ".jsonl";
+      if (o.reuse) {  // --reuse: the logs of an earlier run of the same grid, nothing runs
+        try {
+          const TrainLog tl = parse_trainlog(simulate::read_file(tlog), tlog);
+          if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
+            throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
+          r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
+          r.logs.push_back(tlog);
+          ++r.rounds;
+          std::vector<double> v;
+          for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
+          r.round_medians.push_back(spread_of(v).median);
+        } catch (const std::exception& e) {
+          r.ok = false;
+          r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
+        }
+        const auto pl = prior_load.find(c.id);  // else not known from the logs
+        load_sum[size_t(idx)] = pl != prior_load.end() ? pl->second.first * o.repeats : std::nan("");
+        r.nivcsw = pl != prior_load.end() ? pl->second.second : -1;
+        continue;
+      }
+      std::remove(tlog.c_str());
+      try {
+        bed.configure(c.ranks, c.link);
+      } catch (const ValidateError& e) {
+        r.ok = false;
+        r.message = e.what();
+        continue;
+      }
+      std::vector<std::string> a = bed.launch_prefix(o.gcu, c.ranks);
+      const auto t = train_command(o, c, tlog);
+      a.insert(a.end(), t.begin(), t.end());
+      const double load = load_average();
+      log << "gcu validate: [" << run_no << "/" << total_runs << "] round " << round + 1 << ": " << c.label()
+          << " (load " << load << ")" << std::flush;
+      const ProcessResult p = run_process(a, stem + ".out", o.cell_timeout_s);
+      load_sum[size_t(idx)] += load;
+      r.nivcsw += p.nivcsw;
+      r.wall_s += p.wall_s;
+      if (p.interrupted) {
+        log << " interrupted\n";
+        throw ValidateError("interrupted");
+      }
+      if (p.exit_code != 0 || p.timed_out) {
+        r.ok = false;
+        r.message += (r.message.empty() ? "" : "; ") + std::string("round ") + std::to_string(round + 1) + ": " +
+                     (p.timed_out ? "timed out after " + std::to_string(int(o.cell_timeout_s)) + " s"
+                                  : "exit " + std::to_string(p.exit_code)) +
+                     " (" + stem + ".out): " + p.output_tail.substr(0, 600);
+        log << " FAILED (exit " << p.exit_code << ")\n";
+        continue;
+      }
+      try {
+        const TrainLog tl = parse_trainlog(simulate::read_file(tlog), tlog);
+        r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
+        r.logs.push_back(tlog);
+        ++r.rounds;
+        double med = 0;
+        if (!tl.iters.empty()) {
+          std::vector<double> v;
+          for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
+          med = spread_of(v).median;
+        }
+        r.round_medians.push_back(med);
+        log << " " << med * 1e3 << " ms\n";
+      } catch (const std::exception& e) {
+        r.ok = false;
+        r.message += std::string(r.message.empty() ? "" : "; ") + e.what();
+        log << " FAILED (log)\n";
+      }
+    }
+  }
+  bed.down();
+
+  for (size_t i = 0; i < cells.size(); ++i) {
+    CellResult& r = res[i];
+    r.load_average = load_sum[i] / o.repeats;
+    r.rate_used_gbps = rate_for(o, r.cell, rep.links, rep.testbed == "netns", &r.measured_link_gbps);
+    if (rep.testbed != "netns" && !r.cell.link.unlimited())
+      r.message += std::string(r.message.empty() ? "" : "; ") + "link " + r.cell.link.name +
+                   " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
+    r.predicted = preds[i]->predict(r.rate_used_gbps);
+    if (r.ok && r.samples.empty()) {
+      r.ok = false;
+      r.message = "no measured iterations in the logs";
+    }
+    if (r.ok) compute_stats(r);
+  }
+  rep.options = o;
+  rep.cells = std::move(res);
+  rep.summary = summarize(rep.cells);
+  write_reports(rep, lp.profile, log);
+  return rep;
+}
+
+}  // namespace gcu::validate

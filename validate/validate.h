@@ -1,0 +1,94 @@
+// `gcu validate`: run the trainer over a grid of settings on the shaped-network testbed,
+// predict every cell with the model, and compare per component (SPEC §5, issue 11;
+// docs/validation.md, report schema docs/validate-schema.md).
+//
+//   ValidateOptions o; o.grid.schemes = {"none", "fp16"}; o.profile = "p.json";
+//   Report r = run_validate(o, std::cout);   // writes o.out_dir/validate.{json,csv,txt}, plots
+#pragma once
+
+#include "validate/grid.h"
+#include "validate/measure.h"
+
+#include <array>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gcu::validate {
+
+struct ValidateOptions {
+  GridSpec grid;
+  std::string profile;             // gcu.profile/1; with `calibrate` written here (default out_dir/profile.json)
+  bool calibrate = false;          // run `gcu calibrate` first, in the same placement
+  double calibrate_budget_s = 180;
+  int iters = 12, warmup = 3;      // gcu train --iters / --warmup per round
+  int repeats = 2;                 // rounds over all cells, each in a fresh random order
+  int threads = 1;                 // gcu train --threads (and OMP_NUM_THREADS)
+  uint64_t seed = 1;               // cell order
+  std::string testbed = "auto";    // auto | netns | loopback
+  bool measure_links = true;       // all-reduce sweep through each shaped link
+  std::string predict_rate = "measured";  // measured | nominal: the link rate given to the model
+  std::string out_dir = "validate-out";
+  std::string gcu;                 // the gcu binary (default: this one)
+  std::string netbed;              // scripts/netbed.sh (default: beside the sources)
+  double cell_timeout_s = 600;
+  bool plots = true;
+  std::vector<std::string> train_args;  // extra `gcu train` arguments
+  bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
+  std::string command_line;        // recorded in the report
+};
+
+struct LinkRate {
+  Link link;
+  int ranks = 0;
+  double measured_gbps = 0;  // 0 = not measured
+  std::string note;
+};
+
+struct CellResult {
+  Cell cell;
+  bool ok = false;
+  std::string message;           // failure, or notes
+  std::vector<Breakdown> samples;  // measured iterations, all rounds pooled
+  std::vector<std::string> logs;   // raw trainer logs (JSON lines), one per round
+  int rounds = 0;
+  std::vector<double> round_medians;  // median total of each completed round (drift between rounds)
+  Breakdown predicted{};
+  std::array<Spread, kComponents> measured{};
+  Breakdown error{};             // (predicted - median) / median; NaN when median <= 0
+  double spread = 0;             // total: (p90 - p10) / median
+  bool noise_limited = false;    // spread > |error of total|: not counted as a model error
+  double rate_used_gbps = 0;     // link rate the prediction used (0 = the profile's)
+  double measured_link_gbps = 0;
+  double load_average = -1;      // mean over rounds of the 1-min load average at the start
+  long nivcsw = 0;               // involuntary context switches of the cell's processes, all rounds
+  double wall_s = 0;
+};
+
+struct Summary {
+  int cells = 0, ok = 0, failed = 0, noise_limited = 0;
+  double noise_limited_fraction = 0;  // of the ok cells
+  double median_abs_error = 0, max_abs_error = 0;  // total, over ok and not noise-limited cells
+  int counted = 0;
+  double median_abs_error_all = 0, max_abs_error_all = 0;  // total, over all ok cells (noise-limited too)
+};
+
+struct Report {
+  ValidateOptions options;
+  std::string testbed;          // "netns" | "loopback"
+  std::string testbed_note;
+  std::string profile_path, profile_model;
+  std::vector<LinkRate> links;
+  std::vector<CellResult> cells;
+  Summary summary;
+};
+
+// Checks everything that can be checked before running (schemes, modes, profile, codec
+// fits, output directory) and throws ValidateError; then runs. Progress goes to `log`.
+Report run_validate(const ValidateOptions& o, std::ostream& log);
+
+Summary summarize(const std::vector<CellResult>& cells);
+
+}  // namespace gcu::validate
