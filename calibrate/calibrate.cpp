@@ -85,12 +85,6 @@ std::vector<std::string> default_schemes() {
   return out;
 }
 
-bool registered(const std::string& name) {
-  for (const auto& s : compress::Registry::instance().list())
-    if (s.name == name) return true;
-  return false;
-}
-
 }  // namespace
 
 const std::vector<std::string>& calibration_steps() {
@@ -183,7 +177,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   const bool conv_off = o.convergence_schemes.size() == 1 && o.convergence_schemes[0] == "-";
   std::vector<std::string> conv_schemes = conv_off ? std::vector<std::string>{} : o.convergence_schemes;
   if (!conv_off && conv_schemes.empty())
-    for (const char* s : {"qsgd", "efsignsgd", "ef(topk:k=0.01)", "topk:k=0.1", "powersgd:rank=2", "signsgd", "terngrad"})
+    for (const std::string& s : compress::Registry::instance().convergence_specs())
       try {
         compress::make_compressor(s);
         conv_schemes.push_back(s);
@@ -270,8 +264,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   }
   if (wanted("contention", 3)) {
     std::string scheme = o.contention_scheme;
-    for (const char* s : {"powersgd", "topk", "signsgd", "fp16", "none"})
-      if (scheme.empty() && registered(s)) scheme = s;
+    if (scheme.empty()) scheme = compress::Registry::instance().contention_probe();
     const auto r = measure_contention(g, co, main_batch, scheme, progress);
     st["contention"] = {{"scheme", r.scheme}, {"factor", r.factor}, {"backward_slowdown", r.backward_slowdown},
                         {"codec_slowdown", r.codec_slowdown}, {"codec_alone_s", r.codec_alone_s},

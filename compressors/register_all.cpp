@@ -1,5 +1,6 @@
 // The list of schemes (registry.h): one line per scheme. CUDA versions are added by
-// register_all_cuda() when the library is built with CUDA.
+// register_all_cuda() when the library is built with CUDA. The order is the order of
+// listings (`gcu schemes`, `recommend`'s default candidates, calibrate's default specs).
 #include "registry.h"
 
 #include "none.h"
@@ -27,17 +28,17 @@ void register_all(Registry& r) {
   register_none(r);
   register_fp16(r);
   register_bf16(r);
-  register_signsgd(r);
-  register_qsgd(r);
-  register_terngrad(r);
-  register_efsignsgd(r);
-  register_thc(r);
   register_powersgd(r);
   register_topk(r);
   register_topkc(r);
   register_randomk(r);
   register_mstopk(r);
   register_dgc(r);
+  register_signsgd(r);
+  register_efsignsgd(r);
+  register_qsgd(r);
+  register_terngrad(r);
+  register_thc(r);
 #ifdef GCU_WITH_CUDA
   register_all_cuda(r);
 #endif

@@ -50,12 +50,13 @@ void TopkCompressor::roundtrip(int64_t bucket_index, const float* in, float* out
 }
 
 void register_topk(Registry& r) {
-  r.add({"topk", "k=<fraction kept, (0,1], default 0.01>",
-         "largest-magnitude fraction k; all-gather of values (f32) + indices (i32)",
-         [](const SchemeArgs& a) {
+  r.add({.name = "topk",
+         .params = "k=<fraction kept, (0,1], default 0.01>",
+         .summary = "largest-magnitude fraction k; all-gather of values (f32) + indices (i32)",
+         .cpu = [](const SchemeArgs& a) {
            return std::make_unique<TopkCompressor>(a.get_fraction("k", 0.01));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"topk:k={0.1|0.01|0.001}"}, .convergence_specs = {"ef(topk:k=0.01)", "topk:k=0.1"}}});
 }
 
 }  // namespace gcu::compress

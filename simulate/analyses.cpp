@@ -5,6 +5,8 @@
 #include "simulate/atomic_file.h"
 #include "simulate/format.h"
 
+#include "compressors/registry.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -116,9 +118,10 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
   r.metric = metric;
   r.top = top;
   const auto recs = model::recommend(p, candidates, a.setup, a.cond, metric);
+  const std::string& fp16 = compress::Registry::instance().baseline(compress::Baseline::FP16).name;
   double fp16_s = 0;
   for (const auto& x : recs)
-    if (x.scheme == "fp16" && x.iteration) fp16_s = x.iteration->total_s;
+    if (x.scheme == fp16 && x.iteration) fp16_s = x.iteration->total_s;
   int rank = 0;
   for (const auto& x : recs) {
     RecommendRow row;

@@ -80,8 +80,11 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       typed.push_back(s);
     }
   }
+  const auto& registry = compress::Registry::instance();
+  const std::string fp32 = registry.baseline(compress::Baseline::FP32).name;
+  const std::string fp16 = registry.baseline(compress::Baseline::FP16).name;
   std::vector<std::string> all = typed;
-  for (const char* b : {"none", "fp16"})
+  for (const std::string& b : {fp32, fp16})
     if (!seen.count(b) && can_cost(p, base, b)) all.push_back(b);
 
   // The model's sweep over one axis; gpus is swept here (it changes nodes and GPUs per node).
@@ -114,11 +117,11 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   std::set<std::string> notes;
   const std::set<std::string> wanted(out.schemes.begin(), out.schemes.end());
   for (size_t i = 0; i < rows.size(); i += all.size()) {
-    const model::SweepRow* none = nullptr;
-    const model::SweepRow* fp16 = nullptr;
+    const model::SweepRow* fp32_row = nullptr;
+    const model::SweepRow* fp16_row = nullptr;
     for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
-      if (rows[j].scheme == "none") none = &rows[j];
-      if (rows[j].scheme == "fp16") fp16 = &rows[j];
+      if (rows[j].scheme == fp32) fp32_row = &rows[j];
+      if (rows[j].scheme == fp16) fp16_row = &rows[j];
     }
     for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
       const model::SweepRow& s = rows[j];
@@ -129,8 +132,8 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       r.iteration = s.iteration;
       r.linear_s = s.linear_s;
       const double t = s.iteration.total_s;
-      if (none && t > 0) r.vs_fp32 = none->iteration.total_s / t;
-      if (fp16 && t > 0) r.vs_fp16 = fp16->iteration.total_s / t;
+      if (fp32_row && t > 0) r.vs_fp32 = fp32_row->iteration.total_s / t;
+      if (fp16_row && t > 0) r.vs_fp16 = fp16_row->iteration.total_s / t;
       r.inter_bandwidth_gbps = req.sweep && req.sweep->axis == SweepAxis::Bandwidth ? s.x : base_inter;
       r.tta = s.tta;
       r.tta_note = s.tta_note;
