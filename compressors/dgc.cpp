@@ -4,7 +4,6 @@
 #include "rng.h"
 #include "sparse.h"
 #include "state_io.h"
-#include "topk.h"
 
 #include <algorithm>
 

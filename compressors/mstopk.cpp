@@ -2,7 +2,6 @@
 #include "mstopk.h"
 
 #include "sparse.h"
-#include "topk.h"
 
 #include <algorithm>
 #include <cmath>

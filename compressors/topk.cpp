@@ -3,19 +3,7 @@
 
 #include "sparse.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 namespace gcu::compress {
-
-std::string format_param(double v) {
-  char buf[64];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
 
 std::string TopkCompressor::spec() const { return "topk:k=" + format_param(k_); }
 

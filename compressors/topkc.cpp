@@ -2,7 +2,6 @@
 #include "topkc.h"
 
 #include "sparse.h"
-#include "topk.h"
 
 #include <algorithm>
 #include <climits>
