@@ -156,9 +156,7 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
       return;
     }
     emit(o, out);
-  } catch (const model::ProfileError& e) {
-    throw UsageError(e.what());
-  } catch (const model::ModelError& e) {
+  } catch (const model::ModelError& e) {  // ProfileError included
     throw UsageError(e.what());
   } catch (const sim::SimulateError& e) {
     throw UsageError(e.what());

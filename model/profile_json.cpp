@@ -306,7 +306,7 @@ Convergence read_convergence(const Json& j, const std::string& path) {
 }  // namespace
 
 ProfileError::ProfileError(std::string path, std::string expected, std::string got, std::string file)
-    : std::invalid_argument(message(file, path, expected, got)),
+    : ModelError(message(file, path, expected, got)),
       path_(std::move(path)),
       expected_(std::move(expected)),
       got_(std::move(got)),
