@@ -125,9 +125,9 @@ int run(int argc, char** argv) {
   int mem_clock_khz = 0, bus_bits = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0));
   CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-  const double peak_gbps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // DDR: 2 transfers/clock
+  const double peak_GBps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // DDR: 2 transfers/clock
   std::printf("device: %s, peak memory bandwidth %.0f GB/s (%d kHz x %d bits x 2)\n", prop.name,
-              peak_gbps, mem_clock_khz, bus_bits);
+              peak_GBps, mem_clock_khz, bus_bits);
 
   const std::vector<std::string> specs = {
       "none", "fp16", "bf16", "topk:k=0.01", "topkc:k=0.01", "randomk:k=0.01", "mstopk:k=0.01",
@@ -147,9 +147,9 @@ int run(int argc, char** argv) {
     const double copy_ms = timer.median_ms(reps, [&] {
       CUDA_CHECK(cudaMemcpyAsync(y.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, 0));
     });
-    const double copy_gbps = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
+    const double copy_GBps = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
     std::printf("\nn = %lld floats (%.1f MB): D2D copy %.3f ms = %.0f GB/s read+write (%.0f%% of peak)\n",
-                static_cast<long long>(n), bytes / 1e6, copy_ms, copy_gbps, 100 * copy_gbps / peak_gbps);
+                static_cast<long long>(n), bytes / 1e6, copy_ms, copy_GBps, 100 * copy_GBps / peak_GBps);
     std::printf("%-18s %10s %10s %9s %9s %10s %9s %9s  %s\n", "scheme", "step ms", "grad GB/s",
                 "of peak", "x copy", "rt ms", "rt GB/s", "of peak", "check");
     for (const std::string& spec : specs) {
@@ -170,8 +170,8 @@ int run(int argc, char** argv) {
       const double rt_ms = timer.median_ms(reps, [&] { comp->roundtrip(0, src.get(), y.get(), layout); });
       const double g = bytes / (step_ms * 1e-3) / 1e9, gr = bytes / (rt_ms * 1e-3) / 1e9;
       std::printf("%-18s %10.3f %10.1f %8.0f%% %9.2f %10.3f %9.1f %8.0f%%  rel.diff vs CPU %.1e\n",
-                  spec.c_str(), step_ms, g, 100 * g / peak_gbps, step_ms / copy_ms, rt_ms, gr,
-                  100 * gr / peak_gbps, rel);
+                  spec.c_str(), step_ms, g, 100 * g / peak_GBps, step_ms / copy_ms, rt_ms, gr,
+                  100 * gr / peak_GBps, rel);
     }
   }
   std::printf("\ngrad GB/s = 4n bytes / time (gradient throughput; an elementwise encode+decode "
