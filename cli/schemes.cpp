@@ -19,7 +19,7 @@ namespace {
 using namespace gcu::compress;
 
 struct SchemesOptions {
-  int64_t n = 25557032;  // ResNet-50's parameter count (SPEC §6)
+  int64_t n = 25557032;  // ResNet-50's parameter count (data/README.md)
   int world = 8;
   std::string layout;
   std::vector<std::string> specs;

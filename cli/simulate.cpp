@@ -1,4 +1,4 @@
-// `gcu simulate`: what-if analysis on a profile (SPEC §1). Predicts iteration time,
+// `gcu simulate`: what-if analysis on a profile (docs/model.md). Predicts iteration time,
 // speed-up against FP32 and FP16 DDP and time-to-accuracy of compression schemes, over an
 // optional sweep axis; writes a table, CSV, JSON, a gnuplot plot and a Chrome trace.
 // Sub-subcommands: crossover, ratio, trade, recommend. All logic is in simulate/.

@@ -1,5 +1,5 @@
 // Registry of compression schemes, by name. Adding a scheme = its files + one line in
-// register_all.cpp + one line in compressors/CMakeLists.txt (STYLE §4).
+// register_all.cpp + one line in compressors/CMakeLists.txt (docs/adding-a-scheme.md).
 //
 //   auto c = gcu::compress::make_compressor("powersgd:rank=4");          // CPU
 //   auto g = gcu::compress::make_compressor("topk:k=0.01", Device::CUDA); // CUDA build
@@ -20,7 +20,7 @@ namespace gcu::compress {
 
 using Factory = std::function<std::unique_ptr<Compressor>(const SchemeArgs&)>;
 
-// The uncompressed DDP baselines every prediction is compared with (SPEC: FP32 DDP and
+// The uncompressed DDP baselines every prediction is compared with (FP32 DDP and
 // the stronger FP16 DDP). The scheme that plays one takes no parameters.
 enum class Baseline { FP32, FP16 };
 

@@ -1,4 +1,4 @@
-// What-if analyses over the iteration and TTA models (SPEC §1, "What-if analyses").
+// What-if analyses over the iteration and TTA models (docs/model.md).
 // Every function returns plain structs; simulate/ formats them. Predictors are built once
 // per (scheme, GPU count, batch size) and reused across the cheap axes.
 #pragma once
