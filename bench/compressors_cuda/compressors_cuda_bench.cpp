@@ -1,6 +1,6 @@
 // GPU benchmark of the CUDA compressors (compressors/cuda/). For each scheme, at 1M and
 // 25.6M floats (ResNet-50 size): validates against the CPU version on a small bucket first
-// first, then times step() on one rank (encode + loop-back collective + decode) and
+// then times step() on one rank (encode + loop-back collective + decode) and
 // roundtrip() (encode + decode, no collective) with CUDA events, median of --reps runs
 // after warm-up. Prints per scheme: ms, gradient GB/s (4n bytes / time), that as a
 // fraction of the device's peak memory bandwidth (memory clock x bus width x 2), and time
