@@ -1,5 +1,5 @@
 // GPU benchmark of the CUDA compressors (compressors/cuda/). For each scheme, at 1M and
-// 25.6M floats (ResNet-50 size): validates against the CPU version on a small bucket first
+// 25.6M floats (ResNet-50 size): validates against the CPU version on a small bucket first,
 // then times step() on one rank (encode + loop-back collective + decode) and
 // roundtrip() (encode + decode, no collective) with CUDA events, median of --reps runs
 // after warm-up. Prints per scheme: ms, gradient GB/s (4n bytes / time), that as a
