@@ -195,22 +195,4 @@ std::string recommend_text(const RecommendResult& r) {
   return out + footer(r.context);
 }
 
-// ---- reports (kept API) -----------------------------------------------------------------
-std::string crossover_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                             const std::string& baseline, double lo_gbps, double hi_gbps, model::Metric metric) {
-  return crossover_text(run_crossover(p, a, schemes, baseline, lo_gbps, hi_gbps, metric));
-}
-std::string ratio_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                         double within) {
-  return ratio_text(run_ratio(p, a, schemes, within));
-}
-std::string trade_report(const model::Profile& p, const AnalysisBase& a, const std::string& scheme,
-                         const std::vector<double>& ks, double l) {
-  return trade_text(run_trade(p, a, scheme, ks, l));
-}
-std::string recommend_report(const model::Profile& p, const AnalysisBase& a, std::vector<std::string> candidates,
-                             model::Metric metric, size_t top) {
-  return recommend_text(run_recommend(p, a, std::move(candidates), metric, top));
-}
-
 }  // namespace gcu::simulate
