@@ -50,10 +50,11 @@ std::pair<int, int> nodes_for_gpus(const model::Profile& p, int gpus) {
   }
 }
 
-ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
+namespace {
+
+// Throws SimulateError for requests that contradict themselves or the profile.
+void check_request(const model::Profile& p, const RunRequest& req) {
   if (req.schemes.empty()) throw SimulateError("no schemes given (e.g. --schemes none,fp16,powersgd:rank=4)");
-  ResultTable out;
-  out.sweep = req.sweep;
   if (req.sweep && req.gpus > 0 &&
       (req.sweep->axis == SweepAxis::Gpus || req.sweep->axis == SweepAxis::Nodes))
     throw SimulateError("--gpus " + std::to_string(req.gpus) + " and --sweep " + sweep_axis_name(req.sweep->axis) +
@@ -68,6 +69,66 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
         throw SimulateError("--sweep gpus: " + std::string(e.what()));
       }
     }
+}
+
+// The model's sweep over one axis for `schemes` (values outer, schemes inner); without a
+// sweep, one point at the base conditions with x = 0.
+std::vector<model::SweepRow> model_rows(const model::Profile& p, const RunRequest& req, const model::Setup& base,
+                                        const std::vector<std::string>& schemes) {
+  model::SweepRequest sr;
+  sr.schemes = schemes;
+  sr.base = base;
+  sr.cond = req.cond;
+  sr.with_tta = req.with_tta;
+  if (!req.sweep) {
+    sr.axis = model::Axis::ComputeSpeedup;  // one point: the base conditions
+    sr.values = {req.cond.compute_speedup};
+    std::vector<model::SweepRow> rows = model::sweep(p, sr);
+    for (auto& r : rows) r.x = 0;
+    return rows;
+  }
+  switch (req.sweep->axis) {
+    case SweepAxis::Bandwidth: sr.axis = model::Axis::Bandwidth; break;
+    case SweepAxis::Gpus: sr.axis = model::Axis::Gpus; break;
+    case SweepAxis::Nodes: sr.axis = model::Axis::Nodes; break;
+    case SweepAxis::BatchSize: sr.axis = model::Axis::BatchSize; break;
+    default: sr.axis = model::Axis::ComputeSpeedup; break;
+  }
+  sr.values = req.sweep->values;
+  return model::sweep(p, sr);
+}
+
+RunContext context_of(const model::Profile& p, const RunRequest& req, const model::Setup& base,
+                      model::Gbps base_inter) {
+  RunContext c;
+  c.model_name = p.model.name;
+  c.parameters = p.model.parameters;
+  c.nodes = base.nodes > 0 ? base.nodes : p.cluster.nodes;
+  c.gpus_per_node = base.gpus_per_node > 0 ? base.gpus_per_node : p.cluster.gpus_per_node;
+  c.batch_size = base.batch_size > 0 ? base.batch_size
+                 : p.model.compute.empty() ? 0
+                                           : p.model.compute.front().batch_size;
+  c.inter_bandwidth_gbps = base_inter;
+  c.intra_bandwidth_gbps =
+      req.cond.intra_bandwidth_gbps > 0 ? req.cond.intra_bandwidth_gbps : p.cluster.intra.bandwidth_gbps;
+  c.iteration_model = model::model_name(base.model);
+  c.mode = model::mode_name(base.mode);
+  c.compute_speedup = req.cond.compute_speedup;
+  c.tta_target = p.convergence.target;
+  c.baseline_iterations = p.convergence.baseline_iterations;
+  const model::BatchScaling bs = model::batch_scaling(p, 0);
+  c.reference_global_batch = bs.reference_batch;
+  c.critical_batch_size = bs.critical_batch;
+  c.critical_batch_defaulted = bs.critical_defaulted;
+  return c;
+}
+
+}  // namespace
+
+ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
+  check_request(p, req);
+  ResultTable out;
+  out.sweep = req.sweep;
   const model::Setup base = base_setup(p, req);
 
   // Requested schemes (canonical, unique) + hidden baselines.
@@ -86,30 +147,7 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   std::vector<std::string> all = typed;
   for (const std::string& b : {fp32, fp16})
     if (!seen.count(b) && can_cost(p, base, b)) all.push_back(b);
-
-  // The model's sweep over one axis; gpus is swept here (it changes nodes and GPUs per node).
-  std::vector<model::SweepRow> rows;
-  model::SweepRequest sr;
-  sr.schemes = all;
-  sr.base = base;
-  sr.cond = req.cond;
-  sr.with_tta = req.with_tta;
-  if (!req.sweep) {
-    sr.axis = model::Axis::ComputeSpeedup;  // one point: the base conditions
-    sr.values = {req.cond.compute_speedup};
-    rows = model::sweep(p, sr);
-    for (auto& r : rows) r.x = 0;
-  } else {
-    switch (req.sweep->axis) {
-      case SweepAxis::Bandwidth: sr.axis = model::Axis::Bandwidth; break;
-      case SweepAxis::Gpus: sr.axis = model::Axis::Gpus; break;
-      case SweepAxis::Nodes: sr.axis = model::Axis::Nodes; break;
-      case SweepAxis::BatchSize: sr.axis = model::Axis::BatchSize; break;
-      default: sr.axis = model::Axis::ComputeSpeedup; break;
-    }
-    sr.values = req.sweep->values;
-    rows = model::sweep(p, sr);
-  }
+  const std::vector<model::SweepRow> rows = model_rows(p, req, base, all);
 
   // Group by point; speed-ups against the baselines at the same point.
   const model::Gbps base_inter =
@@ -145,27 +183,7 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   out.notes.assign(notes.begin(), notes.end());
   if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))
     out.assumptions.push_back(model::batch_scaling_assumption(p));
-
-  RunContext& c = out.context;
-  c.model_name = p.model.name;
-  c.parameters = p.model.parameters;
-  c.nodes = base.nodes > 0 ? base.nodes : p.cluster.nodes;
-  c.gpus_per_node = base.gpus_per_node > 0 ? base.gpus_per_node : p.cluster.gpus_per_node;
-  c.batch_size = base.batch_size > 0 ? base.batch_size
-                 : p.model.compute.empty() ? 0
-                                           : p.model.compute.front().batch_size;
-  c.inter_bandwidth_gbps = base_inter;
-  c.intra_bandwidth_gbps =
-      req.cond.intra_bandwidth_gbps > 0 ? req.cond.intra_bandwidth_gbps : p.cluster.intra.bandwidth_gbps;
-  c.iteration_model = model::model_name(base.model);
-  c.mode = model::mode_name(base.mode);
-  c.compute_speedup = req.cond.compute_speedup;
-  c.tta_target = p.convergence.target;
-  c.baseline_iterations = p.convergence.baseline_iterations;
-  const model::BatchScaling bs = model::batch_scaling(p, 0);
-  c.reference_global_batch = bs.reference_batch;
-  c.critical_batch_size = bs.critical_batch;
-  c.critical_batch_defaulted = bs.critical_defaulted;
+  out.context = context_of(p, req, base, base_inter);
   return out;
 }
 
