@@ -74,8 +74,11 @@ Registry& Registry::instance() {
 }
 
 void Registry::add(SchemeInfo info) {
-  for (const auto& s : schemes_)
+  for (const auto& s : schemes_) {
     if (s.name == info.name) throw CompressorError("scheme '" + info.name + "' registered twice");
+    if (info.facts.baseline && s.facts.baseline == info.facts.baseline)
+      throw CompressorError("scheme '" + info.name + "' claims the baseline of '" + s.name + "'");
+  }
   schemes_.push_back(std::move(info));
 }
 

@@ -60,7 +60,7 @@ struct SchemeInfo {
 class Registry {
  public:
   static Registry& instance();  // calls register_all() once
-  void add(SchemeInfo info);    // throws on a duplicate name
+  void add(SchemeInfo info);    // throws on a duplicate name or baseline
   void add_cuda(const std::string& name, Factory cuda);  // name must be registered
   const SchemeInfo& find(const std::string& name) const;  // throws listing known names
   // Facts of a spec's scheme ("topk:k=0.01" -> topk's; "ef(...)": the defaults). Throws
