@@ -58,12 +58,6 @@ std::vector<std::string> default_schemes() {
   return out;
 }
 
-bool registered(const std::string& name) {
-  for (const auto& s : compress::Registry::instance().list())
-    if (s.name == name) return true;
-  return false;
-}
-
 void check_options(const CalibrateOptions& o) {
   if (o.output.empty()) throw std::invalid_argument("calibrate: an output profile path is required (--output)");
   for (const auto& s : o.skip)
@@ -136,7 +130,7 @@ void plan_steps(CalibrationRun& r) {
   r.convergence_off = o.convergence_schemes.size() == 1 && o.convergence_schemes[0] == "-";
   std::vector<std::string> conv_schemes = r.convergence_off ? std::vector<std::string>{} : o.convergence_schemes;
   if (!r.convergence_off && conv_schemes.empty())
-    for (const char* s : {"qsgd", "efsignsgd", "ef(topk:k=0.01)", "topk:k=0.1", "powersgd:rank=2", "signsgd", "terngrad"})
+    for (const std::string& s : compress::Registry::instance().convergence_specs())
       try {
         compress::make_compressor(s);
         conv_schemes.push_back(s);
@@ -148,11 +142,9 @@ void plan_steps(CalibrationRun& r) {
   for (const auto& s : conv_schemes)
     if (std::find(r.error_schemes.begin(), r.error_schemes.end(), s) == r.error_schemes.end())
       r.error_schemes.push_back(s);
-  // Contention: the given scheme, else the first registered of these.
-  std::string scheme = o.contention_scheme;
-  for (const char* s : {"powersgd", "topk", "signsgd", "fp16", "none"})
-    if (scheme.empty() && registered(s)) scheme = s;
-  r.contention_scheme = scheme;
+  // Contention: the given scheme, else the registry's contention probe.
+  r.contention_scheme =
+      o.contention_scheme.empty() ? compress::Registry::instance().contention_probe() : o.contention_scheme;
 }
 
 // The profile from the state (rank 0), with its provenance.

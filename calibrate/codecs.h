@@ -1,4 +1,4 @@
-// Compressor costs and errors (SPEC §3), torch-free:
+// Compressor costs and errors (docs/calibrate.md), torch-free:
 //  * encode and decode time of a scheme over a size sweep, fitted to the profile's
 //    fixed + per-element (+ per-rank-element for decode) form. step() runs on a
 //    LoopbackCommunicator that plays p ranks inside one call (all-gather returns p copies

@@ -37,8 +37,8 @@ double per_rank_bytes(compress::CollectiveKind k, int world, const SweepRow& r);
 // Fits the rows and fills fit, quality, quality_large and rows[i].fit_s. `statistic`:
 // "median" (default), "p10" or "min" (the undisturbed mode on an oversubscribed machine, where
 // a call that waits for a descheduled peer takes a scheduler quantum longer).
-// The piecewise options for collective sweeps: the goal of issue 5 (max 5% from 1 MiB
-// per rank on) as the fit's target, up to 5 size ranges of >= 3 sizes each.
+// The piecewise options for collective sweeps: at most 5% error from 1 MiB per rank on
+// as the fit's target, up to 5 size ranges of >= 3 sizes each.
 PiecewiseOptions sweep_fit_options();
 void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt = sweep_fit_options(),
                const std::string& statistic = "median");

@@ -1,4 +1,4 @@
-// The collective sweep (SPEC §3): all-reduce, all-gather, reduce-scatter and broadcast
+// The collective sweep (docs/calibrate.md): all-reduce, all-gather, reduce-scatter and broadcast
 // over message sizes from a few bytes to max_bytes, across the launched ranks, timed like
 // nccl-tests (warm-up calls discarded; every timed call starts after a barrier; a call's
 // time is the slowest rank's). Protocol against a busy machine (docs/calibrate.md):

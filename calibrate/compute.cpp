@@ -119,21 +119,21 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
       res.model_name = t.net->spec();
       res.parameters = t.net->num_parameters();
     }
-    std::vector<double> f, bw, op;
+    std::vector<double> fwd_s, bwd_s, opt_s;
     std::vector<std::vector<double>> ready;
     for (int i = 0; i < o.warmup + o.iters; ++i) {
       g.barrier();
       const auto s = t.iteration();
-      f.push_back(s[0]);
-      bw.push_back(s[1]);
-      op.push_back(s[2]);
+      fwd_s.push_back(s[0]);
+      bwd_s.push_back(s[1]);
+      opt_s.push_back(s[2]);
       ready.push_back(t.ready);
     }
     ComputeTimes ct;
     ct.batch_size = b;
-    ct.forward_s = summarize(f, o.warmup);
-    ct.backward_s = summarize(bw, o.warmup);
-    ct.optimizer_s = summarize(op, o.warmup);
+    ct.forward_s = summarize(fwd_s, o.warmup);
+    ct.backward_s = summarize(bwd_s, o.warmup);
+    ct.optimizer_s = summarize(opt_s, o.warmup);
     ready_by_batch.push_back(elementwise_median(ready, o.warmup));
     res.times.push_back(ct);
     if (progress)

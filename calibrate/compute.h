@@ -1,4 +1,4 @@
-// Compute measurements on the launched ranks (SPEC §3), torch-free header:
+// Compute measurements on the launched ranks (docs/calibrate.md), torch-free header:
 //  * forward, backward and optimizer (SGD, momentum 0.9) time per batch size, and the
 //    time from backward start at which each parameter's gradient is ready (tensor hooks;
 //    on CUDA, events would replace host clocks: not done, see docs/calibrate.md);

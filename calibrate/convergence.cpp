@@ -138,7 +138,7 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
   nlohmann::ordered_json out;
   const int p = o.workers;
   // FP32 baseline: the target is its (smoothed) final held-out loss.
-  RunResult base = train(o, "none", o.iterations, -1.0);
+  RunResult base = train(o, compress::Registry::instance().baseline(compress::Baseline::FP32).name, o.iterations, -1.0);
   if (base.eval.size() < 2) throw std::runtime_error("convergence: FP32 run too short to evaluate");
   const size_t k = base.eval.size();
   const double target = (base.eval[k - 1].second + base.eval[k - 2].second) / 2;

@@ -94,7 +94,7 @@ struct PiecewiseFit {
 PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt = {});
 std::vector<double> relative_errors(const PiecewiseFit& f, const std::vector<Point>& pts);
 
-// The alpha-beta convention of SPEC §3: beta from the large sizes (slope of a robust fit
+// The alpha-beta convention (docs/calibrate.md): beta from the large sizes (slope of a robust fit
 // of the points with x >= large_min_x), alpha from the small sizes (median over the
 // points with x <= small_max_x of y - beta * x). Falls back to one robust fit of all
 // points when either side has < 2 points. Both are clamped at >= 0.

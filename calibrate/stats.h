@@ -1,4 +1,4 @@
-// Summary statistics of repeated timings (SPEC §3: warm-up discarded, medians and spread
+// Summary statistics of repeated timings (warm-up discarded, medians and spread
 // kept). No LibTorch.
 #pragma once
 

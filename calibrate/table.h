@@ -1,4 +1,4 @@
-// The nccl-tests-style table of a collective sweep (STYLE §8: one measurement convention
+// The nccl-tests-style table of a collective sweep (one measurement convention
 // end to end): size, count, type, time, algbw and busbw in GB/s (1e9 BYTES per second, as
 // nccl-tests prints them; the profile stores Gbps = 1e9 bits), plus the spread of the
 // timings and the fitted time with its relative error. Bandwidth factors come from

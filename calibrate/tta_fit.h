@@ -1,6 +1,6 @@
 // Fit of the TTA model's constants (model/tta.h) from measured iteration multipliers, and
-// their validation on held-out schemes (SPEC §1: "constants fitted from short calibration
-// runs and validated on held-out schemes"). Pure: no LibTorch, no I/O.
+// their validation on held-out schemes (docs/calibrate.md: constants fitted from short
+// calibration runs, validated on held-out schemes). Pure: no LibTorch, no I/O.
 //
 // Each convergence run gives a point (class, x, m): m = iterations(scheme) /
 // iterations(FP32), or "never" within the run's cap; x is the class's error figure, so

@@ -1,4 +1,4 @@
-// `gcu calibrate`: measure this machine and write a profile (SPEC §3; calibrate/calibrate.h).
+// `gcu calibrate`: measure this machine and write a profile (docs/calibrate.md; calibrate/calibrate.h).
 // Run on every rank, e.g. `gcu launch -n 2 -- gcu calibrate --model cnn -o prof.json`
 // or with torchrun-style variables (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT).
 #include "calibrate/calibrate.h"

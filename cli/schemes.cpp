@@ -5,8 +5,11 @@
 #include "compressors/describe.h"
 #include "compressors/registry.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,46 +19,45 @@ namespace {
 using namespace gcu::compress;
 
 struct SchemesOptions {
-  int64_t n = 25557032;  // ResNet-50's parameter count (SPEC §6)
+  int64_t n = 25557032;  // ResNet-50's parameter count (data/README.md)
   int world = 8;
   std::string layout;
   std::vector<std::string> specs;
   bool json = false;
 };
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') { o += '\\'; o += c; }
-    else if (static_cast<unsigned char>(c) < 0x20) { char b[8]; std::snprintf(b, sizeof b, "\\u%04x", c); o += b; }
-    else o += c;
-  }
-  return o;
+// %.6g of the ratio, as a number: the JSON keeps six significant digits.
+double six_digits(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return std::strtod(buf, nullptr);
+}
+
+nlohmann::ordered_json scheme_json(const SchemeDescription& d) {
+  nlohmann::ordered_json calls = nlohmann::ordered_json::array();
+  for (const auto& c : d.calls)
+    calls.push_back({{"kind", collective_name(c.kind)},
+                     {"type", wire_type_name(c.type)},
+                     {"count", c.count},
+                     {"bytes_per_rank", c.bytes_per_rank()},
+                     {"label", c.label}});
+  return {{"name", d.name},
+          {"spec", d.spec},
+          {"params", d.params},
+          {"summary", d.summary},
+          {"collectives", std::move(calls)},
+          {"wire_bytes", d.wire_bytes},
+          {"fp32_bytes", d.fp32_bytes},
+          {"ratio", six_digits(d.ratio)},
+          {"biased", d.traits.biased},
+          {"error_feedback", d.traits.error_feedback},
+          {"stateful", d.traits.stateful}};
 }
 
 void print_json(const std::vector<SchemeDescription>& ds, int64_t n, int world) {
-  std::printf("{\n  \"numel\": %lld,\n  \"world_size\": %d,\n  \"schemes\": [\n",
-              static_cast<long long>(n), world);
-  for (size_t i = 0; i < ds.size(); ++i) {
-    const auto& d = ds[i];
-    std::printf("    {\"name\": \"%s\", \"spec\": \"%s\", \"params\": \"%s\", \"summary\": \"%s\",\n",
-                json_escape(d.name).c_str(), json_escape(d.spec).c_str(),
-                json_escape(d.params).c_str(), json_escape(d.summary).c_str());
-    std::printf("     \"collectives\": [");
-    for (size_t j = 0; j < d.calls.size(); ++j) {
-      const auto& c = d.calls[j];
-      std::printf("%s{\"kind\": \"%s\", \"type\": \"%s\", \"count\": %lld, \"bytes_per_rank\": %lld, \"label\": \"%s\"}",
-                  j ? ", " : "", collective_name(c.kind), wire_type_name(c.type),
-                  static_cast<long long>(c.count), static_cast<long long>(c.bytes_per_rank()),
-                  json_escape(c.label).c_str());
-    }
-    std::printf("],\n     \"wire_bytes\": %lld, \"fp32_bytes\": %lld, \"ratio\": %.6g, "
-                "\"biased\": %s, \"error_feedback\": %s, \"stateful\": %s}%s\n",
-                static_cast<long long>(d.wire_bytes), static_cast<long long>(d.fp32_bytes), d.ratio,
-                d.traits.biased ? "true" : "false", d.traits.error_feedback ? "true" : "false",
-                d.traits.stateful ? "true" : "false", i + 1 < ds.size() ? "," : "");
-  }
-  std::printf("  ]\n}\n");
+  nlohmann::ordered_json j = {{"numel", n}, {"world_size", world}, {"schemes", nlohmann::ordered_json::array()}};
+  for (const auto& d : ds) j["schemes"].push_back(scheme_json(d));
+  std::printf("%s\n", j.dump(2).c_str());
 }
 
 void print_table(const std::vector<SchemeDescription>& ds, int64_t n, int world) {

@@ -1,4 +1,4 @@
-// `gcu simulate`: what-if analysis on a profile (SPEC §1). Predicts iteration time,
+// `gcu simulate`: what-if analysis on a profile (docs/model.md). Predicts iteration time,
 // speed-up against FP32 and FP16 DDP and time-to-accuracy of compression schemes, over an
 // optional sweep axis; writes a table, CSV, JSON, a gnuplot plot and a Chrome trace.
 // Sub-subcommands: crossover, ratio, trade, recommend. All logic is in simulate/.
@@ -156,9 +156,7 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
       return;
     }
     emit(o, out);
-  } catch (const model::ProfileError& e) {
-    throw UsageError(e.what());
-  } catch (const model::ModelError& e) {
+  } catch (const model::ModelError& e) {  // ProfileError included
     throw UsageError(e.what());
   } catch (const sim::SimulateError& e) {
     throw UsageError(e.what());

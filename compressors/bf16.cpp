@@ -31,8 +31,11 @@ void Bf16Compressor::roundtrip(int64_t, const float* in, float* out, const Bucke
 }
 
 void register_bf16(Registry& r) {
-  r.add({"bf16", "", "cast to bf16, one all-reduce (sum in float, rounded once), 2 bytes/element",
-         [](const SchemeArgs&) { return std::make_unique<Bf16Compressor>(); }, nullptr});
+  r.add({.name = "bf16",
+         .params = "",
+         .summary = "cast to bf16, one all-reduce (sum in float, rounded once), 2 bytes/element",
+         .cpu = [](const SchemeArgs&) { return std::make_unique<Bf16Compressor>(); },
+         .facts = {.overlaps_backward = true, .negligible_error = true, .recommend_grid = {"bf16"}}});
 }
 
 }  // namespace gcu::compress

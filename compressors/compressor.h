@@ -1,8 +1,8 @@
-// The interface every gradient-compression scheme implements (SPEC §2), and the small
+// The interface every gradient-compression scheme implements (docs/compressors.md), and the small
 // value types it exchanges with its caller. No LibTorch, no CUDA headers: the model
 // library (model/) links this to get the exact wire sizes the runtime sends.
 //
-// Sequence (STYLE §3, after GRACE's Communicator.step and c10d's comm hooks): the caller
+// Sequence (after GRACE's Communicator.step and c10d's comm hooks): the caller
 // hands one bucket of gradients to Compressor::step(), which compensates (error
 // feedback, when wrapped), encodes, runs its collectives on the Communicator, decodes,
 // and leaves the AVERAGE over ranks of the decompressed contributions in the bucket.

@@ -4,7 +4,6 @@
 #include "rng.h"
 #include "sparse.h"
 #include "state_io.h"
-#include "topk.h"
 
 #include <algorithm>
 
@@ -108,18 +107,18 @@ void DgcCompressor::load_state(const std::vector<uint8_t>& state) {
 }
 
 void register_dgc(Registry& r) {
-  r.add({"dgc",
-         "k=<fraction kept, (0,1], default 0.01>, sample=<fraction sampled for the threshold, "
-         "default 0.01>, seed=<default 0>",
-         "threshold from a random sample's top-k; fixed-size all-gather of values + indices",
-         [](const SchemeArgs& a) {
+  r.add({.name = "dgc",
+         .params = "k=<fraction kept, (0,1], default 0.01>, sample=<fraction sampled for the threshold, "
+                   "default 0.01>, seed=<default 0>",
+         .summary = "threshold from a random sample's top-k; fixed-size all-gather of values + indices",
+         .cpu = [](const SchemeArgs& a) {
            const int64_t seed = a.get_int("seed", 0);
            if (seed < 0) throw CompressorError("dgc: seed=" + std::to_string(seed) + " must be >= 0");
            return std::make_unique<DgcCompressor>(a.get_fraction("k", 0.01),
                                                   a.get_fraction("sample", 0.01),
                                                   static_cast<uint64_t>(seed));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"dgc:k={0.01|0.001}"}}});
 }
 
 }  // namespace gcu::compress

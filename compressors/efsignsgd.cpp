@@ -150,9 +150,11 @@ void EfSignSgdCompressor::load_state(const std::vector<uint8_t>& state) {
 }
 
 void register_efsignsgd(Registry& r) {
-  r.add({"efsignsgd", "",
-         "scaled sign (||g+e||_1/n) with built-in error feedback; all-gather of packed signs + scale",
-         [](const SchemeArgs&) { return std::make_unique<EfSignSgdCompressor>(); }, nullptr});
+  r.add({.name = "efsignsgd",
+         .params = "",
+         .summary = "scaled sign (||g+e||_1/n) with built-in error feedback; all-gather of packed signs + scale",
+         .cpu = [](const SchemeArgs&) { return std::make_unique<EfSignSgdCompressor>(); },
+         .facts = {.recommend_grid = {"efsignsgd"}, .convergence_specs = {"efsignsgd"}}});
 }
 
 }  // namespace gcu::compress

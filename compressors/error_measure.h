@@ -1,4 +1,4 @@
-// Compression-error measurement (SPEC §1 "Convergence and TTA", §3): how far a scheme's
+// Compression-error measurement (docs/model.md §4, docs/calibrate.md): how far a scheme's
 // C(g) is from g over a sequence of gradient buffers, with and without error feedback.
 // Pure C++ on float buffers (no LibTorch); calibrate/ feeds it real gradients, the TTA
 // model reads the result. One rank's view (roundtrip(), no communication).

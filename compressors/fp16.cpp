@@ -31,8 +31,12 @@ void Fp16Compressor::roundtrip(int64_t, const float* in, float* out, const Bucke
 }
 
 void register_fp16(Registry& r) {
-  r.add({"fp16", "", "cast to fp16, one all-reduce (sum in float, rounded once), 2 bytes/element",
-         [](const SchemeArgs&) { return std::make_unique<Fp16Compressor>(); }, nullptr});
+  r.add({.name = "fp16",
+         .params = "",
+         .summary = "cast to fp16, one all-reduce (sum in float, rounded once), 2 bytes/element",
+         .cpu = [](const SchemeArgs&) { return std::make_unique<Fp16Compressor>(); },
+         .facts = {.overlaps_backward = true, .negligible_error = true, .baseline = Baseline::FP16,
+                    .label = "FP16 DDP", .recommend_grid = {"fp16"}}});
 }
 
 }  // namespace gcu::compress

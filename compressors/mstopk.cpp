@@ -2,7 +2,6 @@
 #include "mstopk.h"
 
 #include "sparse.h"
-#include "topk.h"
 
 #include <algorithm>
 #include <cmath>
@@ -140,14 +139,14 @@ void MstopkCompressor::roundtrip(int64_t bucket_index, const float* in, float* o
 }
 
 void register_mstopk(Registry& r) {
-  r.add({"mstopk",
-         "k=<fraction kept, (0,1], default 0.01>, iters=<binary-search passes, default 20>",
-         "top-k by MSTopK threshold binary search; all-gather of values (f32) + indices (i32)",
-         [](const SchemeArgs& a) {
+  r.add({.name = "mstopk",
+         .params = "k=<fraction kept, (0,1], default 0.01>, iters=<binary-search passes, default 20>",
+         .summary = "top-k by MSTopK threshold binary search; all-gather of values (f32) + indices (i32)",
+         .cpu = [](const SchemeArgs& a) {
            return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01),
                                                      a.get_positive_int("iters", 20));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}}});
 }
 
 }  // namespace gcu::compress

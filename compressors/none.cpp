@@ -21,8 +21,12 @@ void NoneCompressor::roundtrip(int64_t, const float* in, float* out, const Bucke
 }
 
 void register_none(Registry& r) {
-  r.add({"none", "", "uncompressed FP32 baseline; one all-reduce",
-         [](const SchemeArgs&) { return std::make_unique<NoneCompressor>(); }, nullptr});
+  r.add({.name = "none",
+         .params = "",
+         .summary = "uncompressed FP32 baseline; one all-reduce",
+         .cpu = [](const SchemeArgs&) { return std::make_unique<NoneCompressor>(); },
+         .facts = {.overlaps_backward = true, .lossless = true, .baseline = Baseline::FP32, .label = "FP32 DDP",
+                    .recommend_grid = {"none"}}});
 }
 
 }  // namespace gcu::compress

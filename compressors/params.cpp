@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace gcu::compress {
@@ -103,6 +104,15 @@ void SchemeArgs::require_all_used(const std::string& accepted) const {
     if (!used_.count(k))
       throw CompressorError(name_ + ": unknown parameter '" + k + "' (accepted: " +
                             (accepted.empty() ? std::string("none") : accepted) + ")");
+}
+
+std::string format_param(double v) {
+  char buf[64];
+  for (int prec = 1; prec <= 17; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
 }
 
 }  // namespace gcu::compress

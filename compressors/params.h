@@ -34,4 +34,8 @@ class SchemeArgs {
   mutable std::set<std::string> used_;
 };
 
+// Shortest decimal text that parses back to the same double ("0.01", not "0.010000"):
+// how canonical specs print their real-valued parameters.
+std::string format_param(double v);
+
 }  // namespace gcu::compress

@@ -465,10 +465,10 @@ void PowerSgdCompressor::load_state(const std::vector<uint8_t>& state) {
 }
 
 void register_powersgd(Registry& r) {
-  r.add({"powersgd",
-         "rank=<r, default 4>, warm_start=<bool, default true>, min_rate=<default 2>, seed=<default 0>",
-         "PowerSGD rank-r approximation; all-reduce of 1-D tensors, then of P, then of Q",
-         [](const SchemeArgs& a) {
+  r.add({.name = "powersgd",
+         .params = "rank=<r, default 4>, warm_start=<bool, default true>, min_rate=<default 2>, seed=<default 0>",
+         .summary = "PowerSGD rank-r approximation; all-reduce of 1-D tensors, then of P, then of Q",
+         .cpu = [](const SchemeArgs& a) {
            PowerSgdParams p;
            p.rank = a.get_positive_int("rank", 4);
            p.warm_start = a.get_bool("warm_start", true);
@@ -476,7 +476,8 @@ void register_powersgd(Registry& r) {
            p.seed = static_cast<uint64_t>(a.get_int("seed", 0));
            return std::make_unique<PowerSgdCompressor>(p);
          },
-         nullptr});
+         .facts = {.recommend_grid = {"powersgd:rank={1|2|4|8|16|32}"}, .convergence_specs = {"powersgd:rank=2"},
+                    .contention_probe = true}});
 }
 
 }  // namespace gcu::compress

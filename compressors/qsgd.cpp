@@ -87,11 +87,11 @@ std::string QsgdCompressor::spec() const {
 }
 
 void register_qsgd(Registry& r) {
-  r.add({"qsgd",
-         "levels=<s, default 127 (8-bit codes)>, bucket=<elements per norm, default 0 = per tensor>, "
-         "seed=<default 0>",
-         "QSGD stochastic quantization to s levels of the L2 norm; unbiased; all-gather",
-         [](const SchemeArgs& a) {
+  r.add({.name = "qsgd",
+         .params = "levels=<s, default 127 (8-bit codes)>, bucket=<elements per norm, default 0 = per tensor>, "
+                   "seed=<default 0>",
+         .summary = "QSGD stochastic quantization to s levels of the L2 norm; unbiased; all-gather",
+         .cpu = [](const SchemeArgs& a) {
            const int64_t levels = a.get_positive_int("levels", 127);
            const int64_t bucket = a.get_int("bucket", 0);
            const int64_t seed = a.get_int("seed", 0);
@@ -101,7 +101,7 @@ void register_qsgd(Registry& r) {
              throw CompressorError("qsgd: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
            return std::make_unique<QsgdCompressor>(levels, bucket, static_cast<uint64_t>(seed));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"qsgd"}, .convergence_specs = {"qsgd"}}});
 }
 
 }  // namespace gcu::compress

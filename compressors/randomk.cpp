@@ -4,7 +4,6 @@
 #include "rng.h"
 #include "sparse.h"
 #include "state_io.h"
-#include "topk.h"
 
 #include <algorithm>
 
@@ -114,18 +113,18 @@ void RandomkCompressor::load_state(const std::vector<uint8_t>& state) {
 }
 
 void register_randomk(Registry& r) {
-  r.add({"randomk",
-         "k=<fraction kept, (0,1], default 0.01>, seed=<shared seed, default 0>, "
-         "unbiased=<scale by n/K, default false>",
-         "random coordinates shared by all ranks (seed, bucket, step); all-reduce of values",
-         [](const SchemeArgs& a) {
+  r.add({.name = "randomk",
+         .params = "k=<fraction kept, (0,1], default 0.01>, seed=<shared seed, default 0>, "
+                   "unbiased=<scale by n/K, default false>",
+         .summary = "random coordinates shared by all ranks (seed, bucket, step); all-reduce of values",
+         .cpu = [](const SchemeArgs& a) {
            const int64_t seed = a.get_int("seed", 0);
            if (seed < 0) throw CompressorError("randomk: seed=" + std::to_string(seed) + " must be >= 0");
            return std::make_unique<RandomkCompressor>(a.get_fraction("k", 0.01),
                                                       static_cast<uint64_t>(seed),
                                                       a.get_bool("unbiased", false));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"randomk:k={0.1|0.01|0.001}"}}});
 }
 
 }  // namespace gcu::compress

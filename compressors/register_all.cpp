@@ -1,5 +1,7 @@
 // The list of schemes (registry.h): one line per scheme. CUDA versions are added by
-// compressors/cuda's register_cuda(), called by the executables that want them.
+// compressors/cuda's register_cuda(), called by the executables that want them. The order
+// is the order of listings (`gcu schemes`, `recommend`'s default candidates, calibrate's
+// default specs).
 #include "registry.h"
 
 #include "none.h"
@@ -23,17 +25,17 @@ void register_all(Registry& r) {
   register_none(r);
   register_fp16(r);
   register_bf16(r);
-  register_signsgd(r);
-  register_qsgd(r);
-  register_terngrad(r);
-  register_efsignsgd(r);
-  register_thc(r);
   register_powersgd(r);
   register_topk(r);
   register_topkc(r);
   register_randomk(r);
   register_mstopk(r);
   register_dgc(r);
+  register_signsgd(r);
+  register_efsignsgd(r);
+  register_qsgd(r);
+  register_terngrad(r);
+  register_thc(r);
 }
 
 }  // namespace gcu::compress

@@ -74,8 +74,11 @@ Registry& Registry::instance() {
 }
 
 void Registry::add(SchemeInfo info) {
-  for (const auto& s : schemes_)
+  for (const auto& s : schemes_) {
     if (s.name == info.name) throw CompressorError("scheme '" + info.name + "' registered twice");
+    if (info.facts.baseline && s.facts.baseline == info.facts.baseline)
+      throw CompressorError("scheme '" + info.name + "' claims the baseline of '" + s.name + "'");
+  }
   schemes_.push_back(std::move(info));
 }
 
@@ -91,6 +94,39 @@ const SchemeInfo& Registry::find(const std::string& name) const {
   std::string known;
   for (const auto& s : schemes_) known += (known.empty() ? "" : ", ") + s.name;
   throw CompressorError("unknown compression scheme '" + name + "' (known: " + known + ")");
+}
+
+const SchemeFacts& Registry::facts(const std::string& spec) const {
+  static const SchemeFacts kDefaults;
+  std::string inner;
+  if (parse_ef_spec(spec, &inner)) return kDefaults;
+  return find(SchemeArgs::parse(spec).name()).facts;
+}
+
+const SchemeInfo& Registry::baseline(Baseline b) const {
+  for (const auto& s : schemes_)
+    if (s.facts.baseline == b) return s;
+  throw CompressorError(std::string("no scheme is registered as the ") +
+                        (b == Baseline::FP32 ? "FP32" : "FP16") + " DDP baseline");
+}
+
+std::vector<std::string> Registry::recommend_grid() const {
+  std::vector<std::string> out;
+  for (const auto& s : schemes_) out.insert(out.end(), s.facts.recommend_grid.begin(), s.facts.recommend_grid.end());
+  return out;
+}
+
+std::vector<std::string> Registry::convergence_specs() const {
+  std::vector<std::string> out;
+  for (const auto& s : schemes_)
+    out.insert(out.end(), s.facts.convergence_specs.begin(), s.facts.convergence_specs.end());
+  return out;
+}
+
+std::string Registry::contention_probe() const {
+  for (const auto& s : schemes_)
+    if (s.facts.contention_probe) return s.name;
+  return "";
 }
 
 std::vector<SchemeInfo> Registry::list() const { return schemes_; }

@@ -1,5 +1,5 @@
 // Registry of compression schemes, by name. Adding a scheme = its files + one line in
-// register_all.cpp + one line in compressors/CMakeLists.txt (STYLE §4).
+// register_all.cpp + one line in compressors/CMakeLists.txt (docs/adding-a-scheme.md).
 //
 //   auto c = gcu::compress::make_compressor("powersgd:rank=4");          // CPU
 //   auto g = gcu::compress::make_compressor("topk:k=0.01", Device::CUDA); // after register_cuda()
@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,20 +25,59 @@ namespace gcu::compress {
 
 using Factory = std::function<std::unique_ptr<Compressor>(const SchemeArgs&)>;
 
+// The uncompressed DDP baselines every prediction is compared with (FP32 DDP and
+// the stronger FP16 DDP). The scheme that plays one takes no parameters.
+enum class Baseline { FP32, FP16 };
+
+// What the model, simulate and calibrate know about a scheme beyond its plan(): declared
+// once, beside the scheme, in its register_<scheme>() with designated initialisers. The
+// defaults describe a compressing scheme that runs after backward and needs measuring.
+// An error-feedback spec "ef(...)" has the defaults (its residual is encode/decode work).
+struct SchemeFacts {
+  // Under CompressionMode::Auto each bucket is sent as soon as backward fills it (a DDP
+  // comm hook: the baselines and the 16-bit casts); otherwise after backward.
+  bool overlaps_backward = false;
+  // C(x) = x with nothing to encode or decode: no compression error, and the model needs
+  // no "compressors.<spec>" cost fit in the profile.
+  bool lossless = false;
+  // Compression error too small to change convergence (16-bit casts): without figures in
+  // the profile, time to accuracy uses the baseline's iterations.
+  bool negligible_error = false;
+  std::optional<Baseline> baseline;  // this scheme IS that baseline
+  std::string label;                 // legend after the spec: "none (FP32 DDP)"; "" = spec only
+  // `gcu simulate recommend`'s default candidates, "{a|b}" expanding (model/whatif.h).
+  std::vector<std::string> recommend_grid;
+  // calibrate's default convergence (pilot-run) specs.
+  std::vector<std::string> convergence_specs;
+  // calibrate measures the overlap contention with the first registered such scheme.
+  bool contention_probe = false;
+};
+
 struct SchemeInfo {
   std::string name;        // "topk"
   std::string params;      // "k=<fraction of elements, default 0.01>"
   std::string summary;     // one line: what it does and its collective
   Factory cpu;             // always set
   Factory cuda;            // set by compressors/cuda's register_cuda(), else empty
+  SchemeFacts facts;
 };
 
 class Registry {
  public:
   static Registry& instance();  // calls register_all() once
-  void add(SchemeInfo info);    // throws on a duplicate name
+  void add(SchemeInfo info);    // throws on a duplicate name or baseline
   void add_cuda(const std::string& name, Factory cuda);  // name must be registered
   const SchemeInfo& find(const std::string& name) const;  // throws listing known names
+  // Facts of a spec's scheme ("topk:k=0.01" -> topk's; "ef(...)": the defaults). Throws
+  // CompressorError for a bad spec or an unknown scheme.
+  const SchemeFacts& facts(const std::string& spec) const;
+  // The scheme registered as `b` (its name is its spec); throws when there is none.
+  const SchemeInfo& baseline(Baseline b) const;
+  // Every registered scheme's recommend_grid / convergence_specs, in registration order.
+  std::vector<std::string> recommend_grid() const;
+  std::vector<std::string> convergence_specs() const;
+  // The first registered contention_probe scheme's name; "" when none.
+  std::string contention_probe() const;
   std::vector<SchemeInfo> list() const;
   // "ef(<inner>)" for Device::CUDA: wraps a CUDA compressor (set by register_cuda()).
   using Wrapper = std::function<std::unique_ptr<Compressor>(std::unique_ptr<Compressor>)>;

@@ -64,10 +64,11 @@ void SignSgdCompressor::roundtrip(int64_t, const float* in, float* out, const Bu
 }
 
 void register_signsgd(Registry& r) {
-  r.add({"signsgd", "scaled=<bool, default true: scale the vote by the mean |g|>",
-         "signSGD with majority vote; all-gather of packed sign bits, decode O(p n)",
-         [](const SchemeArgs& a) { return std::make_unique<SignSgdCompressor>(a.get_bool("scaled", true)); },
-         nullptr});
+  r.add({.name = "signsgd",
+         .params = "scaled=<bool, default true: scale the vote by the mean |g|>",
+         .summary = "signSGD with majority vote; all-gather of packed sign bits, decode O(p n)",
+         .cpu = [](const SchemeArgs& a) { return std::make_unique<SignSgdCompressor>(a.get_bool("scaled", true)); },
+         .facts = {.recommend_grid = {"signsgd"}, .convergence_specs = {"signsgd"}}});
 }
 
 }  // namespace gcu::compress

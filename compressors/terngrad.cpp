@@ -12,15 +12,16 @@ std::string TernGradCompressor::spec() const {
 }
 
 void register_terngrad(Registry& r) {
-  r.add({"terngrad", "bucket=<elements per scale, default 0 = per tensor>, seed=<default 0>",
-         "TernGrad: stochastic ternary {-1,0,1} x max|g|; unbiased; all-gather of 2-bit codes",
-         [](const SchemeArgs& a) {
+  r.add({.name = "terngrad",
+         .params = "bucket=<elements per scale, default 0 = per tensor>, seed=<default 0>",
+         .summary = "TernGrad: stochastic ternary {-1,0,1} x max|g|; unbiased; all-gather of 2-bit codes",
+         .cpu = [](const SchemeArgs& a) {
            const int64_t bucket = a.get_int("bucket", 0);
            if (bucket < 0)
              throw CompressorError("terngrad: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
            return std::make_unique<TernGradCompressor>(bucket, static_cast<uint64_t>(a.get_int("seed", 0)));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"terngrad"}, .convergence_specs = {"terngrad"}}});
 }
 
 }  // namespace gcu::compress

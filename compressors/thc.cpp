@@ -398,13 +398,13 @@ void ThcCompressor::roundtrip(int64_t bucket_index, const float* in, float* out,
 }
 
 void register_thc(Registry& r) {
-  r.add({"thc",
-         "bits=<1..16, default 4>, sat=<clip at sat x RMS after rotation, default 0 = off>, "
-         "rot=<full | number of butterfly stages, default full>, block=<power of two, default 65536>, "
-         "seed=<default 0>",
-         "THC: shared randomized Hadamard rotation, shared scale, stochastic integer grid; "
-         "all-reduce of overflow-free integer lanes",
-         [](const SchemeArgs& a) {
+  r.add({.name = "thc",
+         .params = "bits=<1..16, default 4>, sat=<clip at sat x RMS after rotation, default 0 = off>, "
+                   "rot=<full | number of butterfly stages, default full>, block=<power of two, default 65536>, "
+                   "seed=<default 0>",
+         .summary = "THC: shared randomized Hadamard rotation, shared scale, stochastic integer grid; "
+                   "all-reduce of overflow-free integer lanes",
+         .cpu = [](const SchemeArgs& a) {
            ThcParams p;
            p.bits = static_cast<int>(a.get_int("bits", 4));
            p.sat = a.get_double("sat", 0.0);
@@ -420,7 +420,7 @@ void register_thc(Registry& r) {
            p.seed = static_cast<uint64_t>(a.get_int("seed", 0));
            return std::make_unique<ThcCompressor>(p);
          },
-         nullptr});
+         .facts = {.recommend_grid = {"thc"}}});
 }
 
 }  // namespace gcu::compress

@@ -3,19 +3,7 @@
 
 #include "sparse.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 namespace gcu::compress {
-
-std::string format_param(double v) {
-  char buf[64];
-  for (int prec = 1; prec <= 17; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
 
 std::string TopkCompressor::spec() const { return "topk:k=" + format_param(k_); }
 
@@ -50,12 +38,13 @@ void TopkCompressor::roundtrip(int64_t bucket_index, const float* in, float* out
 }
 
 void register_topk(Registry& r) {
-  r.add({"topk", "k=<fraction kept, (0,1], default 0.01>",
-         "largest-magnitude fraction k; all-gather of values (f32) + indices (i32)",
-         [](const SchemeArgs& a) {
+  r.add({.name = "topk",
+         .params = "k=<fraction kept, (0,1], default 0.01>",
+         .summary = "largest-magnitude fraction k; all-gather of values (f32) + indices (i32)",
+         .cpu = [](const SchemeArgs& a) {
            return std::make_unique<TopkCompressor>(a.get_fraction("k", 0.01));
          },
-         nullptr});
+         .facts = {.recommend_grid = {"topk:k={0.1|0.01|0.001}"}, .convergence_specs = {"ef(topk:k=0.01)", "topk:k=0.1"}}});
 }
 
 }  // namespace gcu::compress

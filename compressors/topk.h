@@ -38,9 +38,6 @@ class TopkCompressor final : public Compressor {
   std::vector<int32_t> indices_;
 };
 
-// Shortest decimal text that parses back to the same double ("0.01", not "0.010000").
-std::string format_param(double v);
-
 void register_topk(Registry& r);
 
 }  // namespace gcu::compress

@@ -2,7 +2,6 @@
 #include "topkc.h"
 
 #include "sparse.h"
-#include "topk.h"
 
 #include <algorithm>
 #include <climits>
@@ -110,16 +109,16 @@ void TopkcCompressor::roundtrip(int64_t, const float* in, float* out, const Buck
 }
 
 void register_topkc(Registry& r) {
-  r.add({"topkc",
-         "k=<fraction of chunks kept, (0,1], default 0.01>, chunk=<elements per chunk, default 256>",
-         "chunked top-k: all-reduce of chunk norms, then all-reduce of the agreed chunks' values",
-         [](const SchemeArgs& a) {
+  r.add({.name = "topkc",
+         .params = "k=<fraction of chunks kept, (0,1], default 0.01>, chunk=<elements per chunk, default 256>",
+         .summary = "chunked top-k: all-reduce of chunk norms, then all-reduce of the agreed chunks' values",
+         .cpu = [](const SchemeArgs& a) {
            const int64_t chunk = a.get_positive_int("chunk", 256);
            if (chunk > INT32_MAX)
              throw CompressorError("topkc: chunk=" + std::to_string(chunk) + " is above 2^31-1");
            return std::make_unique<TopkcCompressor>(a.get_fraction("k", 0.01), chunk);
          },
-         nullptr});
+         .facts = {.recommend_grid = {"topkc:k={0.1|0.01|0.001}"}}});
 }
 
 }  // namespace gcu::compress

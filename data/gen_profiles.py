@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-# Generates the shipped profiles of the published V100 setup (SPEC §6):
+# Generates the shipped profiles of the published V100 setup (data/README.md):
 #   data/profiles/v100-resnet50.json, v100-resnet101.json, v100-bert-base.json
 # Run from anywhere with Debian's python3-torch:  /usr/bin/python3 data/gen_profiles.py
 #
@@ -20,7 +20,7 @@ import layer_costs  # noqa: E402
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profiles")
 MIB = 1024 * 1024
 
-# ---- published figures (SPEC §6) ---------------------------------------------------------
+# ---- published figures (data/README.md) -------------------------------------------------
 PUBLISHED_PARAMS = {"resnet50": 25_557_032, "resnet101": 44_549_160, "bert-base": 109_483_778}
 R50_BACKWARD_S_AT_64 = 0.122
 # encode+decode of ResNet-50 gradients on one V100, ms
@@ -204,8 +204,8 @@ def convergence(model_name):
         note = ("%s: baseline %d iterations = 90 epochs of ImageNet (1,281,167 images) at global "
                 "batch 64 x 64 GPUs; target %s." % (model_name, iters, target))
         batch_note = ("%s: critical global batch 32768 (assumed, for iterations(B) ~ 1 + B_crit/B along GPU "
-                      "and batch sweeps): Goyal et al. (2017) reach the same accuracy in the same 90 epochs up to "
-                      "batch 8k and Shallue et al. (2018) see diminishing returns beyond ~8k-16k; with 32k, batch "
+                      "and batch sweeps): published large-batch ImageNet runs reach the same accuracy in the same 90 "
+                      "epochs up to batch 8k, with diminishing returns beyond ~8k-16k; with 32k, batch "
                       "8k needs 11%% more samples than the reference 4096." % model_name)
     else:
         target = "92% accuracy on SST-2 (fine-tuning)"
@@ -299,7 +299,7 @@ def main():
         profile = {
             "schema": "gcu.profile/1",
             "provenance": {
-                "source": "published V100 study (SPEC §6) + documented assumptions",
+                "source": "published V100 study (figures in data/README.md) + documented assumptions",
                 "device": "NVIDIA V100-SXM2-16GB (AWS p3.8xlarge)",
                 "date": "2026-11-22",
                 "command": "/usr/bin/python3 data/gen_profiles.py",

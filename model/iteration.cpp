@@ -2,6 +2,8 @@
 // model of backward overlapped with bucketed communication. Derivations: docs/model.md §2-3.
 #include "model/iteration.h"
 
+#include "compressors/registry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -113,9 +115,6 @@ int resolved_batch(const Profile& p, const Setup& s) {
     throw ModelError("profile: model.compute is empty: no forward/backward times");
   return p.model.compute.front().batch_size;
 }
-bool cheap_cast_scheme(const std::string& spec) {
-  return spec == "none" || spec == "fp16" || spec == "bf16";
-}
 }  // namespace
 
 Predictor::Predictor(const Profile& profile, const Setup& setup)
@@ -134,7 +133,8 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
   plan_ = plan_scheme(setup.scheme, buckets_, cost_.world(), profile.compressors);
   mode_ = setup.mode;
   if (mode_ == CompressionMode::Auto)
-    mode_ = cheap_cast_scheme(plan_.scheme) ? CompressionMode::Overlapped : CompressionMode::AfterBackward;
+    mode_ = compress::Registry::instance().facts(plan_.scheme).overlaps_backward ? CompressionMode::Overlapped
+                                                                                  : CompressionMode::AfterBackward;
   const auto tf = tensor_ready_fractions(profile.model, compute_.compute);
   note_ = compute_.note;
   if (setup.model == IterationModel::Event && mode_ == CompressionMode::Overlapped)

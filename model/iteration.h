@@ -25,8 +25,9 @@
 namespace gcu::model {
 
 enum class IterationModel { ClosedForm, Event };
-// Auto: none/fp16/bf16 overlap with backward per bucket (DDP comm hooks); every other
-// scheme runs after backward (as GRACE and the published study run them).
+// Auto: schemes whose registry facts say overlaps_backward (the baselines and the casts)
+// overlap with backward per bucket (DDP comm hooks); every other scheme runs after
+// backward (as GRACE and the published study run them).
 enum class CompressionMode { Auto, AfterBackward, Overlapped };
 enum class Lane { Compute, Comm, Encode, Decode };
 

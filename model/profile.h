@@ -20,7 +20,7 @@ namespace gcu::model {
 inline constexpr const char* kProfileSchema = "gcu.profile/1";
 
 struct Provenance {
-  std::string source;   // "published V100 study (SPEC §6)" | "gcu calibrate"
+  std::string source;   // "published V100 study (figures in data/README.md) + ..." | "gcu calibrate"
   std::string device;
   std::string date;     // ISO 8601
   std::string command;

@@ -306,7 +306,7 @@ Convergence read_convergence(const Json& j, const std::string& path) {
 }  // namespace
 
 ProfileError::ProfileError(std::string path, std::string expected, std::string got, std::string file)
-    : std::invalid_argument(message(file, path, expected, got)),
+    : ModelError(message(file, path, expected, got)),
       path_(std::move(path)),
       expected_(std::move(expected)),
       got_(std::move(got)),
@@ -369,109 +369,115 @@ Json level_to_json(const LinkLevel& l) {
   }
   return j;
 }
+
+Json provenance_to_json(const Provenance& v) {
+  Json o = Json::object();
+  if (!v.source.empty()) o["source"] = v.source;
+  if (!v.device.empty()) o["device"] = v.device;
+  if (!v.date.empty()) o["date"] = v.date;
+  if (!v.command.empty()) o["command"] = v.command;
+  if (!v.libraries.empty()) {
+    Json l = Json::object();
+    for (const auto& [k, ver] : v.libraries) l[k] = ver;
+    o["libraries"] = std::move(l);
+  }
+  if (!v.assumptions.empty()) o["assumptions"] = v.assumptions;
+  return o;
+}
+
+Json cluster_to_json(const Cluster& c) {
+  Json o;
+  o["nodes"] = c.nodes;
+  o["gpus_per_node"] = c.gpus_per_node;
+  o["levels"] = Json::object();
+  auto present = [](const LinkLevel& l) { return l.bandwidth_gbps != 0 || !l.collectives.empty(); };
+  if (present(c.intra)) o["levels"]["intra"] = level_to_json(c.intra);
+  if (present(c.inter)) o["levels"]["inter"] = level_to_json(c.inter);
+  o["algorithms"] = c.algorithms;
+  o["gamma"] = c.gamma;
+  o["overlap_contention"] = c.overlap_contention;
+  return o;
+}
+
+Json model_to_json(const Model& m) {
+  Json o;
+  o["name"] = m.name;
+  o["parameters"] = m.parameters;
+  Json ts = Json::array();
+  for (const auto& t : m.tensors) {
+    Json x;
+    x["name"] = t.name;
+    x["shape"] = t.shape;
+    ts.push_back(std::move(x));
+  }
+  o["tensors"] = std::move(ts);
+  Json cs = Json::array();
+  for (const auto& e : m.compute) {
+    Json x;
+    x["batch_size"] = e.batch_size;
+    x["forward_s"] = e.forward_s;
+    x["backward_s"] = e.backward_s;
+    x["optimizer_s"] = e.optimizer_s;
+    x["data_s"] = e.data_s;
+    if (!e.ready_s.empty()) x["ready_s"] = e.ready_s;
+    cs.push_back(std::move(x));
+  }
+  o["compute"] = std::move(cs);
+  return o;
+}
+
+Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
+  Json o = Json::object();
+  for (const auto& [k, c] : compressors) {
+    Json x;
+    x["encode"]["fixed_s"] = c.encode.fixed_s;
+    x["encode"]["per_element_s"] = c.encode.per_element_s;
+    x["decode"]["fixed_s"] = c.decode.fixed_s;
+    x["decode"]["per_element_s"] = c.decode.per_element_s;
+    x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
+    if (c.measured_n > 0) x["measured_n"] = c.measured_n;
+    o[k] = std::move(x);
+  }
+  return o;
+}
+
+Json convergence_to_json(const Convergence& c) {
+  Json o;
+  if (!c.target.empty()) o["target"] = c.target;
+  o["baseline_iterations"] = c.baseline_iterations;
+  if (c.baseline_global_batch > 0) o["baseline_global_batch"] = c.baseline_global_batch;
+  if (c.critical_batch_size) o["critical_batch_size"] = *c.critical_batch_size;
+  Json s = Json::object();
+  for (const auto& [k, f] : c.schemes) {
+    Json x = Json::object();
+    if (f.relative_error) x["relative_error"] = *f.relative_error;
+    if (f.relative_error_ef) x["relative_error_ef"] = *f.relative_error_ef;
+    if (f.error_feedback) x["error_feedback"] = *f.error_feedback;
+    if (f.iterations) x["iterations"] = *f.iterations;
+    if (f.reaches_target) x["reaches_target"] = *f.reaches_target;
+    s[k] = std::move(x);
+  }
+  o["schemes"] = std::move(s);
+  const ConvergenceConstants& k = c.constants;
+  o["constants"]["ef_scale"] = k.ef_scale;
+  o["constants"]["variance_scale"] = k.variance_scale;
+  o["constants"]["biased_scale"] = k.biased_scale;
+  o["constants"]["max_biased_error"] = k.max_biased_error;
+  o["constants"]["max_multiplier"] = k.max_multiplier;
+  return o;
+}
 }  // namespace
 
 Json profile_to_json(const Profile& p) {
   Json j;
   j["schema"] = p.schema.empty() ? std::string(kProfileSchema) : p.schema;
-  {
-    const Provenance& v = p.provenance;
-    Json o = Json::object();
-    if (!v.source.empty()) o["source"] = v.source;
-    if (!v.device.empty()) o["device"] = v.device;
-    if (!v.date.empty()) o["date"] = v.date;
-    if (!v.command.empty()) o["command"] = v.command;
-    if (!v.libraries.empty()) {
-      Json l = Json::object();
-      for (const auto& [k, ver] : v.libraries) l[k] = ver;
-      o["libraries"] = std::move(l);
-    }
-    if (!v.assumptions.empty()) o["assumptions"] = v.assumptions;
-    j["provenance"] = std::move(o);
-  }
-  {
-    const Cluster& c = p.cluster;
-    Json o;
-    o["nodes"] = c.nodes;
-    o["gpus_per_node"] = c.gpus_per_node;
-    o["levels"] = Json::object();
-    auto present = [](const LinkLevel& l) { return l.bandwidth_gbps != 0 || !l.collectives.empty(); };
-    if (present(c.intra)) o["levels"]["intra"] = level_to_json(c.intra);
-    if (present(c.inter)) o["levels"]["inter"] = level_to_json(c.inter);
-    o["algorithms"] = c.algorithms;
-    o["gamma"] = c.gamma;
-    o["overlap_contention"] = c.overlap_contention;
-    j["cluster"] = std::move(o);
-  }
-  {
-    const Model& m = p.model;
-    Json o;
-    o["name"] = m.name;
-    o["parameters"] = m.parameters;
-    Json ts = Json::array();
-    for (const auto& t : m.tensors) {
-      Json x;
-      x["name"] = t.name;
-      x["shape"] = t.shape;
-      ts.push_back(std::move(x));
-    }
-    o["tensors"] = std::move(ts);
-    Json cs = Json::array();
-    for (const auto& e : m.compute) {
-      Json x;
-      x["batch_size"] = e.batch_size;
-      x["forward_s"] = e.forward_s;
-      x["backward_s"] = e.backward_s;
-      x["optimizer_s"] = e.optimizer_s;
-      x["data_s"] = e.data_s;
-      if (!e.ready_s.empty()) x["ready_s"] = e.ready_s;
-      cs.push_back(std::move(x));
-    }
-    o["compute"] = std::move(cs);
-    j["model"] = std::move(o);
-  }
+  j["provenance"] = provenance_to_json(p.provenance);
+  j["cluster"] = cluster_to_json(p.cluster);
+  j["model"] = model_to_json(p.model);
   j["ddp"]["first_bucket_bytes"] = p.ddp.first_bucket_bytes;
   j["ddp"]["bucket_cap_bytes"] = p.ddp.bucket_cap_bytes;
-  {
-    Json o = Json::object();
-    for (const auto& [k, c] : p.compressors) {
-      Json x;
-      x["encode"]["fixed_s"] = c.encode.fixed_s;
-      x["encode"]["per_element_s"] = c.encode.per_element_s;
-      x["decode"]["fixed_s"] = c.decode.fixed_s;
-      x["decode"]["per_element_s"] = c.decode.per_element_s;
-      x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
-      if (c.measured_n > 0) x["measured_n"] = c.measured_n;
-      o[k] = std::move(x);
-    }
-    j["compressors"] = std::move(o);
-  }
-  {
-    const Convergence& c = p.convergence;
-    Json o;
-    if (!c.target.empty()) o["target"] = c.target;
-    o["baseline_iterations"] = c.baseline_iterations;
-    if (c.baseline_global_batch > 0) o["baseline_global_batch"] = c.baseline_global_batch;
-    if (c.critical_batch_size) o["critical_batch_size"] = *c.critical_batch_size;
-    Json s = Json::object();
-    for (const auto& [k, f] : c.schemes) {
-      Json x = Json::object();
-      if (f.relative_error) x["relative_error"] = *f.relative_error;
-      if (f.relative_error_ef) x["relative_error_ef"] = *f.relative_error_ef;
-      if (f.error_feedback) x["error_feedback"] = *f.error_feedback;
-      if (f.iterations) x["iterations"] = *f.iterations;
-      if (f.reaches_target) x["reaches_target"] = *f.reaches_target;
-      s[k] = std::move(x);
-    }
-    o["schemes"] = std::move(s);
-    const ConvergenceConstants& k = c.constants;
-    o["constants"]["ef_scale"] = k.ef_scale;
-    o["constants"]["variance_scale"] = k.variance_scale;
-    o["constants"]["biased_scale"] = k.biased_scale;
-    o["constants"]["max_biased_error"] = k.max_biased_error;
-    o["constants"]["max_multiplier"] = k.max_multiplier;
-    j["convergence"] = std::move(o);
-  }
+  j["compressors"] = compressors_to_json(p.compressors);
+  j["convergence"] = convergence_to_json(p.convergence);
   return j;
 }
 

@@ -27,8 +27,9 @@ using Json = nlohmann::ordered_json;
 
 // A profile that is malformed or inconsistent. what() is
 //   "<file>: <path>: expected <expected>, got <got>"   (file omitted when unknown)
-// e.g. "v100.json: /cluster/gamma: expected a number >= 1, got 0.9".
-class ProfileError : public std::invalid_argument {
+// e.g. "v100.json: /cluster/gamma: expected a number >= 1, got 0.9". The model library's
+// one error type (ModelError) with the offending field's location.
+class ProfileError : public ModelError {
  public:
   ProfileError(std::string path, std::string expected, std::string got, std::string file = "");
   const std::string& path() const { return path_; }        // JSON pointer; "" = the root

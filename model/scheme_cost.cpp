@@ -16,7 +16,9 @@ Seconds decode_seconds(const DecodeFit& f, int64_t n, int p) {
   return f.fixed_s + f.per_element_s * double(n) + f.per_rank_element_s * double(n) * p;
 }
 
-bool scheme_needs_codec_fit(const std::string& canonical_spec) { return canonical_spec != "none"; }
+bool scheme_needs_codec_fit(const std::string& canonical_spec) {
+  return !compress::Registry::instance().facts(canonical_spec).lossless;
+}
 
 SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buckets, int world,
                        const std::map<std::string, CodecFit>& fits) {

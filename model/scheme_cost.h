@@ -49,7 +49,8 @@ Seconds encode_seconds(const EncodeFit& f, int64_t n);
 // decode_s = fixed_s + per_element_s * n + per_rank_element_s * n * p
 Seconds decode_seconds(const DecodeFit& f, int64_t n, int p);
 
-// Schemes that need no cost fit: "none" (nothing to encode).
+// False for lossless schemes (registry facts: nothing to encode, no cost fit needed).
+// Throws compress::CompressorError for an unknown scheme.
 bool scheme_needs_codec_fit(const std::string& canonical_spec);
 
 // Throws ModelError when the scheme is not registered (naming it and the known ones),

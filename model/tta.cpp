@@ -1,6 +1,8 @@
 // Convergence multipliers and time-to-accuracy (tta.h). Derivations: docs/model.md §4.
 #include "model/tta.h"
 
+#include "compressors/registry.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -110,6 +112,17 @@ IterationsEstimate iterations_to_target(const Convergence& conv, const std::stri
 }
 
 namespace {
+// Lossless schemes and those with negligible error (registry facts) converge like the
+// baseline when the profile has no figures for them; unknown specs do not.
+bool converges_as_baseline(const std::string& scheme) {
+  try {
+    const compress::SchemeFacts& f = compress::Registry::instance().facts(scheme);
+    return f.lossless || f.negligible_error;
+  } catch (const compress::CompressorError&) {
+    return false;
+  }
+}
+
 IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
                             const compress::SchemeTraits& traits, int world) {
   const auto& k = conv.constants;
@@ -132,7 +145,7 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
   double m = 1;
   std::string basis;
   if (!f) {
-    if (scheme != "none" && scheme != "fp16" && scheme != "bf16")
+    if (!converges_as_baseline(scheme))
       throw ModelError("no convergence figures for scheme '" + scheme +
                        "': add convergence.schemes.\"" + scheme + "\" (relative_error, relative_error_ef)");
     basis = "baseline (no measurable compression error)";

@@ -1,4 +1,4 @@
-// Units used throughout model/ (STYLE §7). One convention end to end:
+// Units used throughout model/. One convention end to end:
 //   time in seconds (Seconds, names ending in _s), sizes in bytes (Bytes, _bytes),
 //   link speed in Gbps = 1e9 BITS per second (Gbps, _gbps), per-byte cost in seconds
 //   per byte (beta_s_per_byte). 1 MiB = 2^20 bytes (PyTorch's bucket_cap_mb is MiB).

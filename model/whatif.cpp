@@ -87,6 +87,7 @@ std::optional<TtaResult> tta_for(const Profile& p, const Predictor& pred, Second
 
 std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
   if (req.schemes.empty()) throw ModelError("sweep: no schemes given");
+  const std::string& fp32_name = compress::Registry::instance().baseline(compress::Baseline::FP32).name;
   std::vector<SweepRow> rows;
   // Predictors for the cheap axes are built once per scheme.
   std::map<std::string, std::unique_ptr<Predictor>> fixed;
@@ -136,7 +137,7 @@ std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
     }
     const SweepRow* none = nullptr;
     for (size_t i = first; i < rows.size(); ++i)
-      if (rows[i].scheme == "none") none = &rows[i];
+      if (rows[i].scheme == fp32_name) none = &rows[i];
     if (none)
       for (size_t i = first; i < rows.size(); ++i)
         rows[i].speedup_vs_none = none->iteration.total_s / rows[i].iteration.total_s;
@@ -256,10 +257,7 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
 
 std::vector<std::string> default_candidates() {
   std::vector<std::string> all;
-  for (const char* pat : {"none", "fp16", "bf16", "powersgd:rank={1|2|4|8|16|32}",
-                          "topk:k={0.1|0.01|0.001}", "topkc:k={0.1|0.01|0.001}",
-                          "randomk:k={0.1|0.01|0.001}", "mstopk:k={0.01|0.001}",
-                          "dgc:k={0.01|0.001}", "signsgd", "efsignsgd", "qsgd", "terngrad", "thc"})
+  for (const auto& pat : compress::Registry::instance().recommend_grid())
     for (auto& s : expand_candidates(pat)) all.push_back(s);
   std::vector<std::string> out;
   for (const auto& s : all) {

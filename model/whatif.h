@@ -1,4 +1,4 @@
-// What-if analyses over the iteration and TTA models (SPEC §1, "What-if analyses").
+// What-if analyses over the iteration and TTA models (docs/model.md).
 // Every function returns plain structs; simulate/ formats them. Predictors are built once
 // per (scheme, GPU count, batch size) and reused across the cheap axes.
 #pragma once
@@ -94,8 +94,9 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme,
                               const Conditions& cond, Gbps lo_gbps, Gbps hi_gbps,
                               Metric metric = Metric::Iteration);
 
-// Candidates: every registered scheme with the usual parameter grids (powersgd rank
-// 1..32, topk k in {0.1, 0.01, 0.001}, ...). Specs whose scheme is not registered are left out.
+// Candidates: every registered scheme's recommend_grid (registry facts: powersgd rank
+// 1..32, topk k in {0.1, 0.01, 0.001}, ...), in registration order. Specs the registry
+// cannot build are left out.
 std::vector<std::string> default_candidates();
 
 // Parameter grids in a spec: every "{a|b|c}" is replaced by each alternative, several

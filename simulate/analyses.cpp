@@ -2,8 +2,10 @@
 // CSV and JSON are in analyses_format.cpp.
 #include "simulate/analyses.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 #include "simulate/format.h"
+
+#include "compressors/registry.h"
 
 #include <cmath>
 #include <sstream>
@@ -116,9 +118,10 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
   r.metric = metric;
   r.top = top;
   const auto recs = model::recommend(p, candidates, a.setup, a.cond, metric);
+  const std::string& fp16 = compress::Registry::instance().baseline(compress::Baseline::FP16).name;
   double fp16_s = 0;
   for (const auto& x : recs)
-    if (x.scheme == "fp16" && x.iteration) fp16_s = x.iteration->total_s;
+    if (x.scheme == fp16 && x.iteration) fp16_s = x.iteration->total_s;
   int rank = 0;
   for (const auto& x : recs) {
     RecommendRow row;
@@ -190,24 +193,6 @@ std::string recommend_text(const RecommendResult& r) {
          (r.best.empty() ? "" : "; best: " + r.best) + "\n";
   for (const auto& s : skipped) out += "  skipped " + s + "\n";
   return out + footer(r.context);
-}
-
-// ---- reports (kept API) -----------------------------------------------------------------
-std::string crossover_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                             const std::string& baseline, double lo_gbps, double hi_gbps, model::Metric metric) {
-  return crossover_text(run_crossover(p, a, schemes, baseline, lo_gbps, hi_gbps, metric));
-}
-std::string ratio_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                         double within) {
-  return ratio_text(run_ratio(p, a, schemes, within));
-}
-std::string trade_report(const model::Profile& p, const AnalysisBase& a, const std::string& scheme,
-                         const std::vector<double>& ks, double l) {
-  return trade_text(run_trade(p, a, scheme, ks, l));
-}
-std::string recommend_report(const model::Profile& p, const AnalysisBase& a, std::vector<std::string> candidates,
-                             model::Metric metric, size_t top) {
-  return recommend_text(run_recommend(p, a, std::move(candidates), metric, top));
 }
 
 }  // namespace gcu::simulate

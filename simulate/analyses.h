@@ -123,14 +123,4 @@ std::string format_analysis(const RatioResult& r, OutputFormat f);
 std::string format_analysis(const TradeResult& r, OutputFormat f);
 std::string format_analysis(const RecommendResult& r, OutputFormat f);
 
-// The text reports as before (run_* + *_text), kept for callers that want the report only.
-std::string crossover_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                             const std::string& baseline, double lo_gbps, double hi_gbps, model::Metric metric);
-std::string ratio_report(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,
-                         double within);
-std::string trade_report(const model::Profile& p, const AnalysisBase& a, const std::string& scheme,
-                         const std::vector<double>& ks, double l);
-std::string recommend_report(const model::Profile& p, const AnalysisBase& a, std::vector<std::string> candidates,
-                             model::Metric metric, size_t top);
-
 }  // namespace gcu::simulate

@@ -4,6 +4,8 @@
 #include "simulate/atomic_file.h"
 #include "simulate/format.h"
 
+#include "compressors/registry.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -49,11 +51,10 @@ std::string terminal_lines(const std::string& ext) {
   throw SimulateError("plot file '" + ext + "': expected a name ending in .png or .svg");
 }
 
-// Legend text: the baselines say what they are.
+// Legend text: the spec, and what it is when the registry labels it ("FP32 DDP").
 std::string legend(const std::string& scheme) {
-  if (scheme == "none") return "none (FP32 DDP)";
-  if (scheme == "fp16") return "fp16 (FP16 DDP)";
-  return scheme;
+  const std::string& label = compress::Registry::instance().facts(scheme).label;
+  return label.empty() ? scheme : scheme + " (" + label + ")";
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include "simulate/run.h"
 
 #include "model/whatif.h"
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 
 #include "compressors/registry.h"
 
@@ -50,10 +50,11 @@ std::pair<int, int> nodes_for_gpus(const model::Profile& p, int gpus) {
   }
 }
 
-ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
+namespace {
+
+// Throws SimulateError for requests that contradict themselves or the profile.
+void check_request(const model::Profile& p, const RunRequest& req) {
   if (req.schemes.empty()) throw SimulateError("no schemes given (e.g. --schemes none,fp16,powersgd:rank=4)");
-  ResultTable out;
-  out.sweep = req.sweep;
   if (req.sweep && req.gpus > 0 &&
       (req.sweep->axis == SweepAxis::Gpus || req.sweep->axis == SweepAxis::Nodes))
     throw SimulateError("--gpus " + std::to_string(req.gpus) + " and --sweep " + sweep_axis_name(req.sweep->axis) +
@@ -68,82 +69,38 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
         throw SimulateError("--sweep gpus: " + std::string(e.what()));
       }
     }
-  const model::Setup base = base_setup(p, req);
+}
 
-  // Requested schemes (canonical, unique) + hidden baselines.
-  std::set<std::string> seen;
-  std::vector<std::string> typed;
-  for (const auto& s : req.schemes) {
-    const std::string c = canonical(s);
-    if (seen.insert(c).second) {
-      out.schemes.push_back(c);
-      typed.push_back(s);
-    }
-  }
-  std::vector<std::string> all = typed;
-  for (const char* b : {"none", "fp16"})
-    if (!seen.count(b) && can_cost(p, base, b)) all.push_back(b);
-
-  // The model's sweep over one axis; gpus is swept here (it changes nodes and GPUs per node).
-  std::vector<model::SweepRow> rows;
+// The model's sweep over one axis for `schemes` (values outer, schemes inner); without a
+// sweep, one point at the base conditions with x = 0.
+std::vector<model::SweepRow> model_rows(const model::Profile& p, const RunRequest& req, const model::Setup& base,
+                                        const std::vector<std::string>& schemes) {
   model::SweepRequest sr;
-  sr.schemes = all;
+  sr.schemes = schemes;
   sr.base = base;
   sr.cond = req.cond;
   sr.with_tta = req.with_tta;
   if (!req.sweep) {
     sr.axis = model::Axis::ComputeSpeedup;  // one point: the base conditions
     sr.values = {req.cond.compute_speedup};
-    rows = model::sweep(p, sr);
+    std::vector<model::SweepRow> rows = model::sweep(p, sr);
     for (auto& r : rows) r.x = 0;
-  } else {
-    switch (req.sweep->axis) {
-      case SweepAxis::Bandwidth: sr.axis = model::Axis::Bandwidth; break;
-      case SweepAxis::Gpus: sr.axis = model::Axis::Gpus; break;
-      case SweepAxis::Nodes: sr.axis = model::Axis::Nodes; break;
-      case SweepAxis::BatchSize: sr.axis = model::Axis::BatchSize; break;
-      default: sr.axis = model::Axis::ComputeSpeedup; break;
-    }
-    sr.values = req.sweep->values;
-    rows = model::sweep(p, sr);
+    return rows;
   }
-
-  // Group by point; speed-ups against the baselines at the same point.
-  const model::Gbps base_inter =
-      req.cond.inter_bandwidth_gbps > 0 ? req.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
-  std::set<std::string> notes;
-  const std::set<std::string> wanted(out.schemes.begin(), out.schemes.end());
-  for (size_t i = 0; i < rows.size(); i += all.size()) {
-    const model::SweepRow* none = nullptr;
-    const model::SweepRow* fp16 = nullptr;
-    for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
-      if (rows[j].scheme == "none") none = &rows[j];
-      if (rows[j].scheme == "fp16") fp16 = &rows[j];
-    }
-    for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
-      const model::SweepRow& s = rows[j];
-      if (!wanted.count(s.scheme)) continue;
-      ResultRow r;
-      r.scheme = s.scheme;
-      r.x = s.x;
-      r.iteration = s.iteration;
-      r.linear_s = s.linear_s;
-      const double t = s.iteration.total_s;
-      if (none && t > 0) r.vs_fp32 = none->iteration.total_s / t;
-      if (fp16 && t > 0) r.vs_fp16 = fp16->iteration.total_s / t;
-      r.inter_bandwidth_gbps = req.sweep && req.sweep->axis == SweepAxis::Bandwidth ? s.x : base_inter;
-      r.tta = s.tta;
-      r.tta_note = s.tta_note;
-      if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
-      if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
-      out.rows.push_back(std::move(r));
-    }
+  switch (req.sweep->axis) {
+    case SweepAxis::Bandwidth: sr.axis = model::Axis::Bandwidth; break;
+    case SweepAxis::Gpus: sr.axis = model::Axis::Gpus; break;
+    case SweepAxis::Nodes: sr.axis = model::Axis::Nodes; break;
+    case SweepAxis::BatchSize: sr.axis = model::Axis::BatchSize; break;
+    default: sr.axis = model::Axis::ComputeSpeedup; break;
   }
-  out.notes.assign(notes.begin(), notes.end());
-  if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))
-    out.assumptions.push_back(model::batch_scaling_assumption(p));
+  sr.values = req.sweep->values;
+  return model::sweep(p, sr);
+}
 
-  RunContext& c = out.context;
+RunContext context_of(const model::Profile& p, const RunRequest& req, const model::Setup& base,
+                      model::Gbps base_inter) {
+  RunContext c;
   c.model_name = p.model.name;
   c.parameters = p.model.parameters;
   c.nodes = base.nodes > 0 ? base.nodes : p.cluster.nodes;
@@ -163,6 +120,70 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   c.reference_global_batch = bs.reference_batch;
   c.critical_batch_size = bs.critical_batch;
   c.critical_batch_defaulted = bs.critical_defaulted;
+  return c;
+}
+
+}  // namespace
+
+ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
+  check_request(p, req);
+  ResultTable out;
+  out.sweep = req.sweep;
+  const model::Setup base = base_setup(p, req);
+
+  // Requested schemes (canonical, unique) + hidden baselines.
+  std::set<std::string> seen;
+  std::vector<std::string> typed;
+  for (const auto& s : req.schemes) {
+    const std::string c = canonical(s);
+    if (seen.insert(c).second) {
+      out.schemes.push_back(c);
+      typed.push_back(s);
+    }
+  }
+  const auto& registry = compress::Registry::instance();
+  const std::string fp32 = registry.baseline(compress::Baseline::FP32).name;
+  const std::string fp16 = registry.baseline(compress::Baseline::FP16).name;
+  std::vector<std::string> all = typed;
+  for (const std::string& b : {fp32, fp16})
+    if (!seen.count(b) && can_cost(p, base, b)) all.push_back(b);
+  const std::vector<model::SweepRow> rows = model_rows(p, req, base, all);
+
+  // Group by point; speed-ups against the baselines at the same point.
+  const model::Gbps base_inter =
+      req.cond.inter_bandwidth_gbps > 0 ? req.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
+  std::set<std::string> notes;
+  const std::set<std::string> wanted(out.schemes.begin(), out.schemes.end());
+  for (size_t i = 0; i < rows.size(); i += all.size()) {
+    const model::SweepRow* fp32_row = nullptr;
+    const model::SweepRow* fp16_row = nullptr;
+    for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
+      if (rows[j].scheme == fp32) fp32_row = &rows[j];
+      if (rows[j].scheme == fp16) fp16_row = &rows[j];
+    }
+    for (size_t j = i; j < i + all.size() && j < rows.size(); ++j) {
+      const model::SweepRow& s = rows[j];
+      if (!wanted.count(s.scheme)) continue;
+      ResultRow r;
+      r.scheme = s.scheme;
+      r.x = s.x;
+      r.iteration = s.iteration;
+      r.linear_s = s.linear_s;
+      const double t = s.iteration.total_s;
+      if (fp32_row && t > 0) r.vs_fp32 = fp32_row->iteration.total_s / t;
+      if (fp16_row && t > 0) r.vs_fp16 = fp16_row->iteration.total_s / t;
+      r.inter_bandwidth_gbps = req.sweep && req.sweep->axis == SweepAxis::Bandwidth ? s.x : base_inter;
+      r.tta = s.tta;
+      r.tta_note = s.tta_note;
+      if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
+      if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
+      out.rows.push_back(std::move(r));
+    }
+  }
+  out.notes.assign(notes.begin(), notes.end());
+  if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))
+    out.assumptions.push_back(model::batch_scaling_assumption(p));
+  out.context = context_of(p, req, base, base_inter);
   return out;
 }
 

@@ -162,9 +162,9 @@ int run(int argc, char** argv) {
   int mem_clock_khz = 0, bus_bits = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0));
   CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0));
-  const double peak_gbps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // DDR: 2 transfers/clock
+  const double peak_GBps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;  // DDR: 2 transfers/clock
   std::printf("device: %s, peak memory bandwidth %.0f GB/s (%d kHz x %d bits x 2)\n", prop.name,
-              peak_gbps, mem_clock_khz, bus_bits);
+              peak_GBps, mem_clock_khz, bus_bits);
 
   const std::vector<std::string> specs = {
       "none", "fp16", "bf16", "topk:k=0.01", "topkc:k=0.01", "randomk:k=0.01", "mstopk:k=0.01",
@@ -184,9 +184,9 @@ int run(int argc, char** argv) {
     const double copy_ms = timer.median_ms(reps, [&] {
       CUDA_CHECK(cudaMemcpyAsync(y.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, 0));
     });
-    const double copy_gbps = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
+    const double copy_GBps = 2.0 * bytes / (copy_ms * 1e-3) / 1e9;
     std::printf("\nn = %lld floats (%.1f MB): D2D copy %.3f ms = %.0f GB/s read+write (%.0f%% of peak)\n",
-                static_cast<long long>(n), bytes / 1e6, copy_ms, copy_gbps, 100 * copy_gbps / peak_gbps);
+                static_cast<long long>(n), bytes / 1e6, copy_ms, copy_GBps, 100 * copy_GBps / peak_GBps);
     std::printf("%-18s %9s %9s %8s %10s %9s %8s  %s\n", "scheme", "step ms", "rt ms", "x copy",
                 "moved B/el", "rt GB/s", "of peak", "check");
     for (const std::string& spec : specs) {
@@ -209,7 +209,7 @@ int run(int argc, char** argv) {
       const double g = mv.bytes / (rt_ms * 1e-3) / 1e9;
       std::printf("%-18s %9.3f %9.3f %8.2f %7.2f%-3s %9.1f %7.0f%%  rel.diff vs CPU %.1e\n", spec.c_str(),
                   step_ms, rt_ms, rt_ms / copy_ms, mv.bytes / static_cast<double>(n),
-                  mv.minimum ? "min" : "", g, 100 * g / peak_gbps, rel);
+                  mv.minimum ? "min" : "", g, 100 * g / peak_GBps, rel);
     }
   }
   std::printf("\nmoved B/el = bytes the roundtrip kernels read + write per gradient element "

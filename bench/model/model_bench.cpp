@@ -1,4 +1,4 @@
-// Model speed (issue 2, deliverable 8): predictions per second of the closed form and the
+// Model speed: predictions per second of the closed form and the
 // event model on a BERT-base-like profile (201 tensors) at 96 GPUs (24 nodes x 4), and a
 // 100,000-point bandwidth sweep. Target: the 100,000-point sweep, event model included,
 // in under 1 s on one core. Ratios are printed against the closed form measured in the

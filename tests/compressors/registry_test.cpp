@@ -42,3 +42,39 @@ TEST(Registry, EverySchemeHasACpuFactoryAndARoundTripSpec) {
     EXPECT_EQ(again->spec(), c->spec()) << s.name;
   }
 }
+
+// Scheme facts (registry.h): the baselines are found by role, an error-feedback spec has
+// the defaults, every declared grid and convergence spec builds, and a second claim on a
+// baseline is refused.
+TEST(SchemeFacts, BaselinesAndDefaults) {
+  const Registry& r = Registry::instance();
+  EXPECT_EQ(r.baseline(Baseline::FP32).name, "none");
+  EXPECT_EQ(r.baseline(Baseline::FP16).name, "fp16");
+  EXPECT_TRUE(r.facts("none").lossless);
+  EXPECT_TRUE(r.facts("fp16").overlaps_backward);
+  EXPECT_FALSE(r.facts("fp16").lossless);
+  EXPECT_FALSE(r.facts("ef(fp16)").overlaps_backward);  // the residual is codec work
+  EXPECT_FALSE(r.facts("topk:k=0.1").overlaps_backward);
+  EXPECT_THROW(r.facts("nosuchscheme"), CompressorError);
+}
+
+TEST(SchemeFacts, DeclaredGridsAndSpecsBuild) {
+  const Registry& r = Registry::instance();
+  EXPECT_FALSE(r.convergence_specs().empty());
+  for (const auto& s : r.convergence_specs()) EXPECT_NO_THROW(make_compressor(s)) << s;
+  for (const auto& pat : r.recommend_grid()) {
+    const std::string name = pat.substr(0, pat.find(':'));
+    EXPECT_NO_THROW(r.find(name)) << pat;
+  }
+  ASSERT_FALSE(r.contention_probe().empty());
+  EXPECT_NO_THROW(r.find(r.contention_probe()));
+}
+
+TEST(SchemeFacts, ASecondBaselineIsRefused) {
+  Registry r;
+  const Factory f = [](const SchemeArgs& a) { return Registry::instance().find("none").cpu(a); };
+  r.add({.name = "a", .cpu = f, .facts = {.baseline = Baseline::FP32}});
+  EXPECT_THROW(r.add({.name = "b", .cpu = f, .facts = {.baseline = Baseline::FP32}}), CompressorError);
+  EXPECT_NO_THROW(r.add({.name = "c", .cpu = f, .facts = {.baseline = Baseline::FP16}}));
+  EXPECT_EQ(r.baseline(Baseline::FP16).name, "c");
+}

@@ -1,5 +1,5 @@
 // The profiles shipped in data/profiles: valid, the real architectures' parameter counts
-// (SPEC §6), canonical scheme keys, cost fits and convergence figures for every default
+// (data/README.md), canonical scheme keys, cost fits and convergence figures for every default
 // candidate scheme, predictions that behave (more bandwidth is never slower) and a stated
 // global-batch law for TTA (fewer iterations but never fewer samples when scaling out).
 #include "compressors/registry.h"
