@@ -8,6 +8,7 @@
 #include "calibrate/group.h"
 #include "compressors/registry.h"
 #include "model/profile_json.h"
+#include "util/output_file.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -29,17 +30,6 @@ namespace {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-    f << text;
-    if (!f) throw std::runtime_error("error writing " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
 }
 
 std::string cpu_model() {
@@ -108,6 +98,9 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   if (o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
     throw std::invalid_argument("calibrate: --fit-statistic must be median, p10 or min, got '" + o.fit_statistic + "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
+  // Output-file policy (util/output_file.h): refuse a bad target before measuring.
+  util::check_output_target(o.output);
+  util::check_output_target(o.state_file.empty() ? o.output + ".state.json" : o.state_file);
   GroupOptions go;
   go.backend = o.backend;
   go.timeout_s = std::max(600.0, o.budget_s * 2 + 300);
@@ -151,7 +144,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   done_list = g.broadcast_string(done_list);
   auto done = [&](const std::string& s) { return done_list.find(s + ",") != std::string::npos; };
   auto save = [&]() {
-    if (lead) write_atomic(state_path, st.dump(1));
+    if (lead) util::write_file_atomic(state_path, st.dump(1));
   };
   auto skipped = [&](const std::string& s, const std::string& why) {
     st["skipped"].push_back(s + ": " + why);
@@ -313,7 +306,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
                       {"compiler", __VERSION__}};
     auto built = build_profile(st, info);
     model::validate_profile(built.profile);
-    write_atomic(o.output, model::profile_to_json(built.profile).dump(2) + "\n");
+    util::write_file_atomic(o.output, model::profile_to_json(built.profile).dump(2) + "\n");
     res.wrote_profile = true;
     res.report = built.report;
     progress("calibrate: wrote " + o.output + " (" + std::to_string(static_cast<int>(now_s() - t0)) + " s)");

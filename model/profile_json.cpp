@@ -7,6 +7,8 @@
 #include "model/profile_json.h"
 
 #include "compressors/params.h"
+#include "util/json_pointer.h"
+#include "util/text.h"
 
 #include <cmath>
 #include <set>
@@ -47,18 +49,8 @@ std::string describe(const Json& v) {
   }
 }
 
-std::string escape_key(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string child(const std::string& path, const std::string& key) { return path + "/" + escape_key(key); }
-std::string child(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
+std::string child(const std::string& path, const std::string& key) { return util::pointer_child(path, key); }
+std::string child(const std::string& path, size_t i) { return util::pointer_child(path, i); }
 
 // An object being read: remembers which keys were read to report unknown ones.
 class Fields {

@@ -4,6 +4,8 @@
 
 #include "compressors/compressor.h"
 #include "compressors/params.h"
+#include "util/json_pointer.h"
+#include "util/text.h"
 
 #include <charconv>
 #include <cmath>
@@ -20,18 +22,8 @@ std::string num_text(double v) {
   return std::string(buf, r.ptr);
 }
 
-std::string escape_key(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string at(const std::string& path, const std::string& key) { return path + "/" + escape_key(key); }
-std::string at(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
+std::string at(const std::string& path, const std::string& key) { return util::pointer_child(path, key); }
+std::string at(const std::string& path, size_t i) { return util::pointer_child(path, i); }
 
 [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& got) {
   throw ProfileError(path, expected, got);
@@ -197,18 +189,9 @@ void check_convergence(const Convergence& c) {
 
 // "cluster.levels.inter" -> "/cluster/levels/inter"; pointers pass unchanged.
 std::string to_pointer(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  std::string out;
-  size_t pos = 0;
-  while (true) {
-    const size_t dot = path.find('.', pos);
-    const std::string seg = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    if (seg.empty()) throw ProfileError("--set " + path, "a dotted path like cluster.gamma", "an empty segment");
-    out.push_back('/');
-    out.append(escape_key(seg));
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
+  std::string out = util::dotted_to_pointer(path);
+  if (out.empty() && !path.empty())
+    throw ProfileError("--set " + util::printable(path), "a dotted path like cluster.gamma", "an empty segment");
   return out;
 }
 

@@ -2,7 +2,7 @@
 // CSV and JSON are in analyses_format.cpp.
 #include "simulate/analyses.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 #include "simulate/format.h"
 
 #include <cmath>

@@ -2,7 +2,7 @@
 #include "simulate/run.h"
 
 #include "model/whatif.h"
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 
 #include "compressors/registry.h"
 

@@ -1,7 +1,7 @@
 // Sweep and scheme-list parsing (sweep_spec.h).
 #include "simulate/sweep_spec.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 
 #include <cerrno>
 #include <cmath>

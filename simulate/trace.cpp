@@ -1,7 +1,7 @@
 // Chrome-trace output (trace.h).
 #include "simulate/trace.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 
 #include <nlohmann/json.hpp>
 

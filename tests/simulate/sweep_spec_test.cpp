@@ -1,7 +1,7 @@
 // simulate/sweep_spec: sweep axes, lists and ranges (A:B:N = N points), scheme lists.
 #include "simulate/sweep_spec.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 
 #include <gtest/gtest.h>
 
