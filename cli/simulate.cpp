@@ -165,7 +165,11 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
       std::vector<std::string> cands;
       if (!o.candidates.empty())
         for (const auto& pat : sim::split_schemes({o.candidates}))
-          for (const auto& c : model::expand_candidates(pat)) cands.push_back(c);
+          for (const auto& c : model::expand_candidates(pat)) {
+            cands.push_back(c);
+            if (cands.size() > model::kMaxCandidates)
+              throw UsageError("--candidates: more than " + std::to_string(model::kMaxCandidates) + " specs (the limit)");
+          }
       out = sim::format_analysis(
           sim::run_recommend(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric), o.top), fmt);
     } else {
@@ -196,16 +200,16 @@ void add_common(CLI::App* s, SimulateOptions& o) {
                 std::string("Scheme specs, comma-separated (default ") + kDefaultSchemes + "; see `gcu schemes`)");
   s->add_option("--gpus", o.gpus,
                 "Total GPUs: whole nodes of cluster.gpus_per_node, or fewer than one node (default: the profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count(1'000'000));
   s->add_option("--batch", o.batch, "Per-GPU batch size (default: the profile's first compute entry)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count(1'000'000));
   s->add_option("--bandwidth", o.bandwidth_gbps, "Inter-node bandwidth in Gbps (default: the profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
   s->add_option("--intra-bandwidth", o.intra_bandwidth_gbps, "Intra-node bandwidth in Gbps (default: the profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
   s->add_option("--compute-speedup", o.compute_speedup,
                 "GPUs this many times faster (compute and encode/decode; network unchanged)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveFinite)
       ->capture_default_str();
   s->add_option("--format", o.format,
                 "What to print: table, csv or json (the sweep: schema gcu.simulate/1; analyses: "
@@ -270,12 +274,13 @@ void setup_simulate(CLI::App& app) {
 
   auto* ratio = s->add_subcommand("ratio", "Compression ratio needed to come within X of linear scaling");
   ratio->add_option("--within", o->within, "Allowed slowdown over linear scaling, as a fraction (0.1 = 10%)")
+      ->check(kPositiveFinite)
       ->capture_default_str();
   ratio->footer("Example:\n  gcu simulate ratio -p data/profiles/v100-resnet50.json --schemes fp16 --within 0.1 --gpus 96");
 
   auto* trade = s->add_subcommand("trade", "Encode/decode k times faster for l*k times more bytes");
   trade->add_option("--k", o->ks, "Codec speed-ups, comma-separated")->capture_default_str();
-  trade->add_option("--l", o->l, "Bytes cost factor per unit of speed-up")->capture_default_str();
+  trade->add_option("--l", o->l, "Bytes cost factor per unit of speed-up")->check(kPositiveFinite)->capture_default_str();
   trade->footer("Example:\n  gcu simulate trade -p data/profiles/v100-resnet50.json --schemes topk:k=0.01 --k 1,2,4,8 --l 1");
 
   auto* rec = s->add_subcommand("recommend", "Rank schemes and parameters by predicted time to accuracy");

@@ -1,5 +1,6 @@
 // Scheme registry and the generic parts of Compressor (registry.h, compressor.h).
 #include "registry.h"
+#include "util/text.h"
 
 #include "error_feedback.h"
 
@@ -90,7 +91,7 @@ const SchemeInfo& Registry::find(const std::string& name) const {
     if (s.name == name) return s;
   std::string known;
   for (const auto& s : schemes_) known += (known.empty() ? "" : ", ") + s.name;
-  throw CompressorError("unknown compression scheme '" + name + "' (known: " + known + ")");
+  throw CompressorError("unknown compression scheme " + util::quote(name) + " (known: " + known + ")");
 }
 
 std::vector<SchemeInfo> Registry::list() const { return schemes_; }
@@ -104,6 +105,7 @@ namespace gcu::compress {
 #endif
 
 std::unique_ptr<Compressor> make_compressor(const std::string& spec, Device device) {
+  check_ef_nesting(spec);
   std::string inner;
   if (parse_ef_spec(spec, &inner)) {  // "ef(<inner spec>)": error feedback around any scheme
 #ifdef GCU_WITH_CUDA
