@@ -1,6 +1,8 @@
 // Tests for the JSON-lines log and timing summaries (trainer/runtime/trainlog.h).
 #include "trainer/runtime/trainlog.h"
 
+#include "trainer/runtime/train_options.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
