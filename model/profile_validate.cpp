@@ -311,8 +311,10 @@ void apply_override(Json& j, const std::string& assignment) {
   check_indices(j, ptr, assignment);
   Json value;
   try {
-    value = Json::parse(text);
-  } catch (const Json::exception&) {
+    value = parse_json_text(text);  // the same limits as a profile (depth, duplicate keys, 1e999)
+  } catch (const ProfileError& e) {
+    if (e.got().rfind("a syntax error", 0) != 0)
+      throw ProfileError(ptr, e.expected() + " (from --set " + util::printable(assignment, 100) + ")", e.got());
     value = text;  // a plain string: --set /convergence/target=76% top-1
   }
   try {

@@ -193,6 +193,9 @@ TEST(ProfileJson, SetAppendsAtMostOneArrayElement) {
     EXPECT_NE(e.expected().find("an index <= 3"), std::string::npos) << e.what();
   }
   EXPECT_EQ(j["a"].size(), 3u);
+  EXPECT_THROW(apply_override(j, "/a/0=" + std::string(100, '[') + std::string(100, ']')), ProfileError);
+  apply_override(j, "/a/0=76% top-1");  // not JSON: a plain string
+  EXPECT_EQ(j["a"][0], "76% top-1");
 }
 
 }  // namespace

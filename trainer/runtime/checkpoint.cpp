@@ -3,6 +3,7 @@
 
 #include "trainer/runtime/train_options.h"
 #include "util/output_file.h"
+#include "util/text.h"
 
 #include <torch/torch.h>
 
@@ -55,7 +56,7 @@ void save_checkpoint(const std::string& file, torch::nn::Module& model,
     root.save_to(bytes);
     util::write_file_atomic(file, bytes.str());  // temporary file, fsync, rename (util/output_file.h)
   } catch (const std::exception& e) {
-    throw TrainError("cannot write checkpoint '" + file + "': " + std::string(e.what()).substr(0, 200));
+    throw TrainError("cannot write checkpoint '" + file + "': " + util::printable(e.what()));
   }
 }
 
@@ -96,7 +97,7 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
   } catch (const TrainError&) {
     throw;
   } catch (const std::exception& e) {
-    throw TrainError("cannot read checkpoint '" + file + "': " + std::string(e.what()).substr(0, 200));
+    throw TrainError("cannot read checkpoint '" + file + "': " + util::printable(e.what()));
   }
   return s;
 }
