@@ -66,6 +66,14 @@ inline const CLI::Validator kPositiveFinite(
       return e;
     },
     "NUMBER > 0");
+inline const CLI::Validator kNonNegativeFinite(
+    [](std::string& s) {
+      double v = 0;
+      std::string e = parse_finite(s, &v);
+      if (e.empty() && !(v >= 0)) e = "expected a number >= 0, got '" + s + "'";
+      return e;
+    },
+    "NUMBER >= 0");
 // A count: a whole number from 1 to `max`.
 inline CLI::Validator positive_count(long long max) {
   return CLI::Validator(
