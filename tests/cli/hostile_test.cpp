@@ -126,6 +126,19 @@ TEST_F(Hostile, MissingDirectoryIsAnErrorUnlessMkdir) {
   EXPECT_FALSE(fs::exists(fs::path(GCU_SOURCE_DIR) / "-"));
 }
 
+// calibrate and train (built with LibTorch) follow the same policy, before any work.
+TEST_F(Hostile, CalibrateAndTrainRefuseBadTargets) {
+  if (gcu("calibrate --help").rc != 0) GTEST_SKIP() << "this gcu has no calibrate/train (no LibTorch)";
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);
+  expect_clear_error(gcu("calibrate --model cnn -o '" + at("fifo") + "'"), "a FIFO");
+  EXPECT_TRUE(fs::is_fifo(at("fifo")));
+  expect_clear_error(gcu("calibrate --model cnn -o '" + at("none/p.json") + "'"), "does not exist");
+  write("victim", "keep");
+  fs::create_symlink(at("victim"), at("log.jsonl"));
+  expect_clear_error(gcu("train --data synthetic --iters 1 --log '" + at("log.jsonl") + "'"), "symbolic link");
+  EXPECT_EQ(slurp(at("victim")), "keep");
+}
+
 // --- crashes ---------------------------------------------------------------------------
 TEST_F(Hostile, DeepEfNestingIsALimitNotACrash) {
   std::string spec;
