@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,6 +138,35 @@ TEST_F(Hostile, CalibrateAndTrainRefuseBadTargets) {
   fs::create_symlink(at("victim"), at("log.jsonl"));
   expect_clear_error(gcu("train --data synthetic --iters 1 --log '" + at("log.jsonl") + "'"), "symbolic link");
   EXPECT_EQ(slurp(at("victim")), "keep");
+}
+
+// SIGTERM while `gcu train` writes its log: the temporary file is removed and the process
+// still dies of the signal.
+TEST_F(Hostile, SigtermDuringTrainLeavesNoTemporaryFile) {
+  if (gcu("train --help").rc != 0) GTEST_SKIP() << "this gcu has no train (no LibTorch)";
+  const std::string log = at("run.jsonl");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    (void)!::freopen("/dev/null", "w", stdout);
+    (void)!::freopen("/dev/null", "w", stderr);
+    ::execl(GCU_BINARY, "gcu", "train", "--data", "synthetic", "--iters", "1000000", "--threads", "1", "--quiet",
+            "--log", log.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  auto temps = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir_)) n += e.path().string().find(".tmp.") != std::string::npos;
+    return n;
+  };
+  for (int i = 0; i < 600 && temps() == 0; ++i) ::usleep(50'000);  // up to 30 s
+  ASSERT_EQ(temps(), 1u) << "the log's temporary file should exist while training";
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  EXPECT_EQ(temps(), 0u);
+  EXPECT_FALSE(fs::exists(log));
 }
 
 // --- crashes ---------------------------------------------------------------------------
