@@ -6,6 +6,7 @@
 #include "calibrate/calibrate_run.h"
 #include "compressors/registry.h"
 #include "model/profile_json.h"
+#include "util/output_file.h"
 
 #include <torch/torch.h>
 #include <torch/version.h>
@@ -22,17 +23,6 @@
 
 namespace gcu::calibrate {
 namespace {
-
-void write_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-    f << text;
-    if (!f) throw std::runtime_error("error writing " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
-}
 
 std::string cpu_model() {
   std::ifstream f("/proc/cpuinfo");
@@ -60,6 +50,9 @@ std::vector<std::string> default_schemes() {
 
 void check_options(const CalibrateOptions& o) {
   if (o.output.empty()) throw std::invalid_argument("calibrate: an output profile path is required (--output)");
+  // Output-file policy (util/output_file.h): refuse a bad target before measuring.
+  util::check_output_target(o.output);
+  util::check_output_target(o.state_file.empty() ? o.output + ".state.json" : o.state_file);
   for (const auto& s : o.skip)
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
       throw std::invalid_argument("calibrate: unknown step '" + s + "' in --skip (steps: compute, gamma, "
@@ -161,7 +154,7 @@ CalibrateResult write_profile(CalibrationRun& r) {
                       {"compiler", __VERSION__}};
     auto built = build_profile(r.state, info);
     model::validate_profile(built.profile);
-    write_atomic(r.opt.output, model::profile_to_json(built.profile).dump(2) + "\n");
+    util::write_file_atomic(r.opt.output, model::profile_to_json(built.profile).dump(2) + "\n");
     res.wrote_profile = true;
     res.report = built.report;
     r.say("calibrate: wrote " + r.opt.output + " (" + std::to_string(static_cast<int>(now_s() - r.t0)) + " s)");

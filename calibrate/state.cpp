@@ -1,6 +1,8 @@
 // The typed calibration state and its strict JSON form (state.h).
 #include "calibrate/state.h"
 
+#include "util/output_file.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -400,14 +402,7 @@ CalibrationState read_state_file(const std::string& path) {
 }
 
 void write_state_file(const std::string& path, const CalibrationState& s) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw StateError("cannot write " + tmp);
-    f << to_json(s).dump(1);
-    if (!f) throw StateError("error writing " + tmp);
-  }
-  std::filesystem::rename(tmp, path);
+  util::write_file_atomic(path, to_json(s).dump(1));
 }
 
 }  // namespace gcu::calibrate

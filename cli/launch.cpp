@@ -30,7 +30,7 @@ srun instead (docs/trainer.md).)");
   sub->add_option("--master-port", opt->master_port, "rendezvous port (0: a free one)")
       ->check(CLI::Range(0, 65535))->capture_default_str();
   sub->add_option("--grace", opt->grace_s, "seconds before the others are stopped after a failure, or killed after a forwarded signal")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gcu::cli::kNonNegativeFinite)->capture_default_str();
   sub->add_flag("!--no-prefix", opt->prefix_output, "do not prefix output lines with the rank");
   sub->add_option("command", opt->command, "the command each rank runs, after --")->required();
   sub->callback([opt] {

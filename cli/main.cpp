@@ -35,8 +35,11 @@ int main(int argc, char** argv) {
   for (auto& c : cmds) c.setup(app);
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return app.exit(e);  // a subcommand's own exit code (gcu train)
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);  // prints help, or the option's problem
+    return rc == 0 ? 0 : 2;      // a usage error: exit code 2, like every input error
   } catch (const gcu::cli::UsageError& e) {
     std::fprintf(stderr, "gcu: error: %s\n", e.what());
     return 2;

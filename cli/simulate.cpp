@@ -10,7 +10,8 @@
 #include "model/units.h"
 #include "model/whatif.h"
 #include "simulate/analyses.h"
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 #include "simulate/format.h"
 #include "simulate/plot.h"
 #include "simulate/profile_file.h"
@@ -36,7 +37,7 @@ struct SimulateOptions {
   double bandwidth_gbps = 0, intra_bandwidth_gbps = 0, compute_speedup = 1;
   std::string model = "event", mode = "auto", format = "table";
   std::string csv, json, plot, trace, output;
-  bool no_tta = false;
+  bool no_tta = false, mkdir = false;
   // analyses
   std::string baseline = "fp16", range = "0.1:400", metric = "tta", ks = "1,2,4,8,16", candidates;
   double within = 0.1, l = 1;
@@ -61,18 +62,32 @@ sim::RunRequest request(const SimulateOptions& o, const model::Profile& p) {
   return r;
 }
 
+util::OutputOptions out_opts(const SimulateOptions& o) {
+  util::OutputOptions u;
+  u.create_parents = o.mkdir;
+  u.mkdir_hint = "or pass --mkdir";
+  return u;
+}
+
+// Every output is checked before the work starts (util/output_file.h): a symlink, a
+// device or a missing directory fails at once, not after a long sweep.
+void check_outputs(const SimulateOptions& o) {
+  for (const std::string* p : {&o.output, &o.csv, &o.json, &o.plot, &o.trace})
+    if (!p->empty()) util::check_output_target(*p, out_opts(o));
+}
+
 void wrote(const std::string& what, const std::string& path) {
   std::fprintf(stderr, "gcu simulate: wrote %s %s\n", what.c_str(), path.c_str());
 }
 
 // What --format selects goes to stdout, or to -o FILE (temporary file + rename).
 void emit(const SimulateOptions& o, const std::string& text) {
-  if (o.output.empty()) {
+  if (o.output.empty() || o.output == "-") {
     std::fputs(text.c_str(), stdout);
     std::fflush(stdout);
     return;
   }
-  sim::write_file_atomic(o.output, text);
+  util::write_file_atomic(o.output, text, out_opts(o));
   wrote(o.format == "table" ? "report" : o.format == "csv" ? "CSV" : "JSON", o.output);
 }
 
@@ -82,16 +97,17 @@ void run_main(const SimulateOptions& o, const sim::LoadedProfile& lp) {
   if (o.format == "table") emit(o, sim::format_table(t, lp.path));
   else if (o.format == "csv") emit(o, sim::format_csv(t));
   else emit(o, sim::format_json(t, lp.path));
-  if (!o.csv.empty()) sim::write_file_atomic(o.csv, sim::format_csv(t)), wrote("CSV", o.csv);
-  if (!o.json.empty()) sim::write_file_atomic(o.json, sim::format_json(t, lp.path)), wrote("JSON", o.json);
+  if (!o.csv.empty()) util::write_file_atomic(o.csv, sim::format_csv(t), out_opts(o)), wrote("CSV", o.csv);
+  if (!o.json.empty()) util::write_file_atomic(o.json, sim::format_json(t, lp.path), out_opts(o)), wrote("JSON", o.json);
   if (!o.plot.empty()) {
     const std::string title = sim::describe_setup(t);
-    const auto f = sim::write_plot(t, o.plot, title);
+    const auto f = sim::write_plot(t, o.plot, title, true, out_opts(o));
     wrote("plot", f.image + " (gnuplot script " + f.script + ", data " + f.data + ")");
   }
   if (!o.trace.empty()) {
     const auto its = sim::predict_timelines(lp.profile, req);
-    sim::write_file_atomic(o.trace, sim::chrome_trace_json(its, lp.profile.model.name + " (" + lp.path + ")"));
+    util::write_file_atomic(o.trace, sim::chrome_trace_json(its, lp.profile.model.name + " (" + lp.path + ")"),
+                            out_opts(o));
     wrote("Chrome trace", o.trace + " (open in ui.perfetto.dev or chrome://tracing)");
   }
 }
@@ -118,6 +134,7 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
                          a->get_name() + "` (use --format csv|json and -o FILE for its output)");
   }
   try {
+    check_outputs(o);
     const sim::LoadedProfile lp = sim::load_profile_file(o.profile, o.overrides);
     const auto& p = lp.profile;
     const sim::OutputFormat fmt = sim::parse_output_format(o.format);
@@ -148,7 +165,11 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
       std::vector<std::string> cands;
       if (!o.candidates.empty())
         for (const auto& pat : sim::split_schemes({o.candidates}))
-          for (const auto& c : model::expand_candidates(pat)) cands.push_back(c);
+          for (const auto& c : model::expand_candidates(pat)) {
+            cands.push_back(c);
+            if (cands.size() > model::kMaxCandidates)
+              throw UsageError("--candidates: more than " + std::to_string(model::kMaxCandidates) + " specs (the limit)");
+          }
       out = sim::format_analysis(
           sim::run_recommend(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric), o.top), fmt);
     } else {
@@ -159,6 +180,8 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
   } catch (const model::ModelError& e) {  // ProfileError included
     throw UsageError(e.what());
   } catch (const sim::SimulateError& e) {
+    throw UsageError(e.what());
+  } catch (const util::FileError& e) {
     throw UsageError(e.what());
   } catch (const compress::CompressorError& e) {
     throw UsageError(e.what());
@@ -175,16 +198,16 @@ void add_common(CLI::App* s, SimulateOptions& o) {
                 std::string("Scheme specs, comma-separated (default ") + kDefaultSchemes + "; see `gcu schemes`)");
   s->add_option("--gpus", o.gpus,
                 "Total GPUs: whole nodes of cluster.gpus_per_node, or fewer than one node (default: the profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count(1'000'000));
   s->add_option("--batch", o.batch, "Per-GPU batch size (default: the profile's first compute entry)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_count(1'000'000));
   s->add_option("--bandwidth", o.bandwidth_gbps, "Inter-node bandwidth in Gbps (default: the profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
   s->add_option("--intra-bandwidth", o.intra_bandwidth_gbps, "Intra-node bandwidth in Gbps (default: the profile's)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
   s->add_option("--compute-speedup", o.compute_speedup,
                 "GPUs this many times faster (compute and encode/decode; network unchanged)")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositiveFinite)
       ->capture_default_str();
   s->add_option("--format", o.format,
                 "What to print: table, csv or json (the sweep: schema gcu.simulate/1; analyses: "
@@ -193,6 +216,7 @@ void add_common(CLI::App* s, SimulateOptions& o) {
       ->capture_default_str();
   s->add_option("-o,--output", o.output,
                 "Write what --format selects to this file (temporary file + rename) instead of stdout");
+  s->add_flag("--mkdir", o.mkdir, "Create missing directories of the output files (default: an error)");
   s->add_option("--model", o.model, "Iteration model: event (per-layer ready times) or closed (published closed form)")
       ->capture_default_str();
   s->add_option("--mode", o.mode,
@@ -248,12 +272,13 @@ void setup_simulate(CLI::App& app) {
 
   auto* ratio = s->add_subcommand("ratio", "Compression ratio needed to come within X of linear scaling");
   ratio->add_option("--within", o->within, "Allowed slowdown over linear scaling, as a fraction (0.1 = 10%)")
+      ->check(kPositiveFinite)
       ->capture_default_str();
   ratio->footer("Example:\n  gcu simulate ratio -p data/profiles/v100-resnet50.json --schemes fp16 --within 0.1 --gpus 96");
 
   auto* trade = s->add_subcommand("trade", "Encode/decode k times faster for l*k times more bytes");
   trade->add_option("--k", o->ks, "Codec speed-ups, comma-separated")->capture_default_str();
-  trade->add_option("--l", o->l, "Bytes cost factor per unit of speed-up")->capture_default_str();
+  trade->add_option("--l", o->l, "Bytes cost factor per unit of speed-up")->check(kPositiveFinite)->capture_default_str();
   trade->footer("Example:\n  gcu simulate trade -p data/profiles/v100-resnet50.json --schemes topk:k=0.01 --k 1,2,4,8 --l 1");
 
   auto* rec = s->add_subcommand("recommend", "Rank schemes and parameters by predicted time to accuracy");

@@ -34,57 +34,57 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
   sub->add_option("--data", opt->data, "fashion-mnist or synthetic")
       ->check(CLI::IsMember({"fashion-mnist", "synthetic"}))->capture_default_str();
   sub->add_option("--data-dir", opt->data_dir, "where unpacked Fashion-MNIST goes (default: cache)");
-  sub->add_option("--batch", opt->batch, "per-rank batch size")->check(CLI::PositiveNumber)
+  sub->add_option("--batch", opt->batch, "per-rank batch size")->check(gcu::cli::positive_count(1000000))
       ->capture_default_str();
-  sub->add_option("--iters", opt->iters, "total iterations")->check(CLI::PositiveNumber)
+  sub->add_option("--iters", opt->iters, "total iterations")->check(gcu::cli::positive_count(1000000000000LL))
       ->capture_default_str();
   sub->add_option("--seed", opt->seed, "random seed (same on all ranks)")->capture_default_str();
   sub->add_option("--threads", opt->threads, "intra-op threads per rank (0: LibTorch default)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gcu::cli::kNonNegativeFinite)->capture_default_str();
   sub->add_option("--optimizer", opt->optimizer, "sgd or adamw")
       ->check(CLI::IsMember({"sgd", "adamw"}))->capture_default_str();
-  sub->add_option("--lr", opt->lr, "base learning rate")->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  sub->add_option("--lr", opt->lr, "base learning rate")->check(gcu::cli::kPositiveFinite)
+      ->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--momentum", opt->momentum, "SGD momentum")->check(CLI::Range(0.0, 0.999999))
-      ->capture_default_str();
+      ->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--weight-decay", opt->weight_decay, "weight decay")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gcu::cli::kNonNegativeFinite)->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--schedule", opt->schedule, "learning-rate schedule: constant, step or cosine")
       ->check(CLI::IsMember({"constant", "step", "cosine"}))->capture_default_str();
   sub->add_option("--warmup-iters", opt->warmup_iters, "linear learning-rate warm-up iterations")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gcu::cli::kNonNegativeFinite)->capture_default_str();
   sub->add_option("--lr-step-every", opt->step_every, "step schedule: iterations per step");
   sub->add_option("--lr-step-gamma", opt->step_gamma, "step schedule: factor per step")
-      ->capture_default_str();
+      ->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--scheme", opt->scheme, "compression scheme spec (see `gcu schemes`)")
       ->capture_default_str();
   sub->add_option("--mode", opt->mode, "overlap: per-bucket during backward; after: after backward")
       ->check(CLI::IsMember({"overlap", "after"}))->capture_default_str();
   sub->add_option("--first-bucket-mib", opt->first_bucket_mib, "first bucket size (MiB)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(gcu::cli::kPositiveFinite)->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--bucket-cap-mib", opt->bucket_cap_mib, "bucket cap (MiB)")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(gcu::cli::kPositiveFinite)->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--backend", opt->backend, "auto, gloo or nccl")
       ->check(CLI::IsMember({"auto", "gloo", "nccl"}))->capture_default_str();
   sub->add_option("--device", opt->device, "cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   sub->add_option("--timeout", opt->timeout_s, "seconds a rank waits for the others in a "
-                  "collective or the rendezvous before failing")->check(CLI::PositiveNumber)
-      ->capture_default_str();
+                  "collective or the rendezvous before failing")->check(gcu::cli::kPositiveFinite)
+      ->check(gcu::cli::kFinite)->capture_default_str();
   sub->add_option("--warmup", opt->warmup, "iterations left out of the timing summary")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(gcu::cli::kNonNegativeFinite)->capture_default_str();
   sub->add_option("--eval-every", opt->eval_every, "evaluate test accuracy every N iterations (0: "
-                  "only at the end when evaluating)")->check(CLI::NonNegativeNumber);
+                  "only at the end when evaluating)")->check(gcu::cli::kNonNegativeFinite);
   sub->add_option("--eval-samples", opt->eval_samples, "evaluate on the first N test images (0: all)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(gcu::cli::kNonNegativeFinite);
   sub->add_option("--target-acc", opt->target_acc, "stop when test accuracy reaches this")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(CLI::Range(0.0, 1.0))->check(gcu::cli::kFinite);
   sub->add_option("--log", opt->log, "JSON-lines log (schema gcu.trainlog/1; '-' = stdout)");
   sub->add_flag("--log-all-ranks", opt->log_all_ranks, "every rank writes <log>.rank<r>");
   sub->add_flag("--quiet", opt->quiet, "no progress lines");
   sub->add_option("--checkpoint", opt->checkpoint, "checkpoint prefix: rank r writes <prefix>.rank<r>");
   sub->add_option("--checkpoint-every", opt->checkpoint_every, "also checkpoint every N iterations")
-      ->check(CLI::NonNegativeNumber);
+      ->check(gcu::cli::kNonNegativeFinite);
   sub->add_flag("--resume", opt->resume, "continue from the checkpoint files");
   sub->add_option("--dump-params", opt->dump_params,
                   "write final parameters (raw float32) to <file>.rank<r> (testing)");

@@ -15,6 +15,7 @@ SchemeDescription describe_scheme(const std::string& spec, const BucketLayout& l
   SchemeDescription d;
   d.spec = c->spec();
   std::string inner = spec, name;
+  check_ef_nesting(inner);
   while (parse_ef_spec(inner, &name)) inner = name;
   const SchemeInfo& info = Registry::instance().find(SchemeArgs::parse(inner).name());
   d.name = info.name;

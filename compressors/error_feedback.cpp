@@ -2,6 +2,7 @@
 #include "error_feedback.h"
 
 #include "state_io.h"
+#include "util/text.h"
 
 namespace gcu::compress {
 
@@ -13,6 +14,19 @@ bool parse_ef_spec(const std::string& spec, std::string* inner) {
   if (s.size() < 4 || s.compare(0, 3, "ef(") != 0 || s.back() != ')') return false;
   *inner = s.substr(3, s.size() - 4);
   return true;
+}
+
+void check_ef_nesting(const std::string& spec) {
+  int depth = 0;
+  size_t i = 0;
+  for (;;) {
+    while (i < spec.size() && (spec[i] == ' ' || spec[i] == '\t')) ++i;
+    if (spec.compare(i, 3, "ef(") != 0) return;
+    i += 3;
+    if (++depth > kMaxEfNesting)
+      throw CompressorError("scheme spec " + util::quote(spec) + ": ef(...) nested more than " +
+                            std::to_string(kMaxEfNesting) + " deep (error feedback twice is already pointless)");
+  }
 }
 
 ErrorFeedback::ErrorFeedback(std::unique_ptr<Compressor> inner) : inner_(std::move(inner)) {

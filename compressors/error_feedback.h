@@ -50,4 +50,9 @@ class ErrorFeedback final : public Compressor {
 // "ef(x)" -> "x"; returns false when spec is not of that form.
 bool parse_ef_spec(const std::string& spec, std::string* inner);
 
+// Deepest ef(ef(...)) accepted: a deeper spec (tens of thousands of "ef(" overflowed the
+// stack of the recursive parser) throws CompressorError. O(length), no copies.
+inline constexpr int kMaxEfNesting = 4;
+void check_ef_nesting(const std::string& spec);
+
 }  // namespace gcu::compress

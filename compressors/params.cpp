@@ -1,5 +1,6 @@
 // Scheme spec parsing (params.h).
 #include "params.h"
+#include "util/text.h"
 
 #include "compressor.h"
 
@@ -22,7 +23,7 @@ SchemeArgs SchemeArgs::parse(const std::string& spec) {
   SchemeArgs a;
   const auto colon = spec.find(':');
   a.name_ = trim(spec.substr(0, colon));
-  if (a.name_.empty()) throw CompressorError("scheme spec '" + spec + "': missing scheme name");
+  if (a.name_.empty()) throw CompressorError("scheme spec " + util::quote(spec) + ": missing scheme name");
   if (colon == std::string::npos) return a;
   const std::string rest = spec.substr(colon + 1);
   size_t pos = 0;
@@ -32,10 +33,10 @@ SchemeArgs SchemeArgs::parse(const std::string& spec) {
     if (!item.empty()) {
       const auto eq = item.find('=');
       if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
-        throw CompressorError("scheme spec '" + spec + "': expected key=value, got '" + item + "'");
+        throw CompressorError("scheme spec " + util::quote(spec) + ": expected key=value, got " + util::quote(item));
       const std::string key = trim(item.substr(0, eq));
       if (a.kv_.count(key))
-        throw CompressorError("scheme spec '" + spec + "': parameter '" + key + "' given twice");
+        throw CompressorError("scheme spec " + util::quote(spec) + ": parameter '" + key + "' given twice");
       a.kv_[key] = trim(item.substr(eq + 1));
     }
     if (comma == std::string::npos) break;

@@ -1,5 +1,6 @@
 // Scheme registry and the generic parts of Compressor (registry.h, compressor.h).
 #include "registry.h"
+#include "util/text.h"
 
 #include "error_feedback.h"
 
@@ -93,7 +94,7 @@ const SchemeInfo& Registry::find(const std::string& name) const {
     if (s.name == name) return s;
   std::string known;
   for (const auto& s : schemes_) known += (known.empty() ? "" : ", ") + s.name;
-  throw CompressorError("unknown compression scheme '" + name + "' (known: " + known + ")");
+  throw CompressorError("unknown compression scheme " + util::quote(name) + " (known: " + known + ")");
 }
 
 const SchemeFacts& Registry::facts(const std::string& spec) const {
@@ -140,6 +141,7 @@ std::string no_cuda_message(const std::string& name) {
 }  // namespace
 
 std::unique_ptr<Compressor> make_compressor(const std::string& spec, Device device) {
+  check_ef_nesting(spec);
   std::string inner;
   if (parse_ef_spec(spec, &inner)) {  // "ef(<inner spec>)": error feedback around any scheme
     if (device == Device::CUDA) {

@@ -7,6 +7,8 @@
 #include "model/profile_json.h"
 
 #include "compressors/params.h"
+#include "util/json_pointer.h"
+#include "util/text.h"
 
 #include <cmath>
 #include <set>
@@ -18,8 +20,11 @@ namespace {
 std::string message(const std::string& file, const std::string& path, const std::string& expected,
                     const std::string& got) {
   std::string m;
-  if (!file.empty()) m += file + ": ";
-  m += (path.empty() ? std::string("(document)") : path) + ": expected " + expected + ", got " + got;
+  // Every part is capped and made printable: a 50 MB key or a cut UTF-8 character never
+  // reaches the terminal (util/text.h).
+  if (!file.empty()) m += util::printable(file, 400) + ": ";
+  m += (path.empty() ? std::string("(document)") : util::printable(path, 300)) + ": expected " +
+       util::printable(expected, 1000) + ", got " + util::printable(got, 400);
   return m;
 }
 
@@ -33,32 +38,14 @@ std::string describe(const Json& v) {
     case Json::value_t::null: return "null";
     case Json::value_t::object: return "an object";
     case Json::value_t::array: return "an array of " + std::to_string(v.size());
-    case Json::value_t::string: {
-      std::string s = v.get<std::string>();
-      if (s.size() > 60) s = s.substr(0, 57) + "...";
-      return "the string \"" + s + "\"";
-    }
+    case Json::value_t::string: return "the string " + util::quote(v.get<std::string>(), 60);
     case Json::value_t::boolean: return v.get<bool>() ? "true" : "false";
-    default: {
-      std::string s = v.dump();
-      if (s.size() > 60) s = s.substr(0, 57) + "...";
-      return s;
-    }
+    default: return util::printable(v.dump(), 60);
   }
 }
 
-std::string escape_key(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string child(const std::string& path, const std::string& key) { return path + "/" + escape_key(key); }
-std::string child(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
+std::string child(const std::string& path, const std::string& key) { return util::pointer_child(path, key); }
+std::string child(const std::string& path, size_t i) { return util::pointer_child(path, i); }
 
 // An object being read: remembers which keys were read to report unknown ones.
 class Fields {
@@ -74,7 +61,7 @@ class Fields {
       if (!ok) {
         std::string list;
         for (const auto& n : known_) list += (list.empty() ? "" : ", ") + n;
-        fail(child(path_, k), "one of the fields of " + (path_.empty() ? std::string("the profile") : path_) +
+        fail(child(path_, util::printable(k, 60)), "one of the fields of " + (path_.empty() ? std::string("the profile") : path_) +
                                   " (" + list + ")",
              "an unknown field");
       }
@@ -311,15 +298,6 @@ ProfileError::ProfileError(std::string path, std::string expected, std::string g
       expected_(std::move(expected)),
       got_(std::move(got)),
       file_(std::move(file)) {}
-
-Json parse_json_text(std::string_view text) {
-  try {
-    return Json::parse(text.begin(), text.end());
-  } catch (const Json::parse_error& e) {
-    throw ProfileError("", "valid JSON", std::string("a syntax error at byte ") + std::to_string(e.byte) +
-                                             " (" + e.what() + ")");
-  }
-}
 
 Profile profile_from_string(std::string_view text) { return profile_from_json(parse_json_text(text)); }
 

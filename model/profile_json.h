@@ -44,8 +44,11 @@ class ProfileError : public ModelError {
   std::string path_, expected_, got_, file_;
 };
 
-// Parses and validates. `text` is the whole document (syntax errors are reported as
-// ProfileError with path "" and the parser's byte position).
+// Parses and validates. `text` is the whole document. Syntax errors, nesting deeper than
+// kMaxJsonDepth, a key given twice in an object and a number that overflows a double
+// (1e999) are ProfileErrors naming the JSON pointer where the parser was (and the byte
+// position for syntax errors); user text in messages is quoted (util/text.h).
+inline constexpr size_t kMaxJsonDepth = 64;
 Profile profile_from_string(std::string_view text);
 Json parse_json_text(std::string_view text);  // syntax only; throws ProfileError
 Profile profile_from_json(const Json& j);

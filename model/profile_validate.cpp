@@ -4,6 +4,8 @@
 
 #include "compressors/compressor.h"
 #include "compressors/params.h"
+#include "util/json_pointer.h"
+#include "util/text.h"
 
 #include <charconv>
 #include <cmath>
@@ -20,31 +22,30 @@ std::string num_text(double v) {
   return std::string(buf, r.ptr);
 }
 
-std::string escape_key(const std::string& k) {
-  std::string out;
-  for (char c : k) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string at(const std::string& path, const std::string& key) { return path + "/" + escape_key(key); }
-std::string at(const std::string& path, size_t i) { return path + "/" + std::to_string(i); }
+std::string at(const std::string& path, const std::string& key) { return util::pointer_child(path, key); }
+std::string at(const std::string& path, size_t i) { return util::pointer_child(path, i); }
 
 [[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& got) {
   throw ProfileError(path, expected, got);
 }
 
+// Limits that keep every derived quantity finite (docs/robustness.md): element counts
+// stay exact in a double, times, bandwidths and costs stay far from overflow and
+// underflow when multiplied by counts, ranks and bytes.
+constexpr int64_t kMaxElements = int64_t{1} << 50;
+constexpr double kMaxSeconds = 1e9;          // any time, latency or cost (about 31 years)
+constexpr double kMinBandwidthGbps = 1e-6;   // 1 kbit/s
+constexpr double kMaxBandwidthGbps = 1e9;
+constexpr double kMaxFactor = 1e6;           // gamma, contention, iterations factors
+
 void require(bool ok, const std::string& path, const std::string& expected, double got) {
   if (!ok) fail(path, expected, num_text(got));
 }
-void positive(double v, const std::string& path, const std::string& what) {
-  require(std::isfinite(v) && v > 0, path, what + " (a number > 0)", v);
+void positive(double v, const std::string& path, const std::string& what, double max = kMaxSeconds) {
+  require(std::isfinite(v) && v > 0 && v <= max, path, what + " (a number > 0 and <= " + num_text(max) + ")", v);
 }
-void non_negative(double v, const std::string& path, const std::string& what) {
-  require(std::isfinite(v) && v >= 0, path, what + " (a number >= 0)", v);
+void non_negative(double v, const std::string& path, const std::string& what, double max = kMaxSeconds) {
+  require(std::isfinite(v) && v >= 0 && v <= max, path, what + " (a number >= 0 and <= " + num_text(max) + ")", v);
 }
 
 void check_scheme_key(const std::string& key, const std::string& path) {
@@ -62,7 +63,9 @@ void check_level(const LinkLevel& l, const std::string& path, bool needed, const
     if (needed) fail(path, "a link level {bandwidth_gbps, alpha_s} (" + why + ")", "nothing (the level is missing)");
     return;
   }
-  positive(l.bandwidth_gbps, at(path, "bandwidth_gbps"), "a bandwidth in Gbps");
+  require(std::isfinite(l.bandwidth_gbps) && l.bandwidth_gbps >= kMinBandwidthGbps &&
+              l.bandwidth_gbps <= kMaxBandwidthGbps,
+          at(path, "bandwidth_gbps"), "a bandwidth in Gbps from 1e-06 to 1e+09", l.bandwidth_gbps);
   non_negative(l.alpha_s, at(path, "alpha_s"), "a latency in seconds");
   static const std::set<std::string> kinds = {"allreduce", "allgather", "reducescatter", "broadcast"};
   for (const auto& [k, fits] : l.collectives) {
@@ -71,7 +74,7 @@ void check_level(const LinkLevel& l, const std::string& path, bool needed, const
     for (size_t i = 0; i < fits.size(); ++i) {
       const SizeRangeFit& s = fits[i];
       const std::string ip = at(kp, i);
-      non_negative(s.min_bytes, at(ip, "min_bytes"), "a message size in bytes");
+      non_negative(s.min_bytes, at(ip, "min_bytes"), "a message size in bytes", 1e15);
       require(s.max_bytes > s.min_bytes, at(ip, "max_bytes"),
               "a size above min_bytes (" + num_text(s.min_bytes) + "), or no max_bytes for no upper bound",
               s.max_bytes);
@@ -87,8 +90,10 @@ void check_level(const LinkLevel& l, const std::string& path, bool needed, const
 }
 
 void check_cluster(const Cluster& c) {
-  require(c.nodes >= 1, "/cluster/nodes", "an integer >= 1", c.nodes);
-  require(c.gpus_per_node >= 1, "/cluster/gpus_per_node", "an integer >= 1", c.gpus_per_node);
+  // Bounded so that nodes x GPUs per node (and sweeps of up to 1e6 nodes) fit an int.
+  require(c.nodes >= 1 && c.nodes <= 1'000'000, "/cluster/nodes", "an integer >= 1 and <= 1000000", c.nodes);
+  require(c.gpus_per_node >= 1 && c.gpus_per_node <= 1024, "/cluster/gpus_per_node", "an integer >= 1 and <= 1024",
+          c.gpus_per_node);
   check_level(c.intra, "/cluster/levels/intra", c.gpus_per_node > 1, "needed with gpus_per_node > 1");
   check_level(c.inter, "/cluster/levels/inter", c.nodes > 1, "needed with nodes > 1");
   if (c.algorithms.empty()) fail("/cluster/algorithms", "at least one of \"ring\", \"tree\", \"ps\"", "an empty list");
@@ -99,9 +104,10 @@ void check_cluster(const Cluster& c) {
       fail(at("/cluster/algorithms", i), "one of \"ring\", \"tree\", \"ps\"", "\"" + a + "\"");
     if (!seen.insert(a).second) fail(at("/cluster/algorithms", i), "each algorithm once", "\"" + a + "\" again");
   }
-  require(std::isfinite(c.gamma) && c.gamma >= 1, "/cluster/gamma",
+  require(std::isfinite(c.gamma) && c.gamma >= 1 && c.gamma <= kMaxFactor, "/cluster/gamma",
           "a number >= 1 (backward slowdown under overlapped communication)", c.gamma);
-  require(std::isfinite(c.overlap_contention) && c.overlap_contention >= 1, "/cluster/overlap_contention",
+  require(std::isfinite(c.overlap_contention) && c.overlap_contention >= 1 && c.overlap_contention <= kMaxFactor,
+          "/cluster/overlap_contention",
           "a number >= 1 (slowdown when compression overlaps backward)", c.overlap_contention);
 }
 
@@ -118,9 +124,13 @@ void check_model(const Model& m) {
     int64_t n = 1;
     for (size_t d = 0; d < t.shape.size(); ++d) {
       require(t.shape[d] >= 1, at(at(ip, "shape"), d), "a dimension >= 1", static_cast<double>(t.shape[d]));
-      n *= t.shape[d];
+      // Checked: a 64-bit product could wrap to a negative count or to 0.
+      if (__builtin_mul_overflow(n, t.shape[d], &n) || n > kMaxElements)
+        fail(at(ip, "shape"), "dimensions whose product (the tensor's size) is at most 2^50 elements",
+             "a product above that (exceeded at dimension " + std::to_string(d) + ")");
     }
-    total += n;
+    if (__builtin_add_overflow(total, n, &total) || total > kMaxElements)
+      fail(ip, "tensors whose sizes sum to at most 2^50 elements", "a larger sum at this tensor");
   }
   if (m.parameters != total)
     fail("/model/parameters",
@@ -172,43 +182,35 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
 }
 
 void check_convergence(const Convergence& c) {
-  non_negative(c.baseline_iterations, "/convergence/baseline_iterations", "iterations to target (0 = unknown)");
+  non_negative(c.baseline_iterations, "/convergence/baseline_iterations", "iterations to target (0 = unknown)", 1e15);
   non_negative(c.baseline_global_batch, "/convergence/baseline_global_batch",
-               "samples per iteration over all GPUs (0 = the profile's own setup)");
+               "samples per iteration over all GPUs (0 = the profile's own setup)", 1e12);
   if (c.critical_batch_size)
     non_negative(*c.critical_batch_size, "/convergence/critical_batch_size",
-                 "samples per iteration over all GPUs (0 = iterations independent of the batch)");
+                 "samples per iteration over all GPUs (0 = iterations independent of the batch)", 1e12);
   for (const auto& [k, f] : c.schemes) {
     const std::string kp = at("/convergence/schemes", k);
     check_scheme_key(k, kp);
-    if (f.relative_error) non_negative(*f.relative_error, kp + "/relative_error", "E||C(g)-g||^2/||g||^2");
-    if (f.relative_error_ef) non_negative(*f.relative_error_ef, kp + "/relative_error_ef", "E||C(g)-g||^2/||g||^2");
-    if (f.iterations) positive(*f.iterations, kp + "/iterations", "iterations to target");
+    if (f.relative_error) non_negative(*f.relative_error, kp + "/relative_error", "E||C(g)-g||^2/||g||^2", kMaxFactor);
+    if (f.relative_error_ef) non_negative(*f.relative_error_ef, kp + "/relative_error_ef", "E||C(g)-g||^2/||g||^2", kMaxFactor);
+    if (f.iterations) positive(*f.iterations, kp + "/iterations", "iterations to target", 1e15);
   }
   const ConvergenceConstants& k = c.constants;
-  non_negative(k.ef_scale, "/convergence/constants/ef_scale", "a scale");
-  non_negative(k.variance_scale, "/convergence/constants/variance_scale", "a scale");
-  non_negative(k.biased_scale, "/convergence/constants/biased_scale", "a scale");
+  non_negative(k.ef_scale, "/convergence/constants/ef_scale", "a scale", kMaxFactor);
+  non_negative(k.variance_scale, "/convergence/constants/variance_scale", "a scale", kMaxFactor);
+  non_negative(k.biased_scale, "/convergence/constants/biased_scale", "a scale", kMaxFactor);
   require(k.max_biased_error > 0 && k.max_biased_error <= 1, "/convergence/constants/max_biased_error",
           "a number in (0, 1]", k.max_biased_error);
-  require(std::isfinite(k.max_multiplier) && k.max_multiplier >= 1, "/convergence/constants/max_multiplier",
+  require(std::isfinite(k.max_multiplier) && k.max_multiplier >= 1 && k.max_multiplier <= kMaxFactor,
+          "/convergence/constants/max_multiplier",
           "a number >= 1", k.max_multiplier);
 }
 
 // "cluster.levels.inter" -> "/cluster/levels/inter"; pointers pass unchanged.
 std::string to_pointer(const std::string& path) {
-  if (path.empty() || path[0] == '/') return path;
-  std::string out;
-  size_t pos = 0;
-  while (true) {
-    const size_t dot = path.find('.', pos);
-    const std::string seg = path.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
-    if (seg.empty()) throw ProfileError("--set " + path, "a dotted path like cluster.gamma", "an empty segment");
-    out.push_back('/');
-    out.append(escape_key(seg));
-    if (dot == std::string::npos) break;
-    pos = dot + 1;
-  }
+  std::string out = util::dotted_to_pointer(path);
+  if (out.empty() && !path.empty())
+    throw ProfileError("--set " + util::printable(path), "a dotted path like cluster.gamma", "an empty segment");
   return out;
 }
 
@@ -238,8 +240,8 @@ void validate_profile(const Profile& p) {
     fail("/schema", std::string("\"") + kProfileSchema + "\"", "\"" + p.schema + "\"");
   check_cluster(p.cluster);
   check_model(p.model);
-  positive(p.ddp.first_bucket_bytes, "/ddp/first_bucket_bytes", "a size in bytes");
-  positive(p.ddp.bucket_cap_bytes, "/ddp/bucket_cap_bytes", "a size in bytes");
+  positive(p.ddp.first_bucket_bytes, "/ddp/first_bucket_bytes", "a size in bytes", 1e15);
+  positive(p.ddp.bucket_cap_bytes, "/ddp/bucket_cap_bytes", "a size in bytes", 1e15);
   check_compressors(p.compressors);
   check_convergence(p.convergence);
 }
@@ -249,7 +251,7 @@ std::pair<std::string, std::string> split_override(const Json& j, const std::str
   for (size_t i = 0; i < assignment.size(); ++i)
     if (assignment[i] == '=' && i > 0) eqs.push_back(i);
   if (eqs.empty())
-    throw ProfileError("--set " + assignment, "PATH=VALUE, e.g. /cluster/gamma=1.1 or cluster.gamma=1.1",
+    throw ProfileError("--set " + util::printable(assignment), "PATH=VALUE, e.g. /cluster/gamma=1.1 or cluster.gamma=1.1",
                        "no '=' after a path");
   auto pointer_at = [&](size_t pos) -> std::string {
     try {
@@ -266,19 +268,61 @@ std::pair<std::string, std::string> split_override(const Json& j, const std::str
   return {p, assignment.substr(eqs.back() + 1)};
 }
 
+namespace {
+// Array indices along `ptr` stay within the array or one past its end (append one
+// element): "/model/tensors/100000000" would otherwise pad with nulls until memory runs
+// out. Throws ProfileError naming the index.
+void check_indices(const Json& j, const std::string& ptr, const std::string& assignment) {
+  const Json* cur = &j;
+  std::string at_ptr;
+  size_t pos = 1;
+  while (cur && pos <= ptr.size()) {
+    const size_t slash = ptr.find('/', pos);
+    const std::string token = ptr.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    if (cur->is_array()) {
+      const std::string here = at_ptr + "/" + token;
+      const bool digits = !token.empty() && token.size() < 19 && token.find_first_not_of("0123456789") == std::string::npos;
+      const size_t index = digits ? std::stoull(token) : 0;
+      if (token != "-" && (!digits || index > cur->size()))
+        fail(util::printable(here, 200),
+             "an index <= " + std::to_string(cur->size()) + " (an existing element, or one past the end to append; "
+             "from --set " + util::printable(assignment, 100) + ")",
+             util::quote(token, 40));
+      cur = token != "-" && index < cur->size() ? &(*cur)[index] : nullptr;
+      at_ptr = here;
+    } else if (cur->is_object()) {
+      std::string key;  // unescape ~1 and ~0
+      for (size_t i = 0; i < token.size(); ++i)
+        key += token[i] == '~' && i + 1 < token.size() ? (token[++i] == '1' ? '/' : '~') : token[i];
+      const auto it = cur->find(key);
+      cur = it == cur->end() ? nullptr : &*it;
+      at_ptr += "/" + token;
+    } else {
+      cur = nullptr;
+    }
+    if (slash == std::string::npos) break;
+    pos = slash + 1;
+  }
+}
+}  // namespace
+
 void apply_override(Json& j, const std::string& assignment) {
   const auto [ptr, text] = split_override(j, assignment);
+  check_indices(j, ptr, assignment);
   Json value;
   try {
-    value = Json::parse(text);
-  } catch (const Json::exception&) {
+    value = parse_json_text(text);  // the same limits as a profile (depth, duplicate keys, 1e999)
+  } catch (const ProfileError& e) {
+    if (e.got().rfind("a syntax error", 0) != 0)
+      throw ProfileError(ptr, e.expected() + " (from --set " + util::printable(assignment, 100) + ")", e.got());
     value = text;  // a plain string: --set /convergence/target=76% top-1
   }
   try {
     j[Json::json_pointer(ptr)] = std::move(value);
   } catch (const Json::exception& e) {
-    throw ProfileError(ptr, "a path through objects and arrays of the profile (from --set " + assignment + ")",
-                       std::string("a path that cannot be set: ") + e.what());
+    throw ProfileError(ptr, "a path through objects and arrays of the profile (from --set " +
+                                util::printable(assignment, 100) + ")",
+                       std::string("a path that cannot be set: ") + util::printable(e.what()));
   }
 }
 

@@ -1,6 +1,7 @@
 // Per-scheme cost plans (scheme_cost.h): exact wire bytes from the compressor registry,
 // encode/decode seconds from the profile's fits.
 #include "model/scheme_cost.h"
+#include "util/text.h"
 
 #include "compressors/registry.h"
 
@@ -27,7 +28,7 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
   try {
     c = compress::make_compressor(scheme);
   } catch (const compress::CompressorError& e) {
-    throw ModelError(std::string("scheme '") + scheme + "' cannot be costed: " + e.what());
+    throw ModelError("scheme " + util::quote(scheme) + " cannot be costed: " + e.what());
   }
   SchemePlan plan;
   plan.scheme = c->spec();

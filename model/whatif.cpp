@@ -1,6 +1,7 @@
 // What-if analyses (whatif.h): sweeps, ratio needed for linear scaling, the codec-vs-bytes
 // trade, bandwidth crossover and recommendation. Derivations: docs/model.md §5.
 #include "model/whatif.h"
+#include "util/text.h"
 
 #include "compressors/registry.h"
 
@@ -148,7 +149,8 @@ std::vector<SweepRow> sweep(const Profile& p, const SweepRequest& req) {
 // T(r) = iteration time with wire bytes / r is non-increasing in r: bisection on log r.
 RatioNeeded ratio_for_linear_scaling(const Profile& p, const Setup& setup, const Conditions& cond,
                                      double within) {
-  if (!(within >= 0)) throw ModelError("within = " + std::to_string(within) + " must be >= 0");
+  if (!(within >= 0) || !std::isfinite(within))
+    throw ModelError("within = " + std::to_string(within) + " must be a finite number >= 0");
   const Predictor pred(p, setup);
   RatioNeeded out;
   out.target_s = (1 + within) * linear_scaling_s(pred, cond);
@@ -271,16 +273,35 @@ std::vector<std::string> default_candidates() {
   return out;
 }
 
+namespace {
+// Specs that `pattern` expands to, capped: stops counting above kMaxCandidates.
+size_t count_candidates(const std::string& pattern) {
+  size_t n = 1, pos = 0;
+  while ((pos = pattern.find('{', pos)) != std::string::npos) {
+    const auto close = pattern.find('}', pos);
+    if (close == std::string::npos) break;  // reported by the expansion
+    const size_t alts = 1 + static_cast<size_t>(std::count(pattern.begin() + pos, pattern.begin() + close, '|'));
+    n *= alts;
+    if (n > kMaxCandidates) return n;
+    pos = close + 1;
+  }
+  return n;
+}
+}  // namespace
+
 std::vector<std::string> expand_candidates(const std::string& pattern) {
+  if (count_candidates(pattern) > kMaxCandidates)
+    throw ModelError("candidate pattern " + util::quote(pattern, 100) + ": expands to more than " +
+                     std::to_string(kMaxCandidates) + " specs (the limit); use fewer {a|b} alternatives");
   const auto open = pattern.find('{');
   if (open == std::string::npos) {
     if (pattern.find('}') != std::string::npos)
-      throw ModelError("candidate pattern '" + pattern + "': '}' without '{'");
+      throw ModelError("candidate pattern " + util::quote(pattern, 100) + ": '}' without '{'");
     return {pattern};
   }
   const auto close = pattern.find('}', open);
   if (close == std::string::npos)
-    throw ModelError("candidate pattern '" + pattern + "': '{' without '}'");
+    throw ModelError("candidate pattern " + util::quote(pattern, 100) + ": '{' without '}'");
   const std::string body = pattern.substr(open + 1, close - open - 1);
   std::vector<std::string> out;
   size_t pos = 0;
@@ -288,7 +309,8 @@ std::vector<std::string> expand_candidates(const std::string& pattern) {
     const auto bar = body.find('|', pos);
     const std::string alt = body.substr(pos, bar == std::string::npos ? std::string::npos : bar - pos);
     if (alt.empty())
-      throw ModelError("candidate pattern '" + pattern + "': empty alternative in '{" + body + "}'");
+      throw ModelError("candidate pattern " + util::quote(pattern, 100) + ": empty alternative in " +
+                       util::quote("{" + body + "}", 60));
     for (auto& rest : expand_candidates(pattern.substr(close + 1)))
       out.push_back(pattern.substr(0, open) + alt + rest);
     if (bar == std::string::npos) break;

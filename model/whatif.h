@@ -101,7 +101,9 @@ std::vector<std::string> default_candidates();
 
 // Parameter grids in a spec: every "{a|b|c}" is replaced by each alternative, several
 // braces give the product: "powersgd:rank={1|2|4}" -> 3 specs, "topk:k={0.1|0.01}" -> 2.
-// Throws ModelError on an unclosed or empty brace.
+// Throws ModelError on an unclosed or empty brace, and when the product would exceed
+// kMaxCandidates (counted before anything is expanded: 41 braces of 2 are 2^41 specs).
+inline constexpr size_t kMaxCandidates = 10'000;
 std::vector<std::string> expand_candidates(const std::string& pattern);
 
 struct Recommendation {

@@ -5,8 +5,8 @@
 
 namespace gcu::simulate {
 
-// A user error in simulate/ (bad sweep syntax, unwritable file, gnuplot missing, ...);
-// the message names the offending value.
+// A user error in simulate/ (bad sweep syntax, gnuplot missing, ...); the message names
+// the offending value. Files that cannot be read or written throw util::FileError.
 struct SimulateError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };

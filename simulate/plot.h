@@ -11,6 +11,7 @@
 #pragma once
 
 #include "simulate/run.h"
+#include "util/output_file.h"
 
 #include <string>
 
@@ -23,10 +24,12 @@ struct PlotFiles {
 // The .gp text; `outfile` is the default output path written into it.
 std::string gnuplot_script(const ResultTable& t, const std::string& outfile, const std::string& title);
 
-// Writes script + data, runs gnuplot (unless run_gnuplot is false). Throws SimulateError
-// for an unknown extension, or when gnuplot is missing or fails (its message included);
-// the script is left in place so the user can run it.
+// Writes script + data, runs gnuplot (unless run_gnuplot is false; without a shell).
+// Throws SimulateError for an unknown extension, or when gnuplot is missing or fails (its
+// message included); the script is left in place so the user can run it. All three files
+// follow the output-file policy (util/output_file.h) with `out`. Every text in the script
+// (title, legends, labels) is a single-quoted gnuplot literal on one line: never code.
 PlotFiles write_plot(const ResultTable& t, const std::string& image_path, const std::string& title,
-                     bool run_gnuplot = true);
+                     bool run_gnuplot = true, const util::OutputOptions& out = {});
 
 }  // namespace gcu::simulate

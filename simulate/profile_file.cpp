@@ -1,7 +1,8 @@
 // Profile files (profile_file.h).
 #include "simulate/profile_file.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 
 namespace gcu::simulate {
 
@@ -10,8 +11,8 @@ LoadedProfile load_profile_file(const std::string& path, const std::vector<std::
   out.path = path;
   std::string text;
   try {
-    text = read_file(path);
-  } catch (const SimulateError& e) {
+    text = util::read_file(path);
+  } catch (const util::FileError& e) {
     throw model::ProfileError("", "a readable profile file", e.what(), path);
   }
   try {
@@ -41,7 +42,7 @@ LoadedProfile load_profile_file(const std::string& path, const std::vector<std::
 }
 
 void save_profile_file(const model::Profile& p, const std::string& path) {
-  write_file_atomic(path, model::profile_to_json(p).dump(1) + "\n");
+  util::write_file_atomic(path, model::profile_to_json(p).dump(1) + "\n");
 }
 
 }  // namespace gcu::simulate

@@ -3,10 +3,13 @@
 
 #include "model/whatif.h"
 #include "simulate/error.h"
+#include "simulate/format.h"
+#include "util/text.h"
 
 #include "compressors/registry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -51,6 +54,29 @@ std::pair<int, int> nodes_for_gpus(const model::Profile& p, int gpus) {
 }
 
 namespace {
+
+// The last line of defence (docs/robustness.md): the profile validator bounds every input
+// so that derived quantities stay finite; should one still overflow (an option at the
+// edge of its range), it is an error naming the quantity and the point, never an inf or
+// NaN printed with exit code 0.
+void check_finite(const ResultRow& r, const RunRequest& req) {
+  const model::IterationResult& it = r.iteration;
+  const std::pair<const char*, double> q[] = {
+      {"iteration time", it.total_s},   {"backward+communication time", it.backward_comm_s},
+      {"communication time", it.comm_s}, {"encode time", it.encode_s},
+      {"decode time", it.decode_s},     {"exposed communication", it.exposed_s},
+      {"wire bytes", it.wire_bytes},    {"linear-scaling time", r.linear_s},
+      {"speed-up vs FP32", r.vs_fp32.value_or(1)}, {"speed-up vs FP16", r.vs_fp16.value_or(1)},
+      {"time to accuracy", r.tta && r.tta->tta_s ? *r.tta->tta_s : 0.0},
+      {"iterations to target", r.tta && r.tta->iterations ? *r.tta->iterations : 0.0}};
+  for (const auto& [what, v] : q)
+    if (!std::isfinite(v) || v < 0)
+      throw SimulateError("scheme " + util::quote(r.scheme, 80) + (req.sweep ? " at " + fmt_number(r.x) : std::string()) +
+                          ": the predicted " + what + " is " + (std::isnan(v) ? "NaN" : std::isinf(v) ? "infinite" : "negative") +
+                          ": an input is out of range (the profile's times, bandwidths and costs, or "
+                          "--bandwidth/--compute-speedup/--batch/--gpus)");
+}
+
 
 // Throws SimulateError for requests that contradict themselves or the profile.
 void check_request(const model::Profile& p, const RunRequest& req) {
@@ -175,6 +201,7 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       r.inter_bandwidth_gbps = req.sweep && req.sweep->axis == SweepAxis::Bandwidth ? s.x : base_inter;
       r.tta = s.tta;
       r.tta_note = s.tta_note;
+      check_finite(r, req);
       if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
       if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
       out.rows.push_back(std::move(r));

@@ -2,6 +2,7 @@
 #include "simulate/sweep_spec.h"
 
 #include "simulate/error.h"
+#include "util/text.h"
 
 #include <cerrno>
 #include <cmath>
@@ -33,7 +34,7 @@ double number(const std::string& s, const std::string& context) {
   errno = 0;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end == s.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw SimulateError(context + ": '" + s + "' is not a number");
+    throw SimulateError(context + ": " + util::quote(s, 60) + " is not a finite number");
   return v;
 }
 
@@ -85,17 +86,20 @@ std::vector<double> parse_values(const std::string& text, bool integers) {
   if (t.find(':') != std::string::npos) {
     const auto parts = split(t, ':');
     if (parts.size() < 3 || parts.size() > 4 || (parts.size() == 4 && parts[3] != "log" && parts[3] != "lin"))
-      throw SimulateError("sweep range '" + t + "': expected A:B:N or A:B:N:log (N = number of points)");
-    const double a = number(parts[0], "sweep range '" + t + "'");
-    const double b = number(parts[1], "sweep range '" + t + "'");
-    const double nd = number(parts[2], "sweep range '" + t + "'");
-    if (nd < 1 || nd != std::floor(nd) || nd > 1e6)
-      throw SimulateError("sweep range '" + t + "': N = " + parts[2] +
+      throw SimulateError("sweep range " + util::quote(t, 80) + ": expected A:B:N or A:B:N:log (N = number of points)");
+    const double a = number(parts[0], "sweep range " + util::quote(t, 80) + std::string());
+    const double b = number(parts[1], "sweep range " + util::quote(t, 80) + std::string());
+    const double nd = number(parts[2], "sweep range " + util::quote(t, 80) + std::string());
+    if (nd < 1 || nd != std::floor(nd))
+      throw SimulateError("sweep range " + util::quote(t, 80) + ": N = " + parts[2] +
                           " must be a whole number of points >= 1 (it is a count, not a step)");
+    if (nd > kMaxSweepPoints)
+      throw SimulateError("sweep range " + util::quote(t, 80) + ": N = " + parts[2] + " points is more than the limit of " +
+                          std::to_string(kMaxSweepPoints));
     const int n = static_cast<int>(nd);
-    if (n == 1 && a != b) throw SimulateError("sweep range '" + t + "': N = 1 point needs A == B");
+    if (n == 1 && a != b) throw SimulateError("sweep range " + util::quote(t, 80) + ": N = 1 point needs A == B");
     const bool log = parts.size() == 4 && parts[3] == "log";
-    if (log && (a <= 0 || b <= 0)) throw SimulateError("sweep range '" + t + "': log spacing needs A, B > 0");
+    if (log && (a <= 0 || b <= 0)) throw SimulateError("sweep range " + util::quote(t, 80) + ": log spacing needs A, B > 0");
     for (int i = 0; i < n; ++i) {
       const double f = n == 1 ? 0.0 : double(i) / (n - 1);
       double v = log ? std::exp(std::log(a) + f * (std::log(b) - std::log(a))) : a + f * (b - a);
@@ -103,15 +107,23 @@ std::vector<double> parse_values(const std::string& text, bool integers) {
       out.push_back(v);
     }
   } else {
-    for (const auto& s : split(t, ',')) out.push_back(number(s, "sweep values '" + t + "'"));
+    const auto items = split(t, ',');
+    if (items.size() > kMaxSweepPoints)
+      throw SimulateError("sweep values: " + std::to_string(items.size()) + " values is more than the limit of " +
+                          std::to_string(kMaxSweepPoints));
+    for (const auto& s : items) out.push_back(number(s, "sweep values " + util::quote(t, 80) + std::string()));
   }
   if (integers) {
     for (double& v : out) {
       const double r = std::round(v);
       if (std::fabs(v - r) > 1e-9 * std::max(1.0, std::fabs(v)))
-        throw SimulateError("sweep values '" + t + "': " + std::to_string(v) +
+        throw SimulateError("sweep values " + util::quote(t, 80) + ": " + std::to_string(v) +
                             " is not a whole number (this axis takes integers)");
       v = r;
+      if (v > kMaxSweepInteger)
+        throw SimulateError("sweep values " + util::quote(t, 80) + ": a value is above the limit of " +
+                            std::to_string(static_cast<long long>(kMaxSweepInteger)) +
+                            " for an axis of counts (GPUs, nodes, batch)");
     }
   }
   return out;
@@ -120,13 +132,13 @@ std::vector<double> parse_values(const std::string& text, bool integers) {
 SweepSpec parse_sweep(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos)
-    throw SimulateError("sweep '" + text + "': expected AXIS=VALUES, e.g. bandwidth_gbps=1:40:40 or gpus=8,16,32");
+    throw SimulateError("sweep " + util::quote(text, 80) + ": expected AXIS=VALUES, e.g. bandwidth_gbps=1:40:40 or gpus=8,16,32");
   SweepSpec s;
   s.axis = parse_sweep_axis(text.substr(0, eq));
   s.values = parse_values(text.substr(eq + 1), sweep_axis_is_integer(s.axis));
   for (double v : s.values)
     if (!(v > 0))
-      throw SimulateError("sweep '" + text + "': " + sweep_axis_name(s.axis) + " values must be > 0, got " +
+      throw SimulateError("sweep " + util::quote(text, 80) + ": " + sweep_axis_name(s.axis) + " values must be > 0, got " +
                           std::to_string(v));
   return s;
 }

@@ -12,6 +12,7 @@
 // schemes. Repeated options are concatenated.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,11 @@ const char* sweep_axis_label(SweepAxis a);  // "inter-node bandwidth (Gbps)", ..
 bool sweep_axis_is_integer(SweepAxis a);
 
 // Throws SimulateError naming the offending text and showing the accepted forms.
+// Limits (docs/robustness.md): points of one sweep, and the largest value of an axis of
+// counts (GPUs, nodes, per-GPU batch), so that derived counts never wrap around.
+inline constexpr size_t kMaxSweepPoints = 10'000;
+inline constexpr double kMaxSweepInteger = 1'000'000;
+
 SweepAxis parse_sweep_axis(const std::string& name);
 std::vector<double> parse_values(const std::string& text, bool integers = false);
 SweepSpec parse_sweep(const std::string& text);

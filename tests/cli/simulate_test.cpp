@@ -216,8 +216,8 @@ TEST_F(SimulateCli, WhatIfAnalysesAsJsonAndCsv) {
 }
 
 TEST_F(SimulateCli, OutputFileIsWrittenWhole) {
-  const Result r = gcu(std::string("simulate recommend -p ") + kProfile + " --candidates none,fp16 --format json -o " +
-                       at("sub/rec.json"));
+  const Result r = gcu(std::string("simulate recommend -p ") + kProfile + " --candidates none,fp16 --format json --mkdir -o " +
+                       at("sub/rec.json"));  // --mkdir: gcu creates no directory unless asked
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_EQ(r.out.find("\"schema\""), std::string::npos) << r.out;  // not on stdout
   EXPECT_NE(r.out.find("wrote JSON " + at("sub/rec.json")), std::string::npos) << r.out;

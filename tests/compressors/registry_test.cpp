@@ -78,3 +78,19 @@ TEST(SchemeFacts, ASecondBaselineIsRefused) {
   EXPECT_NO_THROW(r.add({.name = "c", .cpu = f, .facts = {.baseline = Baseline::FP16}}));
   EXPECT_EQ(r.baseline(Baseline::FP16).name, "c");
 }
+
+// Issue 13: tens of thousands of nested ef( overflowed the stack; now a limit with a
+// short message (the spec quoted in at most ~200 bytes).
+TEST(Registry, DeepEfNestingIsRefusedWithAShortMessage) {
+  EXPECT_NO_THROW(make_compressor("ef(ef(none))"));
+  std::string spec;
+  for (int i = 0; i < 50000; ++i) spec += "ef(";
+  spec += "none" + std::string(50000, ')');
+  try {
+    make_compressor(spec);
+    FAIL() << "no error";
+  } catch (const CompressorError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested more than 4"), std::string::npos) << e.what();
+    EXPECT_LT(std::string(e.what()).size(), 400u);
+  }
+}

@@ -2,7 +2,8 @@
 // override); save + load round trip.
 #include "simulate/profile_file.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 #include "test_profile.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ TEST(ProfileFile, SaveThenLoad) {
 
 TEST(ProfileFile, OverridesApplyBeforeValidation) {
   const std::string f = tmp("q.json");
-  write_file_atomic(f, test::tiny_profile_json().dump());
+  util::write_file_atomic(f, test::tiny_profile_json().dump());
   const LoadedProfile l = load_profile_file(f, {"cluster.gamma=1.1", "/cluster/nodes=4"});
   EXPECT_DOUBLE_EQ(l.profile.cluster.gamma, 1.1);
   EXPECT_EQ(l.profile.cluster.nodes, 4);
@@ -38,7 +39,7 @@ TEST(ProfileFile, OverridesApplyBeforeValidation) {
 
 TEST(ProfileFile, ErrorsNameFileFieldAndOverride) {
   const std::string f = tmp("r.json");
-  write_file_atomic(f, test::tiny_profile_json().dump());
+  util::write_file_atomic(f, test::tiny_profile_json().dump());
   try {
     load_profile_file(f, {"cluster.gamma=0.5"});
     FAIL() << "no error";
@@ -54,7 +55,7 @@ TEST(ProfileFile, ErrorsNameFileFieldAndOverride) {
   } catch (const model::ProfileError& e) {
     EXPECT_NE(std::string(e.what()).find("absent.json"), std::string::npos) << e.what();
   }
-  write_file_atomic(f, "{ not json");
+  util::write_file_atomic(f, "{ not json");
   try {
     load_profile_file(f);
     FAIL() << "no error";

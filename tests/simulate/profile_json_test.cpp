@@ -164,5 +164,39 @@ TEST(ProfileJson, LevelMayBeOmittedWhenTheShapeDoesNotUseIt) {
   EXPECT_FALSE(profile_to_json(p)["cluster"]["levels"].contains("inter"));  // stays absent
 }
 
+// Issue 13: limits of the JSON text and of --set, errors naming the field.
+TEST(ProfileJson, DuplicateKeysDepthAndOverflowNameTheField) {
+  auto err = [](const std::string& text) {
+    try {
+      (void)parse_json_text(text);
+    } catch (const ProfileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(err(R"({"a": {"b": 1, "b": 2}})").find("/a/b: expected each key once"), std::string::npos);
+  EXPECT_NE(err(R"({"a": [1, 2, 1e999]})").find("/a/2: expected a number within the range of a double"),
+            std::string::npos);
+  EXPECT_NE(err(std::string(65, '[') + std::string(65, ']')).find("nested at most 64"), std::string::npos);
+  EXPECT_NO_THROW(parse_json_text(std::string(64, '[') + std::string(64, ']')));
+}
+
+TEST(ProfileJson, SetAppendsAtMostOneArrayElement) {
+  Json j = Json::parse(R"({"a": [1, 2]})");
+  apply_override(j, "/a/2=3");  // one past the end: appends
+  EXPECT_EQ(j["a"].size(), 3u);
+  try {
+    apply_override(j, "/a/100000000=1");
+    FAIL() << "no error";
+  } catch (const ProfileError& e) {
+    EXPECT_EQ(e.path(), "/a/100000000");
+    EXPECT_NE(e.expected().find("an index <= 3"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(j["a"].size(), 3u);
+  EXPECT_THROW(apply_override(j, "/a/0=" + std::string(100, '[') + std::string(100, ']')), ProfileError);
+  apply_override(j, "/a/0=76% top-1");  // not JSON: a plain string
+  EXPECT_EQ(j["a"][0], "76% top-1");
+}
+
 }  // namespace
 }  // namespace gcu::model

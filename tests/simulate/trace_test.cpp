@@ -3,7 +3,7 @@
 #include "simulate/trace.h"
 
 #include "model/profile_json.h"
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 #include "simulate/run.h"
 #include "test_profile.h"
 

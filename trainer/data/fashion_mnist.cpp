@@ -3,6 +3,7 @@
 // /usr/share/datasets/fashion-mnist; they are unpacked once into a cache directory with
 // the names torch::data::datasets::MNIST reads, then read with that reader.
 #include "trainer/data/dataset.h"
+#include "util/output_file.h"
 
 #include <torch/torch.h>
 #include <zlib.h>
@@ -36,46 +37,33 @@ std::string not_found_message(const fs::path& package_dir, const fs::path& cache
          "GCU_FASHION_MNIST_SRC to the directory holding the .gz files)";
 }
 
-// Gunzips `source` to `target` through a temporary file in the target's directory,
-// then renames it into place (atomic: concurrent ranks never see a partial file).
+// Gunzips `source` to `target` under the output-file policy (util/output_file.h): a
+// temporary file in the target's directory, renamed into place (atomic: concurrent ranks
+// never see a partial file), removed on errors and signals.
 void gunzip_to(const fs::path& source, const fs::path& target) {
-  std::random_device rd;
-  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid()) + "." +
-                       std::to_string(rd());
   gzFile in = gzopen(source.c_str(), "rb");
   if (in == nullptr) throw DataError("cannot open " + source.string() + " for reading");
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    gzclose(in);
-    throw DataError("cannot write " + tmp.string() + ": is the cache directory writable?");
-  }
-  std::vector<char> buffer(1 << 20);
-  for (;;) {
-    const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
-    if (n < 0) {
-      int code = 0;
-      const std::string why = gzerror(in, &code);
-      gzclose(in);
-      out.close();
-      fs::remove(tmp);
-      throw DataError("corrupt gzip file " + source.string() + ": " + why);
+  try {
+    util::AtomicFile out(target.string());
+    std::vector<char> buffer(1 << 20);
+    for (;;) {
+      const int n = gzread(in, buffer.data(), static_cast<unsigned>(buffer.size()));
+      if (n < 0) {
+        int code = 0;
+        throw DataError("corrupt gzip file " + source.string() + ": " + gzerror(in, &code));
+      }
+      if (n == 0) break;
+      out.write(std::string_view(buffer.data(), static_cast<size_t>(n)));
     }
-    if (n == 0) break;
-    out.write(buffer.data(), n);
+    out.commit();
+  } catch (const util::FileError& e) {
+    gzclose(in);
+    throw DataError(std::string(e.what()) + " (is the cache directory writable? disk full?)");
+  } catch (...) {
+    gzclose(in);
+    throw;
   }
   gzclose(in);
-  out.close();
-  if (!out) {
-    fs::remove(tmp);
-    throw DataError("failed writing " + tmp.string() + " (disk full?)");
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp);
-    throw DataError("cannot rename " + tmp.string() + " to " + target.string() + ": " +
-                    ec.message());
-  }
 }
 
 }  // namespace

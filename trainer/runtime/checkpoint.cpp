@@ -2,10 +2,13 @@
 #include "trainer/runtime/checkpoint.h"
 
 #include "trainer/runtime/train_options.h"
+#include "util/output_file.h"
+#include "util/text.h"
 
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <sstream>
 
 namespace gcu::trainer {
 
@@ -48,12 +51,12 @@ void save_checkpoint(const std::string& file, torch::nn::Module& model,
   root.write("train_time_s", torch::tensor(s.train_time_s, torch::kFloat64));
   root.write("world_size", torch::tensor(s.world_size, torch::kInt64));
   root.write("scheme", string_tensor(s.scheme));
-  const std::string tmp = file + ".tmp";
   try {
-    root.save_to(tmp);
-    std::filesystem::rename(tmp, file);
+    std::ostringstream bytes;
+    root.save_to(bytes);
+    util::write_file_atomic(file, bytes.str());  // temporary file, fsync, rename (util/output_file.h)
   } catch (const std::exception& e) {
-    throw TrainError("cannot write checkpoint '" + file + "': " + std::string(e.what()).substr(0, 200));
+    throw TrainError("cannot write checkpoint '" + file + "': " + util::printable(e.what()));
   }
 }
 
@@ -94,7 +97,7 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
   } catch (const TrainError&) {
     throw;
   } catch (const std::exception& e) {
-    throw TrainError("cannot read checkpoint '" + file + "': " + std::string(e.what()).substr(0, 200));
+    throw TrainError("cannot read checkpoint '" + file + "': " + util::printable(e.what()));
   }
   return s;
 }

@@ -5,7 +5,8 @@
 //   optimizer/*    optimizer state (momentum buffers, Adam moments, step counts)
 //   compressor     Compressor::save_state() bytes (residuals, PowerSGD's Q, counters)
 //   iter, epoch, batch_in_epoch, train_time_s, scheme, world_size
-// Written to <file>.tmp and renamed, so a crash never leaves a truncated checkpoint.
+// Written under the output-file policy (util/output_file.h: temporary file, fsync,
+// rename), so a crash or a signal never leaves a truncated checkpoint.
 // Random numbers need no saving: the trainer reseeds from (seed, iteration) every step.
 #pragma once
 

@@ -42,13 +42,12 @@ void dump_params(const std::string& path, Net& net) {
   std::vector<torch::Tensor> flat;
   for (auto& p : net.parameters()) flat.push_back(p.detach().reshape({-1}).cpu());
   auto all = torch::cat(flat).contiguous();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f.write(static_cast<const char*>(all.data_ptr()), all.numel() * 4);
-    if (!f) throw TrainError("cannot write parameters to '" + tmp + "'");
+  try {
+    util::write_file_atomic(path, std::string_view(static_cast<const char*>(all.data_ptr()),
+                                                   static_cast<size_t>(all.numel()) * 4));
+  } catch (const util::FileError& e) {
+    throw TrainError(e.what());
   }
-  std::rename(tmp.c_str(), path.c_str());
 }
 
 // The iteration's "iter" record; measured iterations also go into the summary.

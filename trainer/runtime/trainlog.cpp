@@ -67,13 +67,14 @@ nlohmann::json TimingSummary::to_json() const {
 JsonLinesWriter::JsonLinesWriter(std::string path) : path_(std::move(path)) {
   if (path_.empty()) return;
   if (path_ == "-") {
-    out_ = stdout;
     is_stdout_ = true;
     return;
   }
-  out_ = std::fopen((path_ + ".tmp").c_str(), "w");
-  if (!out_)
-    throw TrainError("cannot write log '" + path_ + ".tmp': " + std::strerror(errno));
+  try {
+    file_ = std::make_unique<util::AtomicFile>(path_);
+  } catch (const util::FileError& e) {
+    throw TrainError(std::string("log: ") + e.what());
+  }
 }
 
 JsonLinesWriter::~JsonLinesWriter() {
@@ -84,24 +85,34 @@ JsonLinesWriter::~JsonLinesWriter() {
 }
 
 void JsonLinesWriter::write(const nlohmann::json& record) {
-  if (!out_) return;
   const std::string line = record.dump() + "\n";
-  std::fwrite(line.data(), 1, line.size(), out_);
-  std::fflush(out_);
+  if (is_stdout_) {
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  if (!file_) return;
+  try {
+    file_->write(line);  // one write(2) per record: nothing buffered in the process
+  } catch (const util::FileError& e) {
+    file_.reset();
+    throw TrainError(std::string("log: ") + e.what());
+  }
 }
 
 void JsonLinesWriter::close() {
-  if (!out_) return;
   if (is_stdout_) {
-    std::fflush(out_);
-    out_ = nullptr;
+    std::fflush(stdout);
+    is_stdout_ = false;
     return;
   }
-  std::fclose(out_);
-  out_ = nullptr;
-  std::error_code ec;
-  std::filesystem::rename(path_ + ".tmp", path_, ec);
-  if (ec) throw TrainError("cannot rename log to '" + path_ + "': " + ec.message());
+  if (!file_) return;
+  std::unique_ptr<util::AtomicFile> f = std::move(file_);
+  try {
+    f->commit();
+  } catch (const util::FileError& e) {
+    throw TrainError(std::string("log: ") + e.what());
+  }
 }
 
 }  // namespace gcu::trainer

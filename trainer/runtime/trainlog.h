@@ -5,6 +5,10 @@
 // records as they happen, and a "summary" last (also on early stop).
 #pragma once
 
+#include "util/output_file.h"
+
+#include <memory>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -53,19 +57,23 @@ class TimingSummary {
 };
 
 // Writes one object per line, flushed after each; "" writes nothing, "-" writes stdout.
-// The file is written as <path>.tmp and renamed to <path> by close() (also on
-// destruction), so readers never see a half-written log under the final name.
+// The file follows the output-file policy (util/output_file.h): written to a temporary
+// file beside <path> (removed on errors and SIGINT/SIGTERM) and renamed to <path> by
+// close() (also on destruction), so readers never see a half-written log under the
+// final name; an existing symlink, device or FIFO at <path> is refused.
 class JsonLinesWriter {
  public:
   explicit JsonLinesWriter(std::string path);
   ~JsonLinesWriter();
   void write(const nlohmann::json& record);
   void close();
-  bool enabled() const { return out_ != nullptr; }
+  bool enabled() const { return file_ != nullptr || is_stdout_; }
+  // The temporary file being written ("" for stdout or when disabled); for tests.
+  std::string temp_path() const { return file_ ? file_->temp_path() : ""; }
 
  private:
   std::string path_;
-  std::FILE* out_ = nullptr;
+  std::unique_ptr<util::AtomicFile> file_;
   bool is_stdout_ = false;
 };
 

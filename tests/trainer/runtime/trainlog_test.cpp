@@ -1,6 +1,8 @@
 // Tests for the JSON-lines log and timing summaries (trainer/runtime/trainlog.h).
 #include "trainer/runtime/trainlog.h"
 
+#include "trainer/runtime/train_options.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -42,7 +44,8 @@ TEST(JsonLinesWriter, WritesTmpThenRenames) {
   {
     JsonLinesWriter w(path);
     w.write({{"type", "header"}, {"schema", kTrainLogSchema}});
-    EXPECT_TRUE(std::filesystem::exists(path + ".tmp"));
+    EXPECT_NE(w.temp_path().find(path + ".tmp."), std::string::npos) << w.temp_path();
+    EXPECT_TRUE(std::filesystem::exists(w.temp_path()));
     EXPECT_FALSE(std::filesystem::exists(path));
     w.write({{"type", "iter"}, {"iter", 0}});
   }
@@ -52,6 +55,26 @@ TEST(JsonLinesWriter, WritesTmpThenRenames) {
   std::getline(f, b);
   EXPECT_EQ(nlohmann::json::parse(a)["schema"], "gcu.trainlog/1");
   EXPECT_EQ(nlohmann::json::parse(b)["iter"], 0);
+  std::filesystem::remove_all(dir);
+}
+
+// The output-file policy: a symlink at the log path is refused, its target untouched.
+TEST(JsonLinesWriter, RefusesASymlink) {
+  const auto dir = std::filesystem::temp_directory_path() / ("gcu_logl_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto target = dir / "victim.txt";
+  { std::ofstream(target) << "keep"; }
+  std::filesystem::create_symlink(target, dir / "run.jsonl");
+  try {
+    JsonLinesWriter w((dir / "run.jsonl").string());
+    FAIL() << "no error";
+  } catch (const TrainError& e) {
+    EXPECT_NE(std::string(e.what()).find("symbolic link"), std::string::npos) << e.what();
+  }
+  std::ifstream f(target);
+  std::string s;
+  std::getline(f, s);
+  EXPECT_EQ(s, "keep");
   std::filesystem::remove_all(dir);
 }
 

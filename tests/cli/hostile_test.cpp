@@ -1,0 +1,279 @@
+// Issue 13, hostile input and the output-file policy, end to end through the `gcu`
+// binary: each finding of the issue is reproduced and must now give a clear error with
+// exit code 2 (or stay inert), never a crash, a shell command run, a clobbered file, an
+// inf/NaN with exit 0 or a huge message.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int rc = -1;
+  std::string out;  // stdout and stderr
+};
+
+Result gcu(const std::string& args) {
+  const std::string cmd = std::string("cd '") + GCU_SOURCE_DIR + "' && timeout 60 '" + GCU_BINARY + "' " + args + " 2>&1";
+  Result r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool valid_utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+const char* kProfile = "data/profiles/v100-resnet50.json";
+
+// gcu built with LibTorch lists "  train " and "  calibrate " as subcommands.
+bool have_torch_subcommands() { return gcu("--help").out.find("\n  calibrate ") != std::string::npos; }
+
+class Hostile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("gcu_hostile_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string at(const std::string& name) const { return (dir_ / name).string(); }
+  json shipped() const { return json::parse(slurp(fs::path(GCU_SOURCE_DIR) / kProfile)); }
+  std::string write(const std::string& name, const std::string& text) const {
+    std::ofstream(at(name), std::ios::binary) << text;
+    return at(name);
+  }
+  // An error: exit code 2, "gcu: error:" or the option named, a short valid-UTF-8 message.
+  static void expect_clear_error(const Result& r, const std::string& needle) {
+    EXPECT_EQ(r.rc, 2) << r.out.substr(0, 2000);
+    EXPECT_NE(r.out.find(needle), std::string::npos) << r.out.substr(0, 2000);
+    EXPECT_LT(r.out.size(), 2000u) << r.out.substr(0, 2000);
+    EXPECT_TRUE(valid_utf8(r.out));
+  }
+  fs::path dir_;
+};
+
+// --- command injection --------------------------------------------------------------
+TEST_F(Hostile, ModelNameInPlotTitleNeverRuns) {
+  json j = shipped();
+  const std::string m = at("pwned");
+  j["model"]["name"] = "x`touch " + m + "1` \" `touch " + m + "2` '\nsystem(\"touch " + m +
+                       "3\")\nprint system('touch " + m + "4')\n";
+  const std::string p = write("evil.json", j.dump());
+  const Result r = gcu("simulate -p '" + p + "' --sweep bandwidth_gbps=1:10:3 --plot '" + at("e.png") + "'");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  ASSERT_TRUE(fs::exists(at("e.png")));
+  const std::string replay = "cd '" + dir_.string() + "' && gnuplot e.gp > /dev/null 2>&1";
+  EXPECT_EQ(std::system(replay.c_str()), 0);
+  for (int i = 1; i <= 4; ++i) EXPECT_FALSE(fs::exists(m + std::to_string(i))) << "payload " << i << " ran";
+}
+
+// --- output-file policy ----------------------------------------------------------------
+TEST_F(Hostile, OutputToAFifoOrASymlinkIsRefused) {
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);  // never /dev/null itself
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " -o '" + at("fifo") + "'"), "a FIFO");
+  EXPECT_TRUE(fs::is_fifo(at("fifo")));
+  write("victim", "keep");
+  fs::create_symlink(at("victim"), at("link.csv"));
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --csv '" + at("link.csv") + "'"), "symbolic link");
+  EXPECT_TRUE(fs::is_symlink(at("link.csv")));
+  EXPECT_EQ(slurp(at("victim")), "keep");
+  size_t n = 0;
+  for (auto it = fs::directory_iterator(dir_); it != fs::directory_iterator(); ++it) ++n;
+  EXPECT_EQ(n, 3u) << "no temporary file left";
+}
+
+TEST_F(Hostile, MissingDirectoryIsAnErrorUnlessMkdir) {
+  const std::string f = at("no/such/dir/x.csv");
+  const Result r = gcu(std::string("simulate -p ") + kProfile + " --csv '" + f + "'");
+  expect_clear_error(r, "does not exist");
+  EXPECT_NE(r.out.find("--mkdir"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(at("no")));
+  EXPECT_EQ(gcu(std::string("simulate -p ") + kProfile + " --mkdir --csv '" + f + "'").rc, 0);
+  EXPECT_TRUE(fs::is_regular_file(f));
+  const Result out = gcu(std::string("simulate -p ") + kProfile + " --format csv -o -");
+  EXPECT_EQ(out.rc, 0);
+  EXPECT_EQ(out.out.find("wrote"), std::string::npos) << "'-' is stdout, not a file named '-'";
+  EXPECT_FALSE(fs::exists(fs::path(GCU_SOURCE_DIR) / "-"));
+}
+
+// calibrate and train (built with LibTorch) follow the same policy, before any work.
+TEST_F(Hostile, CalibrateAndTrainRefuseBadTargets) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "this gcu has no calibrate/train (no LibTorch)";
+  ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);
+  expect_clear_error(gcu("calibrate --model cnn -o '" + at("fifo") + "'"), "a FIFO");
+  EXPECT_TRUE(fs::is_fifo(at("fifo")));
+  expect_clear_error(gcu("calibrate --model cnn -o '" + at("none/p.json") + "'"), "does not exist");
+  write("victim", "keep");
+  fs::create_symlink(at("victim"), at("log.jsonl"));
+  expect_clear_error(gcu("train --data synthetic --iters 1 --log '" + at("log.jsonl") + "'"), "symbolic link");
+  EXPECT_EQ(slurp(at("victim")), "keep");
+}
+
+// SIGTERM while `gcu train` writes its log: the temporary file is removed and the process
+// still dies of the signal.
+TEST_F(Hostile, SigtermDuringTrainLeavesNoTemporaryFile) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "this gcu has no train (no LibTorch)";
+  const std::string log = at("run.jsonl");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    (void)!::freopen("/dev/null", "w", stdout);
+    (void)!::freopen("/dev/null", "w", stderr);
+    ::execl(GCU_BINARY, "gcu", "train", "--data", "synthetic", "--iters", "1000000", "--threads", "1", "--quiet",
+            "--log", log.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  auto temps = [&] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(dir_)) n += e.path().string().find(".tmp.") != std::string::npos;
+    return n;
+  };
+  for (int i = 0; i < 600 && temps() == 0; ++i) ::usleep(50'000);  // up to 30 s
+  ASSERT_EQ(temps(), 1u) << "the log's temporary file should exist while training";
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  EXPECT_EQ(temps(), 0u);
+  EXPECT_FALSE(fs::exists(log));
+}
+
+// --- crashes ---------------------------------------------------------------------------
+TEST_F(Hostile, DeepEfNestingIsALimitNotACrash) {
+  std::string spec;
+  for (int i = 0; i < 20000; ++i) spec += "ef(";
+  spec += "none";
+  spec.append(20000, ')');
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " -s '" + spec + "'"), "nested more than");
+}
+
+TEST_F(Hostile, SetIndexFarPastTheEndIsRefused) {
+  const Result r = gcu(std::string("simulate -p ") + kProfile + " --set /model/tensors/0/shape/100000000=1");
+  expect_clear_error(r, "an index <= 1");
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --set model.compute.99999999999999.forward_s=1"),
+                     "an index <=");
+}
+
+TEST_F(Hostile, DeepJsonIsALimit) {
+  const std::string p = write("deep.json", std::string(100000, '[') + std::string(100000, ']'));
+  expect_clear_error(gcu("simulate -p '" + p + "'"), "nested at most 64");
+}
+
+// --- silent inf / NaN / negatives --------------------------------------------------------
+TEST_F(Hostile, ValuesThatWouldOverflowAreRefused) {
+  json a = shipped();
+  a["compressors"].begin().value()["encode"]["fixed_s"] = 1e308;
+  expect_clear_error(gcu("simulate -p '" + write("cost.json", a.dump()) + "'"), "/encode/fixed_s");
+  json b = shipped();
+  b["cluster"]["levels"]["inter"]["bandwidth_gbps"] = 1e-320;
+  expect_clear_error(gcu("simulate -p '" + write("bw.json", b.dump()) + "'"), "/cluster/levels/inter/bandwidth_gbps");
+  json c = shipped();
+  c["model"]["tensors"][0]["shape"] = {4294967296LL, 4294967296LL, 2147483648LL};  // wraps to negative
+  expect_clear_error(gcu("simulate -p '" + write("shape.json", c.dump()) + "'"), "/model/tensors/0/shape");
+  c["model"]["tensors"][0]["shape"] = {4294967296LL, 4294967296LL};  // 2^64 wraps to 0
+  expect_clear_error(gcu("simulate -p '" + write("shape0.json", c.dump()) + "'"), "/model/tensors/0/shape");
+}
+
+TEST_F(Hostile, NonFiniteCommandLineNumbersAreRefused) {
+  const Result w = gcu(std::string("simulate ratio -p ") + kProfile + " --within inf");
+  expect_clear_error(w, "--within");
+  EXPECT_EQ(w.out.find("-nan"), std::string::npos) << w.out;
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --bandwidth nan"), "--bandwidth");
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --compute-speedup 1e999"), "--compute-speedup");
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --sweep bandwidth_gbps=1,nan"), "not a finite number");
+}
+
+// --- unbounded work ------------------------------------------------------------------------
+TEST_F(Hostile, SweepPointsAndCandidatesAreLimited) {
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --sweep bandwidth_gbps=1:40:1000000"),
+                     "limit of 10000");
+  std::string pat = "topk:k={0.1|0.01}";
+  for (int i = 0; i < 40; ++i) pat += ",x={1|2}";
+  std::string many = "thc:bits={1|2}";
+  for (int i = 0; i < 40; ++i) many += ":bits={1|2}";
+  expect_clear_error(gcu(std::string("simulate recommend -p ") + kProfile + " --candidates '" + many + "'"),
+                     "more than 10000");
+}
+
+// --- messages --------------------------------------------------------------------------------
+TEST_F(Hostile, NumberOverflowNamesFileAndField) {
+  std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kProfile);
+  json j = json::parse(text);
+  j["cluster"]["gamma"] = 1.05;
+  text = j.dump();
+  const auto pos = text.find("1.05");
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 4, "1e999");
+  const Result r = gcu("simulate -p '" + write("big.json", text) + "'");
+  expect_clear_error(r, "/cluster/gamma");
+  EXPECT_NE(r.out.find("big.json"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1e999"), std::string::npos) << r.out;
+}
+
+TEST_F(Hostile, ShortSaneMessages) {
+  const Result g = gcu(std::string("simulate -p ") + kProfile + " --gpus 0");
+  expect_clear_error(g, "--gpus");
+  EXPECT_LT(g.out.size(), 300u) << g.out;
+  json w = shipped();
+  w["cluster"]["nodes"] = 1073741824;  // x 4 GPUs per node wrapped to a negative world size
+  const Result r = gcu("simulate -p '" + write("world.json", w.dump()) + "'");
+  expect_clear_error(r, "/cluster/nodes");
+  EXPECT_EQ(r.out.find("-1"), std::string::npos) << r.out;
+  json k = shipped();
+  k[std::string(5'000'000, 'k')] = 1;  // unknown key, echoed in at most ~200 bytes
+  expect_clear_error(gcu("simulate -p '" + write("key.json", k.dump()) + "'"), "unknown field");
+  json u = shipped();
+  std::string name;
+  for (int i = 0; i < 200; ++i) name += "\xC3\xA9";  // é: any cut must fall between characters
+  u["model"]["tensors"][0]["name"] = 7;
+  u["model"]["name"] = 8;
+  u["provenance"]["device"] = name;
+  u["cluster"]["algorithms"] = {name};
+  expect_clear_error(gcu("simulate -p '" + write("utf8.json", u.dump()) + "'"), "expected");
+}
+
+TEST_F(Hostile, DuplicateKeysAreErrors) {
+  std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kProfile);
+  const auto pos = text.find("\"gamma\"");
+  ASSERT_NE(pos, std::string::npos);
+  text.insert(pos, "\"gamma\": 1.5, ");
+  const Result r = gcu("simulate -p '" + write("dup.json", text) + "'");
+  expect_clear_error(r, "\"gamma\" again");
+  EXPECT_NE(r.out.find("/cluster/gamma"), std::string::npos) << r.out;
+}
+
+}  // namespace
