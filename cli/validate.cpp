@@ -4,7 +4,8 @@
 
 #include "model/profile_json.h"
 #include "model/units.h"
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 #include "validate/validate.h"
 
 #include <fstream>
@@ -89,11 +90,11 @@ Examples:
       validate::run_validate(o, std::cerr);
     } catch (const validate::ValidateError& e) {
       throw UsageError(e.what());
-    } catch (const model::ProfileError& e) {
-      throw UsageError(e.what());
-    } catch (const model::ModelError& e) {
+    } catch (const model::ModelError& e) {  // ProfileError too
       throw UsageError(e.what());
     } catch (const simulate::SimulateError& e) {
+      throw UsageError(e.what());
+    } catch (const util::FileError& e) {
       throw UsageError(e.what());
     }
   });

@@ -1,7 +1,8 @@
 // Link-rate measurement through the testbed (link_rate.h).
 #include "validate/link_rate.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -56,7 +57,7 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, all-reduce 1-4 MiB)" << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", 180);
   try {
-    lr.measured_gbps = allreduce_rate_gbps(simulate::read_file(stem + ".json.state.json"));
+    lr.measured_gbps = allreduce_rate_gbps(util::read_file(stem + ".json.state.json"));
   } catch (const std::exception& e) {
     lr.note = std::string("not measured: ") + e.what() + " (exit " + std::to_string(r.exit_code) + ", " + stem + ".out)";
   }

@@ -2,7 +2,8 @@
 #include "validate/predict.h"
 #include "validate/report.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/gnuplot.h"
+#include "util/output_file.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,8 @@
 #include <map>
 #include <ostream>
 #include <sstream>
+
+#include <sys/wait.h>
 
 namespace gcu::validate {
 
@@ -23,17 +26,11 @@ std::string g(double v) {
   return b;
 }
 
-void refuse_non_regular(const std::string& path) {
-  std::error_code ec;
-  const auto st = std::filesystem::symlink_status(path, ec);
-  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
-    throw ValidateError("refusing to write " + path + ": it exists and is not a regular file");
-}
+using simulate::gnuplot_literal;
 
 void write_file(const std::string& path, const std::string& text) {
-  refuse_non_regular(path);
   try {
-    simulate::write_file_atomic(path, text);
+    util::write_file_atomic(path, text);
   } catch (const std::exception& e) {
     throw ValidateError(e.what());
   }
@@ -65,12 +62,12 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
   std::ostringstream s;
   s << "# gcu validate: iteration time against link rate. Lines: predicted; points: measured\n"
     << "# median with p10-p90 bars. Re-create: gnuplot bandwidth.gp\n"
-    << "if (!exists('outfile')) outfile = '" << out << "'\n"
+    << "if (!exists('outfile')) outfile = " << gnuplot_literal(out) << "\n"
     << "set terminal pngcairo size 1100,700 noenhanced\nset output outfile\n"
     << "set logscale x\nset xlabel 'link rate (Gbit/s; measured all-reduce rate of the link)'\n"
     << "set ylabel 'iteration time (ms)'\nset yrange [0:*]\nset key below maxrows 4 font ',9'\nset grid\n"
     << "set xrange [" << g(lo) << ":" << g(hi) << "]\n"
-    << "set title 'gcu validate: " << r.profile_model << " (" << r.testbed << ")'\n";
+    << "set title " << gnuplot_literal("gcu validate: " + r.profile_model + " (" + r.testbed + ")") << "\n";
   int i = 0;
   for (const auto& [name, cells] : series) {
     s << "$p" << i << " << EOD\n";
@@ -92,9 +89,9 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
   i = 0;
   for (const auto& [name, cells] : series) {
     const int lt = i + 1;
-    s << (i ? ", \\\n     " : "") << "$p" << i << " using 1:2 with lines lw 2 lc " << lt << " title '" << name
-      << " predicted', \\\n     $m" << i << " using 1:2:3:4 with yerrorbars pt 7 ps 1.2 lc " << lt << " title '"
-      << name << " measured'";
+    s << (i ? ", \\\n     " : "") << "$p" << i << " using 1:2 with lines lw 2 lc " << lt << " title " << gnuplot_literal(name + " predicted")
+      << ", \\\n     $m" << i << " using 1:2:3:4 with yerrorbars pt 7 ps 1.2 lc " << lt << " title "
+      << gnuplot_literal(name + " measured");
     ++i;
   }
   s << "\nset output\n";
@@ -105,7 +102,7 @@ std::string scatter_script(const Report& r, const std::string& out) {
   std::ostringstream s;
   double hi = 0;
   s << "# gcu validate: predicted vs measured iteration time (median, p10-p90 bars), y = x.\n"
-    << "if (!exists('outfile')) outfile = '" << out << "'\n"
+    << "if (!exists('outfile')) outfile = " << gnuplot_literal(out) << "\n"
     << "set terminal pngcairo size 800,750 noenhanced\nset output outfile\n"
     << "$d << EOD\n";
   for (const auto& c : r.cells) {
@@ -119,7 +116,7 @@ std::string scatter_script(const Report& r, const std::string& out) {
   s << "EOD\n"
     << "set xlabel 'predicted iteration time (ms)'\nset ylabel 'measured iteration time (ms)'\n"
     << "set xrange [0:" << g(hi * 1.05 + 1) << "]\nset yrange [0:" << g(hi * 1.05 + 1) << "]\nset size square\n"
-    << "set grid\nset key top left\nset title 'gcu validate: " << r.profile_model << "'\n"
+    << "set grid\nset key top left\nset title " << gnuplot_literal("gcu validate: " + r.profile_model) << "\n"
     << "plot x with lines lc rgb '#888888' title 'y = x', \\\n"
     << "     $d using 1:($5 == 0 ? $2 : 1/0):3:4 with yerrorbars pt 7 lc rgb '#4477aa' title 'cell', \\\n"
     << "     $d using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 6 lc rgb '#cc6677' title 'noise-limited cell'\n"
@@ -127,25 +124,19 @@ std::string scatter_script(const Report& r, const std::string& out) {
   return s.str();
 }
 
-// Runs gnuplot on `script` into image (temp + rename). Returns "" or a note.
+// Runs gnuplot on `script` into image under the output-file policy (a temporary file
+// renamed over it), without a shell. Returns "" or a note.
 std::string run_gnuplot(const std::string& script, const std::string& image) {
-  refuse_non_regular(image);
-  const std::string tmp = simulate::temp_path_for(image);
-  const std::string cmd = "gnuplot -e \"outfile='" + tmp + "'\" '" + script + "' 2>'" + tmp + ".err'";
-  const int rc = std::system(cmd.c_str());
-  std::string err;
   try {
-    err = simulate::read_file(tmp + ".err");
-  } catch (...) {
+    util::AtomicFile out(image);
+    const simulate::GnuplotRun g = simulate::run_gnuplot(script, out.temp_path());
+    if (g.spawn_errno != 0 || !WIFEXITED(g.status) || WEXITSTATUS(g.status) != 0)
+      return "plot " + image + " not made (gnuplot missing or failed: " + g.log.substr(0, 200) + "); script " +
+             script;
+    out.commit();
+  } catch (const std::exception& e) {
+    return std::string("cannot write ") + image + ": " + e.what();
   }
-  std::remove((tmp + ".err").c_str());
-  std::error_code ec;
-  if (rc != 0 || !std::filesystem::exists(tmp, ec)) {
-    std::remove(tmp.c_str());
-    return "plot " + image + " not made (gnuplot missing or failed: " + err.substr(0, 200) + "); script " + script;
-  }
-  std::filesystem::rename(tmp, image, ec);
-  if (ec) return "cannot write " + image + ": " + ec.message();
   return "";
 }
 

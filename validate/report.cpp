@@ -3,7 +3,8 @@
 
 #include "validate/predict.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 
 #include <nlohmann/json.hpp>
 
@@ -44,11 +45,12 @@ std::string csvq(const std::string& s) {
 }  // namespace
 
 void check_output_targets(const std::string& dir) {
-  std::error_code ec;
   for (const char* f : kFiles) {
-    const auto st = fs::symlink_status(fs::path(dir) / f, ec);
-    if (fs::exists(st) && !fs::is_regular_file(st))
-      throw ValidateError("refusing to write " + (fs::path(dir) / f).string() + ": it exists and is not a regular file");
+    try {
+      util::check_output_target((fs::path(dir) / f).string());
+    } catch (const util::FileError& e) {
+      throw ValidateError(e.what());
+    }
   }
 }
 

@@ -7,7 +7,8 @@
 #include "validate/report.h"
 #include "validate/runner.h"
 
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
+#include "util/output_file.h"
 #include "simulate/profile_file.h"
 
 #include <nlohmann/json.hpp>
@@ -188,7 +189,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
       lr.ranks = c.ranks;
       const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
       if (o.reuse && std::filesystem::exists(prior)) {
-        lr.measured_gbps = allreduce_rate_gbps(simulate::read_file(prior));
+        lr.measured_gbps = allreduce_rate_gbps(util::read_file(prior));
         lr.note = "reused " + prior;
       } else if (!o.measure_links) {
         lr.note = "not measured (--no-measure-links)";
@@ -207,7 +208,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   std::map<int, std::pair<double, long>> prior_load;
   if (o.reuse && fs::exists(o.out_dir + "/validate.json")) {
     try {
-      const auto pj = nlohmann::json::parse(simulate::read_file(o.out_dir + "/validate.json"));
+      const auto pj = nlohmann::json::parse(util::read_file(o.out_dir + "/validate.json"));
       for (const auto& c : pj.at("cells"))
         if (c.at("load_average").is_number() && c.at("involuntary_context_switches").is_number())
           prior_load[c.at("id").get<int>()] = {c.at("load_average").get<double>(),
@@ -231,7 +232,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
       const std::string tlog = stem + ".jsonl";
       if (o.reuse) {  // --reuse: the logs of an earlier run of the same grid, nothing runs
         try {
-          const TrainLog tl = parse_trainlog(simulate::read_file(tlog), tlog);
+          const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
           if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
             throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
           r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
@@ -281,7 +282,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
         continue;
       }
       try {
-        const TrainLog tl = parse_trainlog(simulate::read_file(tlog), tlog);
+        const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
         r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
         r.logs.push_back(tlog);
         ++r.rounds;
