@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -35,9 +36,13 @@ void write_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + tmp);
+    if (!f) throw std::runtime_error("cannot write " + path + ": cannot create " + tmp);
     f << text;
-    if (!f) throw std::runtime_error("error writing " + tmp);
+    f.close();  // the data reach the disk here: a full disk shows up now, not in ~ofstream
+    if (!f) {
+      std::remove(tmp.c_str());
+      throw std::runtime_error("cannot write " + path + " (disk full?): the previous file is left unchanged");
+    }
   }
   std::filesystem::rename(tmp, path);
 }
@@ -134,7 +139,13 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
                 {"fit_statistic", o.fit_statistic}};
   if (lead && o.resume && std::filesystem::exists(state_path)) {
     std::ifstream f(state_path);
-    Json old = Json::parse(f);
+    Json old;
+    try {
+      old = Json::parse(f);
+    } catch (const nlohmann::json::exception& e) {
+      throw std::runtime_error("calibrate: cannot resume from state file " + state_path + ": " + e.what() +
+                               " (remove it, or run without --resume, to start afresh)");
+    }
     if (old.contains("meta") && old["meta"].value("model_spec", "") == o.model_spec &&
         old["meta"].value("world", 0) == g.world_size()) {
       st = old;

@@ -86,8 +86,17 @@ JsonLinesWriter::~JsonLinesWriter() {
 void JsonLinesWriter::write(const nlohmann::json& record) {
   if (!out_) return;
   const std::string line = record.dump() + "\n";
-  std::fwrite(line.data(), 1, line.size(), out_);
-  std::fflush(out_);
+  const bool ok = std::fwrite(line.data(), 1, line.size(), out_) == line.size() && std::fflush(out_) == 0;
+  if (!ok && !is_stdout_) fail();  // e.g. a full disk: never rename a torn log over the old one
+}
+
+void JsonLinesWriter::fail() {
+  const int err = errno;
+  std::fclose(out_);
+  out_ = nullptr;
+  std::remove((path_ + ".tmp").c_str());
+  throw TrainError("cannot write log '" + path_ + "': " + std::strerror(err) +
+                   " (the previous file, if any, is left unchanged)");
 }
 
 void JsonLinesWriter::close() {
@@ -97,7 +106,13 @@ void JsonLinesWriter::close() {
     out_ = nullptr;
     return;
   }
-  std::fclose(out_);
+  if (std::fflush(out_) != 0 || std::ferror(out_) != 0) fail();
+  if (std::fclose(out_) != 0) {
+    out_ = nullptr;
+    const int err = errno;
+    std::remove((path_ + ".tmp").c_str());
+    throw TrainError("cannot write log '" + path_ + "': " + std::strerror(err));
+  }
   out_ = nullptr;
   std::error_code ec;
   std::filesystem::rename(path_ + ".tmp", path_, ec);

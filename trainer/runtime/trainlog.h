@@ -64,6 +64,7 @@ class JsonLinesWriter {
   bool enabled() const { return out_ != nullptr; }
 
  private:
+  [[noreturn]] void fail();  // closes and removes the temporary file, throws TrainError
   std::string path_;
   std::FILE* out_ = nullptr;
   bool is_stdout_ = false;
