@@ -11,6 +11,8 @@
 #                                         executions, exec/s, corpus size, crashes) in
 #                                         build-fuzz/campaign/summary.md
 #   scripts/fuzz.sh list                  the targets that were built
+#   scripts/fuzz.sh ci [SECONDS]          CI: build only the torch-free targets (a few
+#                                         minutes) and smoke them (default 5 s each)
 #
 # Environment: GCU_FUZZ_JOBS (parallel targets in campaign, default 1), GCU_FUZZ_TORCH
 # (AUTO/ON/OFF: build the LibTorch targets, default AUTO), GCU_FUZZ_BUILD_DIR
@@ -112,5 +114,12 @@ case "${1:-}" in
   smoke) shift; smoke "$@" ;;
   campaign) shift; campaign "$@" ;;
   list) targets ;;
-  *) sed -n '2,20p' "$0"; exit 2 ;;
+  ci)
+    shift
+    export GCU_FUZZ_TORCH=OFF
+    B=${GCU_FUZZ_BUILD_DIR:-build-fuzz-ci}
+    build
+    smoke "${1:-5}"
+    ;;
+  *) sed -n '2,24p' "$0"; exit 2 ;;
 esac
