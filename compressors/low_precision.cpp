@@ -10,6 +10,7 @@
 #endif
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -61,8 +62,13 @@ inline float bf2f(uint16_t h) { return bitsf(static_cast<uint32_t>(h) << 16); }
 // always sign | 0x7e00 (F16C keeps payload bits), a decoded NaN keeps its payload
 // unquieted (F16C sets the quiet bit).
 std::atomic<bool> g_use_simd{true};
+// F16C from CPUID (leaf 1, ECX bit 29): clang (<= 15) rejects __builtin_cpu_supports("f16c").
+bool cpuid_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+}
 bool cpu_has_f16c() {
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+  static const bool ok = __builtin_cpu_supports("avx2") && cpuid_f16c();
   return ok && g_use_simd.load(std::memory_order_relaxed);
 }
 

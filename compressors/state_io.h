@@ -38,6 +38,7 @@ class StateReader {
     if (n > in_.size() - pos_)
       throw CompressorError(who_ + ": checkpoint state truncated at byte " + std::to_string(pos_) +
                             " of " + std::to_string(in_.size()));
+    if (n == 0) return;  // p may be an empty vector's data() == nullptr: memcpy(nullptr, ..) is UB
     std::memcpy(p, in_.data() + pos_, n);
     pos_ += n;
   }

@@ -10,6 +10,7 @@ PKGS=(
   libtorch-dev libgloo-dev libopenmpi-dev openmpi-bin libopenblas0
   dataset-fashion-mnist gnuplot-nox python3-torch
   iproute2
+  clang-14 libfuzzer-14-dev libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -115,6 +115,20 @@ FashionMnist load_fashion_mnist(bool train, const fs::path& dir) {
                       "dataset-fashion-mnist (apt-get install dataset-fashion-mnist)");
     }
   }
+  // LibTorch's reader checks the headers but not the lengths: a truncated file leaves
+  // the rest of the tensor uninitialised (garbage pixels, labels outside 0..9).
+  const int64_t n = train ? 60000 : 10000;
+  const std::string split = train ? "train" : "t10k";
+  const std::pair<std::string, int64_t> sizes[] = {{split + "-images-idx3-ubyte", 16 + n * 28 * 28},
+                                                   {split + "-labels-idx1-ubyte", 8 + n}};
+  for (const auto& [name, expected] : sizes) {
+    std::error_code ec;
+    const auto got = fs::file_size(dir / name, ec);
+    if (ec || static_cast<int64_t>(got) != expected)
+      throw DataError("cannot read Fashion-MNIST from " + dir.string() + ": " + name + " has " +
+                      (ec ? ec.message() : std::to_string(got) + " bytes") + ", expected " +
+                      std::to_string(expected) + " (truncated or not Fashion-MNIST?)");
+  }
   using Mnist = torch::data::datasets::MNIST;
   FashionMnist out;
   try {
@@ -122,6 +136,9 @@ FashionMnist load_fashion_mnist(bool train, const fs::path& dir) {
     // The reader returns float pixels in [0, 1]; keep raw bytes (4x less memory).
     out.images = reader.images().mul(255.0).round_().to(torch::kUInt8);
     out.labels = reader.targets().to(torch::kInt64);
+    if (out.labels.numel() > 0 && (out.labels.min().item<int64_t>() < 0 || out.labels.max().item<int64_t>() > 9))
+      throw DataError("cannot read Fashion-MNIST from " + dir.string() + ": labels outside 0..9 in " + split +
+                      "-labels-idx1-ubyte");
   } catch (const c10::Error& e) {
     throw DataError("cannot read Fashion-MNIST from " + dir.string() + ": " +
                     e.what_without_backtrace());

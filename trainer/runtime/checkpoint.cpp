@@ -8,7 +8,9 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <map>
 #include <sstream>
+#include <vector>
 
 namespace gcu::trainer {
 
@@ -29,6 +31,18 @@ torch::Tensor string_tensor(const std::string& s) {
 std::string tensor_string(const torch::Tensor& t) {
   auto v = tensor_bytes(t);
   return {v.begin(), v.end()};
+}
+// Parameters and buffers by name, with their shapes.
+std::map<std::string, std::vector<int64_t>> tensor_shapes(const torch::nn::Module& model) {
+  std::map<std::string, std::vector<int64_t>> out;
+  for (const auto& p : model.named_parameters()) out[p.key()] = p.value().sizes().vec();
+  for (const auto& b : model.named_buffers()) out[b.key()] = b.value().sizes().vec();
+  return out;
+}
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
 }
 }  // namespace
 
@@ -85,8 +99,18 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
     if (s.world_size != expect.world_size)
       throw TrainError("checkpoint '" + file + "' was written with " + std::to_string(s.world_size) +
                        " ranks, this run has " + std::to_string(expect.world_size));
+    // Module::load() set_()s each tensor to the stored one, shape included: a checkpoint
+    // of another model (other widths) would load "fine" and fail later in training.
+    const auto shapes_before = tensor_shapes(model);
     root.read("model", m);
     model.load(m);
+    const auto shapes_after = tensor_shapes(model);
+    for (const auto& [name, shape] : shapes_before) {
+      const auto it = shapes_after.find(name);
+      if (it != shapes_after.end() && it->second != shape)
+        throw TrainError("checkpoint '" + file + "' holds another model: " + name + " has shape " +
+                         shape_text(it->second) + " there, " + shape_text(shape) + " in this run's model");
+    }
     root.read("optimizer", o);
     optimizer.load(o);
     compressor.load_state(tensor_bytes(read("compressor")));

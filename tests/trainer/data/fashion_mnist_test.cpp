@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -58,6 +59,48 @@ TEST(FashionMnist, PaddingKeepsTheImageCentred) {
   EXPECT_NEAR(x[0][0][29][29].item<double>(), white, 1e-5);
   EXPECT_NEAR(x[0][0][30][30].item<double>(), background, 1e-5);
   EXPECT_THROW(normalize_images(pixels, 27), DataError);
+}
+
+// IDX files of the right format but the wrong length, or with labels outside 0..9:
+// LibTorch's reader would return uninitialised pixels and labels (found by fuzz/idx_fuzz).
+TEST(FashionMnist, TruncatedOrCorruptIdxFilesAreRejected) {
+  const auto dir = fresh_temp_dir("idx");
+  fs::create_directories(dir);
+  auto be32 = [](std::ofstream& f, uint32_t v) {
+    const char b[4] = {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+    f.write(b, 4);
+  };
+  {
+    std::ofstream f(dir / "t10k-images-idx3-ubyte", std::ios::binary);
+    for (uint32_t v : {2051u, 10000u, 28u, 28u}) be32(f, v);
+    const std::string zeros(10000 * 784, '\0');
+    f.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+  }
+  for (const char* name : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte"}) std::ofstream(dir / name) << "x";
+  auto write_labels = [&](int64_t n, char bad) {
+    std::ofstream f(dir / "t10k-labels-idx1-ubyte", std::ios::binary | std::ios::trunc);
+    be32(f, 2049);
+    be32(f, 10000);
+    for (int64_t i = 0; i < n; ++i) f.put(i == 77 ? bad : char(i % 10));
+  };
+  auto expect_error = [&](const std::string& needle) {
+    try {
+      load_fashion_mnist(false, dir);
+      ADD_FAILURE() << "accepted; expected an error containing " << needle;
+    } catch (const DataError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  write_labels(10000, 7);
+  EXPECT_EQ(load_fashion_mnist(false, dir).size(), 10000);
+  write_labels(5000, 7);
+  expect_error("truncated");
+  write_labels(10000, 11);
+  expect_error("labels outside 0..9");
+  fs::resize_file(dir / "t10k-images-idx3-ubyte", 16 + 100);
+  write_labels(10000, 7);
+  expect_error("t10k-images-idx3-ubyte has 116 bytes");
+  fs::remove_all(dir);
 }
 
 TEST(FashionMnist, MissingPackageGivesInstallHint) {

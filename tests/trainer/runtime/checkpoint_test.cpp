@@ -166,3 +166,31 @@ TEST(Checkpoint, MissingTruncatedOrCorruptedFileGivesClearError) {
 
 }  // namespace
 }  // namespace gcu::trainer
+
+namespace gcu::trainer {
+namespace {
+// A checkpoint of a model with other widths: Module::load() would silently reshape the
+// parameters (set_()); load_checkpoint must refuse it, naming the file and the tensor.
+TEST(Checkpoint, ForeignModelIsRejectedNamingTheTensor) {
+  Dir d;
+  Trainee a(1);
+  a.step(0);
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  torch::nn::Linear other(6, 5);
+  OptimizerConfig c;
+  c.momentum = 0.9;
+  auto opt = make_optimizer(other->parameters(), c);
+  auto comp = compress::make_compressor("ef(topk:k=0.25)");
+  try {
+    load_checkpoint(file, *other, *opt, *comp, state_for(a));
+    ADD_FAILURE() << "a checkpoint of another model was accepted";
+  } catch (const TrainError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(file), std::string::npos) << m;
+    EXPECT_NE(m.find("another model"), std::string::npos) << m;
+    EXPECT_NE(m.find("has shape [3] there, [5] in this run"), std::string::npos) << m;
+  }
+}
+}  // namespace
+}  // namespace gcu::trainer
