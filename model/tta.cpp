@@ -14,7 +14,9 @@ std::string num(double v) {
 }
 }  // namespace
 
-const char* tta_status_name(TtaStatus s) { return s == TtaStatus::Reaches ? "reaches" : "never"; }
+const char* tta_status_name(TtaStatus s) {
+  return s == TtaStatus::Reaches ? "reaches" : s == TtaStatus::NeverReaches ? "never" : "uncertain";
+}
 
 // Error feedback with a delta-contractive compressor acts like SGD with a delay of about
 // 1/delta steps; the extra iterations grow with the delay beyond plain SGD's 1.
@@ -92,8 +94,10 @@ namespace {
 IterationsEstimate scaled(IterationsEstimate e, const BatchScaling& b) {
   e.global_batch = b.global_batch;
   e.batch_factor = b.factor;
-  if (e.status == TtaStatus::Reaches && e.iterations && b.factor != 1) {
+  if (e.status != TtaStatus::NeverReaches && e.iterations && b.factor != 1) {
     *e.iterations *= b.factor;
+    if (e.iterations_lo) *e.iterations_lo *= b.factor;
+    if (e.iterations_hi) *e.iterations_hi *= b.factor;
     e.basis += "; global batch " + num(b.global_batch) + " vs " + num(b.reference_batch) + " measured: iterations x" +
                num(b.factor);
   }
@@ -110,6 +114,27 @@ IterationsEstimate iterations_to_target(const Convergence& conv, const std::stri
 }
 
 namespace {
+// A pilot prediction (docs/model.md §4.2): multipliers relative to the pilot's T_0,
+// applied to the profile's baseline iterations.
+IterationsEstimate from_pilot(const PilotFigures& q, double baseline_iterations) {
+  IterationsEstimate e;
+  e.evidence = q.evidence;
+  e.basis = q.basis.empty() ? "pilot" : q.basis;
+  if (q.status == "never") {
+    e.status = TtaStatus::NeverReaches;
+    e.basis += ": never";
+    for (const auto& x : q.evidence) e.basis += "; " + x;
+    return e;
+  }
+  e.status = q.status == "reaches" ? TtaStatus::Reaches : TtaStatus::Uncertain;
+  e.multiplier = *q.multiplier;
+  e.iterations = baseline_iterations * *q.multiplier;
+  if (q.multiplier_lo) e.iterations_lo = baseline_iterations * *q.multiplier_lo;
+  if (q.multiplier_hi) e.iterations_hi = baseline_iterations * *q.multiplier_hi;
+  if (q.widened) e.basis += " (interval widened: noise-scale cross-check disagrees)";
+  return e;
+}
+
 IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
                             const compress::SchemeTraits& traits, int world) {
   const auto& k = conv.constants;
@@ -129,6 +154,7 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
   if (!(conv.baseline_iterations > 0))
     throw ModelError("convergence.baseline_iterations = " + num(conv.baseline_iterations) +
                      ": needed (> 0) to predict time-to-accuracy of '" + scheme + "'");
+  if (f && f->pilot) return from_pilot(*f->pilot, conv.baseline_iterations);
   double m = 1;
   std::string basis;
   if (!f) {
@@ -176,14 +202,24 @@ TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s) {
   TtaResult r;
   r.status = it.status;
   r.basis = it.basis;
+  r.evidence = it.evidence;
   r.multiplier = it.multiplier;
   r.batch_factor = it.batch_factor;
   r.global_batch = it.global_batch;
-  if (it.status == TtaStatus::Reaches && it.iterations) {
+  if (it.status != TtaStatus::NeverReaches && it.iterations) {
     r.iterations = it.iterations;
     r.tta_s = *it.iterations * iteration_s;
+    if (it.iterations_lo) r.tta_lo_s = *it.iterations_lo * iteration_s;
+    if (it.iterations_hi) r.tta_hi_s = *it.iterations_hi * iteration_s;
   }
   return r;
+}
+
+std::optional<bool> tta_intervals_overlap(const TtaResult& a, const TtaResult& b) {
+  if (!a.tta_s || !b.tta_s) return std::nullopt;
+  const double alo = a.tta_lo_s.value_or(*a.tta_s), ahi = a.tta_hi_s.value_or(*a.tta_s);
+  const double blo = b.tta_lo_s.value_or(*b.tta_s), bhi = b.tta_hi_s.value_or(*b.tta_s);
+  return alo <= bhi && blo <= ahi;
 }
 
 }  // namespace gcu::model

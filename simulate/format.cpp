@@ -19,10 +19,12 @@ std::string printf_str(const char* f, double v) {
   return b;
 }
 
-std::string tta_text(const ResultRow& r) {
-  if (!r.tta) return "-";
-  if (r.tta->status == model::TtaStatus::NeverReaches) return "never";
-  return r.tta->tta_s ? fmt_duration(*r.tta->tta_s) : "-";
+std::string tta_text(const ResultRow& r) { return fmt_tta(r.tta); }
+
+bool any_interval(const ResultTable& t) {
+  for (const auto& r : t.rows)
+    if (r.tta && (r.tta->tta_lo_s || r.tta->status == model::TtaStatus::Uncertain)) return true;
+  return false;
 }
 
 std::string opt_ratio(const std::optional<double>& v) { return v ? fmt_ratio(*v) : "-"; }
@@ -50,6 +52,15 @@ std::string fmt_duration(double s) {
   if (s >= 3600) return printf_str("%.2f h", s / 3600);
   if (s >= 60) return printf_str("%.1f min", s / 60);
   return printf_str("%.1f s", s);
+}
+std::string fmt_tta(const std::optional<model::TtaResult>& t) {
+  if (!t) return "-";
+  if (t->status == model::TtaStatus::NeverReaches) return "never";
+  if (!t->tta_s) return t->status == model::TtaStatus::Uncertain ? "uncertain" : "-";
+  std::string s = fmt_duration(*t->tta_s);
+  if (t->tta_lo_s && t->tta_hi_s) s += " [" + fmt_duration(*t->tta_lo_s) + "-" + fmt_duration(*t->tta_hi_s) + "]";
+  if (t->status == model::TtaStatus::Uncertain) s = "uncertain " + s;
+  return s;
 }
 std::string fmt_bytes(double b) {
   if (b >= 1024.0 * 1024 * 1024) return printf_str("%.2f GiB", b / (1024.0 * 1024 * 1024));
@@ -135,10 +146,16 @@ std::vector<std::string> csv_header() {
           "decode_s", "optimizer_s", "buckets", "raw_bytes", "wire_bytes", "compression_ratio",
           "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor"};
 }
+// Pilot-based rows add these columns (only then, so that profiles without pilots keep
+// their CSV unchanged).
+const std::vector<std::string> kIntervalColumns = {"tta_lo_s", "tta_hi_s", "tta_basis"};
 
 std::string format_csv(const ResultTable& t) {
   std::string out;
+  const bool intervals = any_interval(t);
   for (const auto& h : csv_header()) out += (out.empty() ? "" : ",") + h;
+  if (intervals)
+    for (const auto& h : kIntervalColumns) out += "," + h;
   out += "\n";
   auto opt = [](const std::optional<double>& v) { return v ? fmt_number(*v) : std::string(); };
   for (const auto& r : t.rows) {
@@ -167,6 +184,11 @@ std::string format_csv(const ResultTable& t) {
         r.tta ? opt(r.tta->tta_s) : "",
         fmt_number(double(it.world) * it.batch_size),
         r.tta ? fmt_number(r.tta->batch_factor) : ""};
+    if (intervals) {
+      f.push_back(r.tta ? opt(r.tta->tta_lo_s) : "");
+      f.push_back(r.tta ? opt(r.tta->tta_hi_s) : "");
+      f.push_back(r.tta ? "\"" + r.tta->basis + "\"" : "");
+    }
     std::string line;
     for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
     out += line + "\n";
@@ -218,6 +240,8 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
       x["tta"] = {{"status", model::tta_status_name(r.tta->status)}, {"iterations", opt(r.tta->iterations)},
                   {"tta_s", opt(r.tta->tta_s)}, {"multiplier", opt(r.tta->multiplier)},
                   {"batch_factor", r.tta->batch_factor}, {"basis", r.tta->basis}};
+      if (r.tta->tta_lo_s && r.tta->tta_hi_s) x["tta"]["interval_s"] = {*r.tta->tta_lo_s, *r.tta->tta_hi_s};
+      if (!r.tta->evidence.empty()) x["tta"]["evidence"] = r.tta->evidence;
     } else {
       x["tta"] = nullptr;
       x["tta_note"] = r.tta_note;
