@@ -136,6 +136,12 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       r.tta_note = s.tta_note;
       if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
       if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
+      if (r.tta && !r.tta->evidence.empty()) {  // pilot predictions: why never / uncertain / widened
+        std::string e;
+        for (const auto& x : r.tta->evidence) e += (e.empty() ? "" : "; ") + x;
+        notes.insert("TTA of " + s.scheme + " (" + model::tta_status_name(r.tta->status) + ", " + r.tta->basis +
+                     "): " + e);
+      }
       out.rows.push_back(std::move(r));
     }
   }
