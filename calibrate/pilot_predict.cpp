@@ -105,7 +105,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     j["interval"] = p.lo && p.hi ? Json::array({*p.lo, *p.hi}) : Json(nullptr);
     j["interval_mass"] = 0.8;
     j["basis"] = model::progress_basis_name(p.basis);
-    j["multiplier"] = p.status == model::PilotStatus::Never ? Json(nullptr) : Json(p.multiplier);
+    j["multiplier"] = p.iterations ? Json(p.multiplier) : Json(nullptr);
     j["rho"] = p.rho;
     j["tau"] = p.tau;
     j["holdout_rmse"] = {{"multiplier", p.holdout_rmse_multiplier}, {"lag", p.holdout_rmse_lag}};

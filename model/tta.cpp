@@ -122,8 +122,7 @@ IterationsEstimate from_pilot(const PilotFigures& q, double baseline_iterations)
   e.basis = q.basis.empty() ? "pilot" : q.basis;
   if (q.status == "never") {
     e.status = TtaStatus::NeverReaches;
-    e.basis += ": never";
-    for (const auto& x : q.evidence) e.basis += "; " + x;
+    e.basis += ": never";  // the evidence is in e.evidence (outputs print it once)
     return e;
   }
   e.status = q.status == "reaches" ? TtaStatus::Reaches : TtaStatus::Uncertain;

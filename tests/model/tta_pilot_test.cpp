@@ -38,7 +38,8 @@ TEST(TtaPilot, NeverAndUncertain) {
   const auto n = iterations_to_target(c, "signsgd", {true, false, false}, 8, {});
   EXPECT_EQ(n.status, TtaStatus::NeverReaches);
   EXPECT_FALSE(n.iterations.has_value());
-  EXPECT_NE(n.basis.find("plateau"), std::string::npos);
+  EXPECT_EQ(n.basis, "pilot-lag: never");
+  EXPECT_NE(n.evidence.at(0).find("plateau"), std::string::npos);
   const auto u = iterations_to_target(c, "terngrad", {}, 8, {});
   EXPECT_EQ(u.status, TtaStatus::Uncertain);
   EXPECT_STREQ(tta_status_name(u.status), "uncertain");
