@@ -19,6 +19,7 @@ constexpr double kDecide = 0.9;          // replicate agreement needed for reach
 constexpr double kRisingRho = 1.5;       // late/early local rho above this: "rising"
 constexpr double kMisfit = 0.25;         // holdout rmse / pilot's loss drop above this: misfit
 constexpr double kCrossCheck = 2.0;      // noise-scale vs fit disagreement that widens
+constexpr double kModelTie = 2.0;        // holdout rmse ratio under which both models count
 
 std::string fmt(double v) {
   std::ostringstream s;
@@ -278,6 +279,7 @@ struct Replicate {
   RelativeFit fit;
   std::optional<double> t0;           // T_0
   std::optional<double> iterations;   // predicted
+  std::optional<double> other;        // the model not chosen (model uncertainty)
   bool plateau = false;               // scheme asymptote above target, baseline's below
   bool plateau_usable = false;        // the baseline's own asymptote is below the target
   double asymptote = kNan;
@@ -293,8 +295,10 @@ Replicate replicate(const std::vector<LossCurve>& base, const std::vector<LossCu
   r.fit = fit_relative(l0, ms);
   r.t0 = o.baseline_iterations ? o.baseline_iterations : reference_time_to(l0, o.target);
   if (r.t0) {
-    const double v = r.fit.basis == ProgressBasis::Multiplier ? r.fit.rho * *r.t0 : *r.t0 + r.fit.tau;
-    r.iterations = std::max(0.0, v);
+    const double vm = r.fit.rho * *r.t0, vl = *r.t0 + r.fit.tau;
+    const bool mult = r.fit.basis == ProgressBasis::Multiplier;
+    r.iterations = std::max(0.0, mult ? vm : vl);
+    r.other = std::max(0.0, mult ? vl : vm);
   }
   const PowerLaw ps = fit_positive(ms, std::max(0.0, r.fit.tau));
   if (ps.ok) r.asymptote = ps.a;
@@ -356,6 +360,10 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
     if (r.iterations && r.t0 && *r.iterations <= o.max_multiplier * *r.t0) {
       ++reach;
       its.push_back(*r.iterations);
+      // Model uncertainty: when the other model predicts the last third about as well
+      // (rmse within kModelTie x), its prediction is a replicate too.
+      const double a = r.fit.holdout_rmse_multiplier, b = r.fit.holdout_rmse_lag;
+      if (r.other && std::max(a, b) <= kModelTie * std::min(a, b) + 1e-12) its.push_back(*r.other);
     }
   }
   p.reach_fraction = double(reach) / B;

@@ -81,8 +81,17 @@ def summary(out, gcu, cap):
     recs = []
     for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
         recs += load(f)
+    # Only schemes whose runs all finished (a file still being written is left out).
+    nrun = defaultdict(set)
+    for r in recs:
+        if r["type"] == "run":
+            nrun[r["scheme"]].add(r["seed"])
+    want = max(len(v) for v in nrun.values())
+    done = {s for s, v in nrun.items() if len(v) == want}
+    recs = [r for r in recs if r["type"] == "config" or r["scheme"] in done]
     tg = json.load(open(os.path.join(out, "targets.json")))
     cv = curves(recs)
+    cap_iters = max(r["iterations"] for r in recs if r["type"] == "config")  # the runs' length: CAP x T_FULL
     runs = [r for r in recs if r["type"] == "run"]
     cfg = next(r for r in recs if r["type"] == "config")
     allruns = os.path.join(out, "all-runs.jsonl")
@@ -100,7 +109,7 @@ def summary(out, gcu, cap):
             pilot = max(2, int(round(frac * t0)))
             for t0_mode in ("measured", "extrapolated"):
                 cmd = [gcu, "pilot", "predict", allruns, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
-                       "--max-multiplier", str(cap * 1.0 * 1.0 if False else 100)]
+                       "--max-multiplier", "100"]
                 if t0_mode == "measured":
                     cmd += ["--baseline-iterations", repr(t0)]
                 pred = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
@@ -108,11 +117,17 @@ def summary(out, gcu, cap):
                     if s == "none":
                         continue
                     ms, mi = truth[s]
+                    # Ground truth is censored at CAP x T_FULL iterations: a predicted
+                    # "reaches" beyond that is scored as "never" (within the cap).
+                    ps = p["status"]
+                    if ps == "reaches" and p["iterations"] and p["iterations"] > cap_iters:
+                        ps = "never"
                     # Ground truth is capped at CAP x T_FULL: predictions beyond it count as "never".
                     cases.append({"target": t["name"], "target_loss": t["loss"], "pilot_fraction": frac,
                                   "pilot_iterations": pilot, "t0_source": t0_mode, "baseline_iterations": t0,
                                   "scheme": s, "measured_status": ms, "measured_iterations": mi,
-                                  "predicted_status": p["status"], "predicted_iterations": p["iterations"],
+                                  "predicted_status": ps, "model_status": p["status"],
+                                  "predicted_iterations": p["iterations"],
                                   "interval": p["interval"], "basis": p["basis"], "evidence": p["evidence"],
                                   "widened": p["widened"], "noise_scale_multiplier": p["noise_scale_multiplier"]})
     groups = defaultdict(list)
