@@ -113,6 +113,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     j["baseline_extrapolated"] = p.baseline_extrapolated;
     j["asymptote"] = opt_num(p.asymptote);
     j["reach_fraction"] = p.reach_fraction;
+    j["crossing_noise"] = opt_num(p.crossing_noise);
     j["noise_scale_multiplier"] = opt_num(p.noise_scale_multiplier);
     j["widened"] = p.widened;
     j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);

@@ -19,6 +19,7 @@ constexpr double kDecide = 0.9;          // replicate agreement needed for reach
 constexpr double kRisingRho = 1.5;       // late/early local rho above this: "rising"
 constexpr double kMisfit = 0.25;         // holdout rmse / pilot's loss drop above this: misfit
 constexpr double kCrossCheck = 2.0;      // noise-scale vs fit disagreement that widens
+constexpr double kMaxCrossing = 0.5;     // crossing-noise half-width cap, fraction of the estimate
 constexpr double kModelTie = 2.0;        // holdout rmse ratio under which both models count
 
 std::string fmt(double v) {
@@ -369,9 +370,37 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
   p.reach_fraction = double(reach) / B;
   const double q = (1 - o.interval) / 2;
   if (!its.empty()) p.lo = std::min(quantile(its, q), *p.iterations), p.hi = std::max(quantile(its, 1 - q), *p.iterations);
-  // Rising local rho: the multiplier fitted on the pilot's second half vs its first half.
   const ReferenceCurve l0(mean_curve(base));
   const LossCurve ms = mean_curve(sch);
+  // Crossing noise: the measured iterations-to-target is the mean over n seeds of where
+  // noisy curves cross the target, so it scatters by sigma_L / |L_s'(T)| / sqrt(n)
+  // (sigma_L: seed-to-seed spread on the pilot's second half; L_s'(T) = L_0'(T_0)/rho for
+  // the multiplier model, L_0'(T_0) for the lag). Added in quadrature to the bootstrap's
+  // half-widths (z = 1.2816 for 80%).
+  if (p.lo && p.hi && n > 1) {
+    double ss = 0;
+    long k = 0;
+    for (size_t i = ms.t.size() / 2; i < ms.t.size(); ++i)
+      for (const auto& c : sch)
+        if (std::isfinite(c.loss[i]) && std::isfinite(ms.loss[i])) ss += std::pow(c.loss[i] - ms.loss[i], 2), ++k;
+    const double sigma_l = k ? std::sqrt(ss / k * n / (n - 1.0)) : 0;
+    // Slope at T_0 of the baseline's power law made to pass through (T_0, target):
+    // c (target - a) / (T_0 + t0); the crossing noise is capped at kMaxCrossing x T.
+    const double t0 = *top.t0;
+    const PowerLaw& f = l0.tail();
+    // When the fitted asymptote is not below the target (short pilots), the same law
+    // without an asymptote: c target / T_0.
+    double slope = !f.ok ? 0 : o.target > f.a ? f.c * (o.target - f.a) / (t0 + f.t0) : f.c * o.target / t0;
+    if (p.basis == ProgressBasis::Multiplier) slope /= std::max(1e-9, p.rho);
+    if (slope > 0 && sigma_l > 0) {
+      const double z = 1.2816;
+      const double st = std::min(kMaxCrossing * *p.iterations, z * sigma_l / slope / std::sqrt(double(n)));
+      p.crossing_noise = st / z;
+      p.lo = std::max(0.0, *p.iterations - std::hypot(*p.iterations - *p.lo, st));
+      p.hi = *p.iterations + std::hypot(*p.hi - *p.iterations, st);
+    }
+  }
+  // Rising local rho: the multiplier fitted on the pilot's second half vs its first half.
   const double mid = ms.t[ms.t.size() / 2];
   const double rho_early = fit_multiplier(l0, ms, ms.t.front(), mid), rho_late = fit_multiplier(l0, ms, mid, ms.t.back());
   const bool rising = rho_late > kRisingRho * rho_early && rho_late > 1.5;

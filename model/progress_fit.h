@@ -114,6 +114,7 @@ struct ProgressPrediction {
   std::optional<double> lo, hi;           // the interval
   double multiplier = 1;                  // iterations / T_0
   double reach_fraction = 0;              // bootstrap replicates that reach below the cap
+  std::optional<double> crossing_noise;   // sigma of the measured seed-mean crossing, iterations
   std::optional<double> asymptote;        // the scheme's fitted a (its own power law)
   std::optional<double> noise_scale_multiplier;
   bool widened = false;                   // interval widened by the cross-check

@@ -166,6 +166,8 @@ def summary(out, gcu, cap):
             "p90_abs_log_error": quant([abs(x) for x in lr], 0.9),
             "bias_median_log": quant(lr, 0.5),
             "interval_coverage": (sum(cover) / len(cover)) if cover else None, "interval_cases": len(cover),
+            "median_interval_width_rel": quant([(c["interval"][1] - c["interval"][0]) / c["predicted_iterations"]
+                                                for c in dec], 0.5),
             "confusion": dict(conf),
             "decided_right_fraction": (len(right) / len(decided)) if decided else None, "decided": len(decided),
             "false_reaches_fraction": len(false_reach) / len(cs) if cs else None,
@@ -182,13 +184,13 @@ def summary(out, gcu, cap):
            "settings": settings, "cases": cases}
     json.dump(doc, open(os.path.join(out, "summary.json"), "w"), indent=1)
     fmt = lambda v, p="%.3f": "-" if v is None else p % v
-    lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in settings:
-        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s (%d) | %s | %s | %s | %.2f |" % (
+        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s | %s (%d) | %s | %s | %s | %.2f |" % (
             round(100 * s["pilot_fraction"]), s["t0_source"], s["cases"], fmt(s["median_abs_log_error"]),
             fmt(s["p90_abs_log_error"]), fmt(s["bias_median_log"], "%+.3f"), fmt(s["interval_coverage"], "%.2f"),
-            s["interval_cases"], fmt(s["decided_right_fraction"], "%.2f"), s["decided"],
+            s["interval_cases"], fmt(s["median_interval_width_rel"], "%.2f"), fmt(s["decided_right_fraction"], "%.2f"), s["decided"],
             fmt(s["false_reaches_fraction"], "%.2f"), ", ".join(fmt(x, "%.2f") for x in s["kendall_tau_per_target"]),
             ", ".join(fmt(x, "%+.0f%%") if x is None else "%+.0f%%" % (100 * x) for x in s["tta_lost_by_predicted_best"]),
             s["pilot_cost_vs_one_baseline_run"]))
