@@ -171,24 +171,26 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
         throw ModelError("convergence.schemes.\"" + scheme + "\": error feedback needs relative_error_ef or relative_error");
       const double delta = 1.0 - *e;
       m = ef_multiplier(delta, k.ef_scale);
-      basis = "error feedback, delta=" + num(delta);
+      basis = std::string(kFallback) + "error feedback, delta=" + num(delta);
     } else if (!traits.biased) {
       if (!e_plain)
         throw ModelError("convergence.schemes.\"" + scheme + "\".relative_error is missing");
       m = unbiased_multiplier(*e_plain, world, k.variance_scale);
-      basis = "unbiased, w=" + num(*e_plain) + ", p=" + std::to_string(world);
+      basis = std::string(kFallback) + "unbiased, w=" + num(*e_plain) + ", p=" + std::to_string(world);
     } else {
       if (!e_plain)
         throw ModelError("convergence.schemes.\"" + scheme + "\".relative_error is missing");
       if (*e_plain > k.max_biased_error)
-        return never("biased without error feedback, relative error " + num(*e_plain) + " > " +
+        return never(std::string(kFallback) + "biased without error feedback, relative error " + num(*e_plain) + " > " +
                      num(k.max_biased_error));
       m = biased_multiplier(*e_plain, k.biased_scale);
-      basis = "biased without error feedback, e=" + num(*e_plain);
+      basis = std::string(kFallback) + "biased without error feedback, e=" + num(*e_plain);
     }
   }
   if (!std::isfinite(m) || m > k.max_multiplier)
     return never(basis + ": iterations multiplier " + num(m) + " above " + num(k.max_multiplier));
+  // No measurable compression error (e.g. fp16's ~1e-8): the constants do not matter.
+  if (std::fabs(m - 1) < 1e-6 && is_fallback_basis(basis)) basis.erase(0, std::string(kFallback).size());
   IterationsEstimate e;
   e.multiplier = m;
   e.iterations = conv.baseline_iterations * m;

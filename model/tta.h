@@ -76,6 +76,11 @@ struct IterationsEstimate {
 // ("convergence.schemes.<spec>").
 // `batch` (optional) rescales the iterations to another global batch; the compression
 // multiplier is unchanged (it compares with the baseline at the same batch).
+// Prefix of the basis of every estimate made with the old error-to-multiplier constants
+// (the documented fallback when a scheme has neither measured iterations nor a pilot).
+inline constexpr const char* kFallback = "fallback constants: ";
+inline bool is_fallback_basis(const std::string& basis) { return basis.rfind(kFallback, 0) == 0; }
+
 IterationsEstimate iterations_to_target(const Convergence& conv, const std::string& scheme,
                                         const compress::SchemeTraits& traits, int world,
                                         const BatchScaling& batch = {});

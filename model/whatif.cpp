@@ -216,7 +216,8 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
     mb = *ib.iterations;
     for (const auto* e : {&ia, &ib}) {
       const std::string& name = e == &ia ? a.plan().scheme : b.plan().scheme;
-      if (e->status == TtaStatus::Uncertain) caveat += "; " + name + " TTA uncertain (" + e->basis + ")";
+      if (is_fallback_basis(e->basis)) caveat += "; " + name + " TTA from the fallback constants";
+      else if (e->status == TtaStatus::Uncertain) caveat += "; " + name + " TTA uncertain (" + e->basis + ")";
       else if (e->iterations_lo && e->iterations_hi)
         caveat += "; " + name + " iterations in [" + std::to_string(static_cast<long>(*e->iterations_lo)) + ", " +
                   std::to_string(static_cast<long>(*e->iterations_hi)) + "] (80%, " + e->basis + ")";

@@ -192,6 +192,11 @@ std::string recommend_text(const RecommendResult& r) {
   out += "\n  ranked by predicted " + std::string(metric_words(r.metric)) +
          (r.best.empty() ? "" : "; best: " + r.best) + "\n";
   if (!r.overlap_note.empty()) out += "  " + r.overlap_note + "\n";
+  int fallback = 0;
+  for (const auto& x : r.rows) fallback += x.rec.tta && model::is_fallback_basis(x.rec.tta->basis);
+  if (fallback)
+    out += "  " + std::to_string(fallback) + " TTA(s) from the FALLBACK error-to-multiplier constants (docs/model.md §4; "
+           "tta_basis in CSV, tta.basis in JSON); `gcu pilot` gives validated predictions\n";
   for (const auto& s : skipped) out += "  skipped " + s + "\n";
   return out + footer(r.context);
 }

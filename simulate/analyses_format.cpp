@@ -162,9 +162,10 @@ std::string recommend_csv(const RecommendResult& r) {
     rows.push_back({x.rank ? std::to_string(x.rank) : "", x.rec.scheme,
                     x.rec.iteration ? num(x.rec.iteration->total_s) : "", num(x.vs_fp16),
                     t ? model::tta_status_name(t->status) : "", t ? num(t->iterations) : "", t ? num(t->tta_s) : "",
-                    x.rec.skipped});
+                    t ? num(t->tta_lo_s) : "", t ? num(t->tta_hi_s) : "", t ? t->basis : "", x.rec.skipped});
   }
-  return csv({"rank", "scheme", "iteration_s", "speedup_vs_fp16", "tta_status", "iterations", "tta_s", "skipped"},
+  return csv({"rank", "scheme", "iteration_s", "speedup_vs_fp16", "tta_status", "iterations", "tta_s", "tta_lo_s",
+              "tta_hi_s", "tta_basis", "skipped"},
              rows);
 }
 

@@ -21,11 +21,6 @@ std::string printf_str(const char* f, double v) {
 
 std::string tta_text(const ResultRow& r) { return fmt_tta(r.tta); }
 
-bool any_interval(const ResultTable& t) {
-  for (const auto& r : t.rows)
-    if (r.tta && (r.tta->tta_lo_s || r.tta->status == model::TtaStatus::Uncertain)) return true;
-  return false;
-}
 
 std::string opt_ratio(const std::optional<double>& v) { return v ? fmt_ratio(*v) : "-"; }
 
@@ -144,18 +139,13 @@ std::vector<std::string> csv_header() {
           "iteration_s", "speedup_vs_fp32", "speedup_vs_fp16", "linear_s", "scaling_efficiency",
           "data_s", "forward_s", "backward_s", "backward_comm_s", "exposed_s", "comm_s", "encode_s",
           "decode_s", "optimizer_s", "buckets", "raw_bytes", "wire_bytes", "compression_ratio",
-          "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor"};
+          "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor",
+          "tta_lo_s", "tta_hi_s", "tta_basis"};
 }
-// Pilot-based rows add these columns (only then, so that profiles without pilots keep
-// their CSV unchanged).
-const std::vector<std::string> kIntervalColumns = {"tta_lo_s", "tta_hi_s", "tta_basis"};
 
 std::string format_csv(const ResultTable& t) {
   std::string out;
-  const bool intervals = any_interval(t);
   for (const auto& h : csv_header()) out += (out.empty() ? "" : ",") + h;
-  if (intervals)
-    for (const auto& h : kIntervalColumns) out += "," + h;
   out += "\n";
   auto opt = [](const std::optional<double>& v) { return v ? fmt_number(*v) : std::string(); };
   for (const auto& r : t.rows) {
@@ -184,11 +174,9 @@ std::string format_csv(const ResultTable& t) {
         r.tta ? opt(r.tta->tta_s) : "",
         fmt_number(double(it.world) * it.batch_size),
         r.tta ? fmt_number(r.tta->batch_factor) : ""};
-    if (intervals) {
-      f.push_back(r.tta ? opt(r.tta->tta_lo_s) : "");
-      f.push_back(r.tta ? opt(r.tta->tta_hi_s) : "");
-      f.push_back(r.tta ? "\"" + r.tta->basis + "\"" : "");
-    }
+    f.push_back(r.tta ? opt(r.tta->tta_lo_s) : "");
+    f.push_back(r.tta ? opt(r.tta->tta_hi_s) : "");
+    f.push_back(r.tta ? "\"" + r.tta->basis + "\"" : "");
     std::string line;
     for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
     out += line + "\n";

@@ -145,6 +145,15 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       out.rows.push_back(std::move(r));
     }
   }
+  std::set<std::string> fallback;
+  for (const auto& r : out.rows)
+    if (r.tta && model::is_fallback_basis(r.tta->basis)) fallback.insert(r.scheme);
+  if (!fallback.empty()) {
+    std::string list;
+    for (const auto& s : fallback) list += (list.empty() ? "" : ", ") + s;
+    notes.insert("TTA of " + list + ": FALLBACK error-to-multiplier constants (docs/model.md §4), not validated on "
+                 "held-out schemes; `gcu pilot` gives a validated prediction with an interval");
+  }
   out.notes.assign(notes.begin(), notes.end());
   if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))
     out.assumptions.push_back(model::batch_scaling_assumption(p));

@@ -47,6 +47,17 @@ TEST(TtaPilot, NeverAndUncertain) {
   EXPECT_NE(u.basis.find("widened"), std::string::npos);
 }
 
+TEST(TtaPilot, ConstantsAreMarkedFallback) {
+  Convergence c = conv();
+  c.schemes["ef(topk:k=0.01)"] = {0.93, 0.5, true, std::nullopt, std::nullopt};
+  c.schemes["fp16"] = {1e-8, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
+  const auto e = iterations_to_target(c, "ef(topk:k=0.01)", {true, true, true}, 8, {});
+  EXPECT_TRUE(is_fallback_basis(e.basis)) << e.basis;
+  EXPECT_DOUBLE_EQ(*e.iterations, 2000);  // 1 + (1/0.5 - 1)
+  const auto f = iterations_to_target(c, "fp16", {true, false, false}, 8, {});
+  EXPECT_FALSE(is_fallback_basis(f.basis)) << f.basis;  // multiplier 1: the constants do not matter
+}
+
 TEST(TtaPilot, IntervalsOverlap) {
   TtaResult a, b;
   a.tta_s = 10, a.tta_lo_s = 8, a.tta_hi_s = 12;
