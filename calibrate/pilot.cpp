@@ -187,9 +187,11 @@ std::string default_pilot_model(const std::string& task) {
 }
 
 bool is_eval_iteration(int i, double resolution) {
-  if (i <= 0) return i == 0;
-  const int step = std::max(1, static_cast<int>(std::floor(i * resolution)));
-  return i % step == 0;
+  // e_0 = 0, e_1 = 1, e_{k+1} = max(e_k + 1, floor(e_k (1 + resolution))).
+  if (i <= 1) return i >= 0;
+  int e = 1;
+  while (e < i) e = std::max(e + 1, static_cast<int>(std::floor(e * (1 + resolution))));
+  return e == i;
 }
 
 void run_pilots(const PilotOptions& o, const RecordSink& sink, const PilotProgress& progress) {

@@ -43,7 +43,7 @@ struct PilotOptions {
   double lr = 0.05;                     // SGD, momentum below
   double momentum = 0.9;
   int warmup = 0;                       // linear warm-up iterations (the schedule's beginning)
-  double eval_resolution = 0.04;        // evaluate at i = 0 and when i % max(1, floor(i x this)) == 0
+  double eval_resolution = 0.04;        // relative spacing of evaluations (is_eval_iteration)
   int eval_samples = 1000;              // the fixed held-out subset
   std::optional<double> stop_loss;      // stop a run once its held-out loss is <= this
 };
@@ -51,8 +51,10 @@ struct PilotOptions {
 // The task's default model spec.
 std::string default_pilot_model(const std::string& task);
 
-// Evaluation iterations are the same for every run: i = 0, and i with
-// i % max(1, floor(i * resolution)) == 0 (relative spacing ~ resolution).
+// Evaluation iterations are the same for every run: e_0 = 0, e_1 = 1,
+// e_{k+1} = max(e_k + 1, floor(e_k (1 + resolution))) (relative spacing ~ resolution).
+// (The validation data of 2026-11-23 used i % max(1, floor(i resolution)) == 0, which
+// skips whole ranges for resolution > 1/25; its records carry their own iterations.)
 bool is_eval_iteration(int i, double resolution);
 
 using RecordSink = std::function<void(const nlohmann::ordered_json&)>;

@@ -76,7 +76,8 @@ class CharWindowLoader : public BatchSource {
   int64_t batches_per_epoch() const override { return ids_.size(0) / (batch_ * seq_) + 1; }
 
   Batch window_batch(const torch::Tensor& starts) const {
-    const auto offs = torch::arange(seq_, torch::kInt64);
+    // Most recent character first (see fortunes.h): position 0 precedes the target.
+    const auto offs = torch::arange(seq_ - 1, -1, -1, torch::kInt64);
     const auto idx = starts.unsqueeze(1) + offs.unsqueeze(0);
     return {ids_.index({idx}), ids_.index({starts + seq_})};
   }

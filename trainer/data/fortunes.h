@@ -3,7 +3,9 @@
 // prediction with the existing classifier interface: the input is a window of `seq`
 // character ids, the target the id of the character that follows it (so the BERT-style
 // encoder, bert:vocab=97,classes=97,seq=..., classifies the next character; its
-// bidirectional attention only sees the window, never the target). Perplexity =
+// bidirectional attention only sees the window, never the target). The window is fed
+// most recent character first (input[b][0] is the character just before the target),
+// because the encoder classifies from its first token's pooled state. Perplexity =
 // exp(held-out cross-entropy in nats per character).
 //
 // Corpus: every regular fortune text file of the directory (names without a dot; the
