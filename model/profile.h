@@ -121,12 +121,25 @@ struct CodecFit {
 };
 
 // ---- convergence ---------------------------------------------------------------------
+// Prediction from paired pilot runs (gcu pilot predict; model/progress_fit.h,
+// docs/model.md §4.2): iterations to target = multiplier x baseline_iterations, with an
+// 80% interval [multiplier_lo, multiplier_hi]. status "never" carries no multiplier.
+struct PilotFigures {
+  std::string status;                    // "reaches" | "never" | "uncertain"
+  std::string basis;                     // "pilot-multiplier" | "pilot-lag"
+  std::optional<double> multiplier;      // point estimate (iterations / T_0 of the pilot)
+  std::optional<double> multiplier_lo, multiplier_hi;
+  bool widened = false;                  // interval widened by the noise-scale cross-check
+  std::vector<std::string> evidence;     // why never/uncertain; notes
+};
+
 struct ConvergenceFigures {
   std::optional<double> relative_error;     // E||C(g)-g||^2/||g||^2 without error feedback
   std::optional<double> relative_error_ef;  // the same, measured with error feedback on
   std::optional<bool> error_feedback;       // overrides the scheme's traits
   std::optional<double> iterations;         // measured iterations to target (wins if set)
   std::optional<bool> reaches_target;       // measured: false = never reaches the target
+  std::optional<PilotFigures> pilot;        // pilot prediction (wins over the constants)
 };
 
 // Fitted constants of the TTA model (tta.h); defaults = the plain theory.

@@ -253,6 +253,27 @@ CodecFit read_codec(const Json& j, const std::string& path) {
   return c;
 }
 
+PilotFigures read_pilot(const Json& j, const std::string& path) {
+  Fields f(j, path, {"status", "basis", "multiplier", "multiplier_lo", "multiplier_hi", "widened", "evidence"});
+  PilotFigures p;
+  p.status = string(f.req("status", "\"reaches\", \"never\" or \"uncertain\""), f.at("status"));
+  if (p.status != "reaches" && p.status != "never" && p.status != "uncertain")
+    fail(f.at("status"), "\"reaches\", \"never\" or \"uncertain\"", "\"" + p.status + "\"");
+  if (auto v = f.opt("basis")) p.basis = string(*v, f.at("basis"));
+  if (auto v = f.opt("multiplier")) p.multiplier = number(*v, f.at("multiplier"));
+  if (auto v = f.opt("multiplier_lo")) p.multiplier_lo = number(*v, f.at("multiplier_lo"));
+  if (auto v = f.opt("multiplier_hi")) p.multiplier_hi = number(*v, f.at("multiplier_hi"));
+  if (auto v = f.opt("widened")) p.widened = boolean(*v, f.at("widened"));
+  if (auto v = f.opt("evidence")) {
+    const auto& a = array(*v, f.at("evidence"), "strings");
+    for (size_t k = 0; k < a.size(); ++k) p.evidence.push_back(string(a[k], child(f.at("evidence"), k)));
+  }
+  if (p.status != "never" && !p.multiplier)
+    fail(f.at("multiplier"), "a multiplier > 0 for status \"" + p.status + "\"", "nothing");
+  if (p.multiplier && !(*p.multiplier > 0)) fail(f.at("multiplier"), "a number > 0", std::to_string(*p.multiplier));
+  return p;
+}
+
 Convergence read_convergence(const Json& j, const std::string& path) {
   Fields f(j, path, {"target", "baseline_iterations", "baseline_global_batch", "critical_batch_size", "schemes",
                      "constants"});
@@ -268,13 +289,14 @@ Convergence read_convergence(const Json& j, const std::string& path) {
       if (!it.key().empty() && it.key()[0] == '_') continue;
       const std::string kp = child(sp, it.key());
       Fields s(it.value(), kp, {"relative_error", "relative_error_ef", "error_feedback", "iterations",
-                                "reaches_target"});
+                                "reaches_target", "pilot"});
       ConvergenceFigures cf;
       if (auto x = s.opt("relative_error")) cf.relative_error = number(*x, s.at("relative_error"));
       if (auto x = s.opt("relative_error_ef")) cf.relative_error_ef = number(*x, s.at("relative_error_ef"));
       if (auto x = s.opt("error_feedback")) cf.error_feedback = boolean(*x, s.at("error_feedback"));
       if (auto x = s.opt("iterations")) cf.iterations = number(*x, s.at("iterations"));
       if (auto x = s.opt("reaches_target")) cf.reaches_target = boolean(*x, s.at("reaches_target"));
+      if (auto x = s.opt("pilot")) cf.pilot = read_pilot(*x, s.at("pilot"));
       c.schemes[it.key()] = cf;
     }
   }
@@ -433,6 +455,17 @@ Json convergence_to_json(const Convergence& c) {
     if (f.error_feedback) x["error_feedback"] = *f.error_feedback;
     if (f.iterations) x["iterations"] = *f.iterations;
     if (f.reaches_target) x["reaches_target"] = *f.reaches_target;
+    if (f.pilot) {
+      Json q;
+      q["status"] = f.pilot->status;
+      if (!f.pilot->basis.empty()) q["basis"] = f.pilot->basis;
+      if (f.pilot->multiplier) q["multiplier"] = *f.pilot->multiplier;
+      if (f.pilot->multiplier_lo) q["multiplier_lo"] = *f.pilot->multiplier_lo;
+      if (f.pilot->multiplier_hi) q["multiplier_hi"] = *f.pilot->multiplier_hi;
+      if (f.pilot->widened) q["widened"] = true;
+      if (!f.pilot->evidence.empty()) q["evidence"] = f.pilot->evidence;
+      x["pilot"] = std::move(q);
+    }
     s[k] = std::move(x);
   }
   o["schemes"] = std::move(s);

@@ -194,6 +194,15 @@ void check_convergence(const Convergence& c) {
     if (f.relative_error) non_negative(*f.relative_error, kp + "/relative_error", "E||C(g)-g||^2/||g||^2", kMaxFactor);
     if (f.relative_error_ef) non_negative(*f.relative_error_ef, kp + "/relative_error_ef", "E||C(g)-g||^2/||g||^2", kMaxFactor);
     if (f.iterations) positive(*f.iterations, kp + "/iterations", "iterations to target", 1e15);
+    if (f.pilot && f.pilot->multiplier) {
+      const double m = *f.pilot->multiplier;
+      if (f.pilot->multiplier_lo)
+        require(*f.pilot->multiplier_lo > 0 && *f.pilot->multiplier_lo <= m, kp + "/pilot/multiplier_lo",
+                "0 < multiplier_lo <= multiplier", *f.pilot->multiplier_lo);
+      if (f.pilot->multiplier_hi)
+        require(std::isfinite(*f.pilot->multiplier_hi) && *f.pilot->multiplier_hi >= m, kp + "/pilot/multiplier_hi",
+                "multiplier_hi >= multiplier", *f.pilot->multiplier_hi);
+    }
   }
   const ConvergenceConstants& k = c.constants;
   non_negative(k.ef_scale, "/convergence/constants/ef_scale", "a scale", kMaxFactor);

@@ -16,7 +16,9 @@ std::string num(double v) {
 }
 }  // namespace
 
-const char* tta_status_name(TtaStatus s) { return s == TtaStatus::Reaches ? "reaches" : "never"; }
+const char* tta_status_name(TtaStatus s) {
+  return s == TtaStatus::Reaches ? "reaches" : s == TtaStatus::NeverReaches ? "never" : "uncertain";
+}
 
 // Error feedback with a delta-contractive compressor acts like SGD with a delay of about
 // 1/delta steps; the extra iterations grow with the delay beyond plain SGD's 1.
@@ -94,8 +96,10 @@ namespace {
 IterationsEstimate scaled(IterationsEstimate e, const BatchScaling& b) {
   e.global_batch = b.global_batch;
   e.batch_factor = b.factor;
-  if (e.status == TtaStatus::Reaches && e.iterations && b.factor != 1) {
+  if (e.status != TtaStatus::NeverReaches && e.iterations && b.factor != 1) {
     *e.iterations *= b.factor;
+    if (e.iterations_lo) *e.iterations_lo *= b.factor;
+    if (e.iterations_hi) *e.iterations_hi *= b.factor;
     e.basis += "; global batch " + num(b.global_batch) + " vs " + num(b.reference_batch) + " measured: iterations x" +
                num(b.factor);
   }
@@ -123,6 +127,26 @@ bool converges_as_baseline(const std::string& scheme) {
   }
 }
 
+// A pilot prediction (docs/model.md §4.2): multipliers relative to the pilot's T_0,
+// applied to the profile's baseline iterations.
+IterationsEstimate from_pilot(const PilotFigures& q, double baseline_iterations) {
+  IterationsEstimate e;
+  e.evidence = q.evidence;
+  e.basis = q.basis.empty() ? "pilot" : q.basis;
+  if (q.status == "never") {
+    e.status = TtaStatus::NeverReaches;
+    e.basis += ": never";  // the evidence is in e.evidence (outputs print it once)
+    return e;
+  }
+  e.status = q.status == "reaches" ? TtaStatus::Reaches : TtaStatus::Uncertain;
+  e.multiplier = *q.multiplier;
+  e.iterations = baseline_iterations * *q.multiplier;
+  if (q.multiplier_lo) e.iterations_lo = baseline_iterations * *q.multiplier_lo;
+  if (q.multiplier_hi) e.iterations_hi = baseline_iterations * *q.multiplier_hi;
+  if (q.widened) e.basis += " (interval widened: noise-scale cross-check disagrees)";
+  return e;
+}
+
 IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
                             const compress::SchemeTraits& traits, int world) {
   const auto& k = conv.constants;
@@ -142,6 +166,7 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
   if (!(conv.baseline_iterations > 0))
     throw ModelError("convergence.baseline_iterations = " + num(conv.baseline_iterations) +
                      ": needed (> 0) to predict time-to-accuracy of '" + scheme + "'");
+  if (f && f->pilot) return from_pilot(*f->pilot, conv.baseline_iterations);
   double m = 1;
   std::string basis;
   if (!f) {
@@ -159,24 +184,26 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
         throw ModelError("convergence.schemes.\"" + scheme + "\": error feedback needs relative_error_ef or relative_error");
       const double delta = 1.0 - *e;
       m = ef_multiplier(delta, k.ef_scale);
-      basis = "error feedback, delta=" + num(delta);
+      basis = std::string(kFallback) + "error feedback, delta=" + num(delta);
     } else if (!traits.biased) {
       if (!e_plain)
         throw ModelError("convergence.schemes.\"" + scheme + "\".relative_error is missing");
       m = unbiased_multiplier(*e_plain, world, k.variance_scale);
-      basis = "unbiased, w=" + num(*e_plain) + ", p=" + std::to_string(world);
+      basis = std::string(kFallback) + "unbiased, w=" + num(*e_plain) + ", p=" + std::to_string(world);
     } else {
       if (!e_plain)
         throw ModelError("convergence.schemes.\"" + scheme + "\".relative_error is missing");
       if (*e_plain > k.max_biased_error)
-        return never("biased without error feedback, relative error " + num(*e_plain) + " > " +
+        return never(std::string(kFallback) + "biased without error feedback, relative error " + num(*e_plain) + " > " +
                      num(k.max_biased_error));
       m = biased_multiplier(*e_plain, k.biased_scale);
-      basis = "biased without error feedback, e=" + num(*e_plain);
+      basis = std::string(kFallback) + "biased without error feedback, e=" + num(*e_plain);
     }
   }
   if (!std::isfinite(m) || m > k.max_multiplier)
     return never(basis + ": iterations multiplier " + num(m) + " above " + num(k.max_multiplier));
+  // No measurable compression error (e.g. fp16's ~1e-8): the constants do not matter.
+  if (std::fabs(m - 1) < 1e-6 && is_fallback_basis(basis)) basis.erase(0, std::string(kFallback).size());
   IterationsEstimate e;
   e.multiplier = m;
   e.iterations = conv.baseline_iterations * m;
@@ -189,14 +216,24 @@ TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s) {
   TtaResult r;
   r.status = it.status;
   r.basis = it.basis;
+  r.evidence = it.evidence;
   r.multiplier = it.multiplier;
   r.batch_factor = it.batch_factor;
   r.global_batch = it.global_batch;
-  if (it.status == TtaStatus::Reaches && it.iterations) {
+  if (it.status != TtaStatus::NeverReaches && it.iterations) {
     r.iterations = it.iterations;
     r.tta_s = *it.iterations * iteration_s;
+    if (it.iterations_lo) r.tta_lo_s = *it.iterations_lo * iteration_s;
+    if (it.iterations_hi) r.tta_hi_s = *it.iterations_hi * iteration_s;
   }
   return r;
+}
+
+std::optional<bool> tta_intervals_overlap(const TtaResult& a, const TtaResult& b) {
+  if (!a.tta_s || !b.tta_s) return std::nullopt;
+  const double alo = a.tta_lo_s.value_or(*a.tta_s), ahi = a.tta_hi_s.value_or(*a.tta_s);
+  const double blo = b.tta_lo_s.value_or(*b.tta_s), bhi = b.tta_hi_s.value_or(*b.tta_s);
+  return alo <= bhi && blo <= ahi;
 }
 
 }  // namespace gcu::model

@@ -1,6 +1,9 @@
 // Convergence and time-to-accuracy (docs/model.md §4). TTA = iterations-to-target x
 // iteration time. Iterations of a compressed scheme = baseline iterations x multiplier:
 //  - measured figures win: convergence.schemes[spec].iterations / reaches_target;
+//  - then a pilot prediction (convergence.schemes[spec].pilot, from `gcu pilot predict`;
+//    docs/model.md §4.2): status reaches / never / uncertain, multiplier with an 80%
+//    interval, basis "pilot-multiplier" or "pilot-lag";
 //  - none, fp16, bf16 without figures: multiplier 1;
 //  - error feedback with a delta-contractive compressor (delta = 1 - relative error,
 //    E||C(g)-g||^2 <= (1-delta)||g||^2) behaves like a delay of about 1/delta:
@@ -24,11 +27,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gcu::model {
 
-enum class TtaStatus { Reaches, NeverReaches };
-const char* tta_status_name(TtaStatus s);  // "reaches", "never"
+// Uncertain: a pilot could not decide; the estimate (when present) is the pilot's point.
+enum class TtaStatus { Reaches, NeverReaches, Uncertain };
+const char* tta_status_name(TtaStatus s);  // "reaches", "never", "uncertain"
 
 double ef_multiplier(double delta, double ef_scale);                 // 1 + s (1/delta - 1)
 double unbiased_multiplier(double w, int p, double variance_scale);  // 1 + s w / p
@@ -59,7 +64,9 @@ struct IterationsEstimate {
   TtaStatus status = TtaStatus::Reaches;
   std::optional<double> multiplier;   // absent when never
   std::optional<double> iterations;   // absent when never
-  std::string basis;                  // "measured", "error feedback, delta=0.59", ...
+  std::optional<double> iterations_lo, iterations_hi;  // pilot's 80% interval
+  std::string basis;                  // "measured", "pilot-lag", "error feedback, delta=0.59", ...
+  std::vector<std::string> evidence;  // pilot: why never/uncertain, widened interval
   double batch_factor = 1;            // iterations x this for the global batch (already in iterations)
   double global_batch = 0;            // the global batch it was computed for (0 = reference)
 };
@@ -69,6 +76,11 @@ struct IterationsEstimate {
 // ("convergence.schemes.<spec>").
 // `batch` (optional) rescales the iterations to another global batch; the compression
 // multiplier is unchanged (it compares with the baseline at the same batch).
+// Prefix of the basis of every estimate made with the old error-to-multiplier constants
+// (the documented fallback when a scheme has neither measured iterations nor a pilot).
+inline constexpr const char* kFallback = "fallback constants: ";
+inline bool is_fallback_basis(const std::string& basis) { return basis.rfind(kFallback, 0) == 0; }
+
 IterationsEstimate iterations_to_target(const Convergence& conv, const std::string& scheme,
                                         const compress::SchemeTraits& traits, int world,
                                         const BatchScaling& batch = {});
@@ -78,10 +90,17 @@ struct TtaResult {
   std::optional<double> iterations;
   std::optional<Seconds> tta_s;
   std::optional<double> multiplier;
+  std::optional<Seconds> tta_lo_s, tta_hi_s;  // pilot's 80% interval
   std::string basis;
+  std::vector<std::string> evidence;
   double batch_factor = 1;   // see IterationsEstimate
   double global_batch = 0;
 };
 TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s);
+
+// Whether two results' TTA intervals overlap (a result without an interval counts as the
+// point [tta_s, tta_s]); absent when either has no TTA. Used by `recommend` to say the
+// best two are not separable.
+std::optional<bool> tta_intervals_overlap(const TtaResult& a, const TtaResult& b);
 
 }  // namespace gcu::model

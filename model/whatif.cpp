@@ -205,6 +205,7 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
   s0.scheme = baseline;
   const Predictor a(p, s1), b(p, s0);
   double ma = 1, mb = 1;  // TTA = iterations x iteration time; iterations don't depend on bandwidth
+  std::string caveat;     // pilot predictions: the crossover moves within their intervals
   if (metric == Metric::Tta) {
     const auto ia = iterations_for(p, a);
     const auto ib = iterations_for(p, b);
@@ -216,6 +217,14 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
     }
     ma = *ia.iterations;
     mb = *ib.iterations;
+    for (const auto* e : {&ia, &ib}) {
+      const std::string& name = e == &ia ? a.plan().scheme : b.plan().scheme;
+      if (is_fallback_basis(e->basis)) caveat += "; " + name + " TTA from the fallback constants";
+      else if (e->status == TtaStatus::Uncertain) caveat += "; " + name + " TTA uncertain (" + e->basis + ")";
+      else if (e->iterations_lo && e->iterations_hi)
+        caveat += "; " + name + " iterations in [" + std::to_string(static_cast<long>(*e->iterations_lo)) + ", " +
+                  std::to_string(static_cast<long>(*e->iterations_hi)) + "] (80%, " + e->basis + ")";
+    }
   }
   const bool single = (setup.nodes > 0 ? setup.nodes : p.cluster.nodes) == 1;
   // d(bw) = scheme - baseline (negative: scheme wins).
@@ -244,7 +253,7 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
       std::ostringstream s;
       s << a.plan().scheme << (neg_at_l ? " wins below " : " wins above ") << *out.gbps
         << " Gbps against " << b.plan().scheme;
-      out.note = s.str();
+      out.note = s.str() + caveat;
       return out;
     }
     xprev = x;
@@ -253,7 +262,7 @@ Crossover crossover_bandwidth(const Profile& p, const std::string& scheme, const
   std::ostringstream s;
   s << "no crossover in [" << lo_gbps << ", " << hi_gbps << "] Gbps: " << a.plan().scheme
     << (dprev < 0 ? " wins" : " loses") << " against " << b.plan().scheme << " throughout";
-  out.note = s.str();
+  out.note = s.str() + caveat;
   return out;
 }
 

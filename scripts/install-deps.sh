@@ -8,7 +8,7 @@ PKGS=(
   libeigen3-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libgloo-dev libopenmpi-dev openmpi-bin libopenblas0
-  dataset-fashion-mnist gnuplot-nox python3-torch
+  dataset-fashion-mnist fortunes gnuplot-nox python3-torch
   iproute2
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
 )

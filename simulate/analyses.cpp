@@ -49,11 +49,7 @@ std::string footer(const AnalysisContext& c) {
   return out;
 }
 
-std::string tta_text(const std::optional<model::TtaResult>& t) {
-  if (!t) return "-";
-  if (t->status == model::TtaStatus::NeverReaches) return "never";
-  return t->tta_s ? fmt_duration(*t->tta_s) : "-";
-}
+std::string tta_text(const std::optional<model::TtaResult>& t) { return fmt_tta(t); }
 
 const char* metric_words(model::Metric m) {
   return m == model::Metric::Tta ? "time to accuracy" : "iteration time";
@@ -129,6 +125,13 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
     if (x.skipped.empty()) row.rank = ++rank;
     if (x.iteration && fp16_s > 0 && x.iteration->total_s > 0) row.vs_fp16 = fp16_s / x.iteration->total_s;
     if (row.rank == 1) r.best = x.scheme;
+    if (row.rank == 2 && x.tta && r.rows.front().rec.tta && metric == model::Metric::Tta) {
+      const auto& first = *r.rows.front().rec.tta;
+      const bool intervals = first.tta_lo_s || x.tta->tta_lo_s;
+      if (intervals && model::tta_intervals_overlap(first, *x.tta).value_or(false))
+        r.overlap_note = "the TTA intervals of the best two (" + r.best + ", " + x.scheme +
+                         ") overlap: the ranking between them is not certain";
+    }
     r.rows.push_back(std::move(row));
   }
   return r;
@@ -191,6 +194,12 @@ std::string recommend_text(const RecommendResult& r) {
   std::string out = header(r.context, "recommend") + align_columns(t, 2);
   out += "\n  ranked by predicted " + std::string(metric_words(r.metric)) +
          (r.best.empty() ? "" : "; best: " + r.best) + "\n";
+  if (!r.overlap_note.empty()) out += "  " + r.overlap_note + "\n";
+  int fallback = 0;
+  for (const auto& x : r.rows) fallback += x.rec.tta && model::is_fallback_basis(x.rec.tta->basis);
+  if (fallback)
+    out += "  " + std::to_string(fallback) + " TTA(s) from the FALLBACK error-to-multiplier constants (docs/model.md §4; "
+           "tta_basis in CSV, tta.basis in JSON); `gcu pilot` gives validated predictions\n";
   for (const auto& s : skipped) out += "  skipped " + s + "\n";
   return out + footer(r.context);
 }

@@ -85,6 +85,7 @@ struct RecommendResult {
   size_t top = 0;                  // rows shown in the report (0 = all); JSON/CSV list all
   std::vector<RecommendRow> rows;  // ranked first, then skipped
   std::string best;                // empty when nothing could be evaluated
+  std::string overlap_note;        // set when the best two TTA intervals overlap (pilot intervals)
 };
 
 CrossoverResult run_crossover(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,

@@ -66,9 +66,12 @@ std::string dump(const Json& j) { return j.dump(2) + "\n"; }
 
 Json tta_json(const std::optional<model::TtaResult>& t) {
   if (!t) return nullptr;
-  return {{"status", model::tta_status_name(t->status)}, {"iterations", opt(t->iterations)},
-          {"tta_s", opt(t->tta_s)},  {"multiplier", opt(t->multiplier)},
-          {"batch_factor", t->batch_factor}, {"basis", t->basis}};
+  Json j = {{"status", model::tta_status_name(t->status)}, {"iterations", opt(t->iterations)},
+            {"tta_s", opt(t->tta_s)},  {"multiplier", opt(t->multiplier)},
+            {"batch_factor", t->batch_factor}, {"basis", t->basis}};
+  if (t->tta_lo_s && t->tta_hi_s) j["interval_s"] = {*t->tta_lo_s, *t->tta_hi_s};
+  if (!t->evidence.empty()) j["evidence"] = t->evidence;
+  return j;
 }
 
 }  // namespace
@@ -159,9 +162,10 @@ std::string recommend_csv(const RecommendResult& r) {
     rows.push_back({x.rank ? std::to_string(x.rank) : "", x.rec.scheme,
                     x.rec.iteration ? num(x.rec.iteration->total_s) : "", num(x.vs_fp16),
                     t ? model::tta_status_name(t->status) : "", t ? num(t->iterations) : "", t ? num(t->tta_s) : "",
-                    x.rec.skipped});
+                    t ? num(t->tta_lo_s) : "", t ? num(t->tta_hi_s) : "", t ? t->basis : "", x.rec.skipped});
   }
-  return csv({"rank", "scheme", "iteration_s", "speedup_vs_fp16", "tta_status", "iterations", "tta_s", "skipped"},
+  return csv({"rank", "scheme", "iteration_s", "speedup_vs_fp16", "tta_status", "iterations", "tta_s", "tta_lo_s",
+              "tta_hi_s", "tta_basis", "skipped"},
              rows);
 }
 
@@ -176,6 +180,7 @@ std::string recommend_json(const RecommendResult& r) {
                     {"skipped", x.rec.skipped.empty() ? Json(nullptr) : Json(x.rec.skipped)}});
   Json doc = document(r.context, {{"metric", metric_name(r.metric)}, {"candidates", r.rows.size()}}, std::move(rows));
   doc["best"] = r.best.empty() ? Json(nullptr) : Json(r.best);
+  if (!r.overlap_note.empty()) doc["best_two_overlap"] = r.overlap_note;
   return dump(doc);
 }
 

@@ -19,11 +19,8 @@ std::string printf_str(const char* f, double v) {
   return b;
 }
 
-std::string tta_text(const ResultRow& r) {
-  if (!r.tta) return "-";
-  if (r.tta->status == model::TtaStatus::NeverReaches) return "never";
-  return r.tta->tta_s ? fmt_duration(*r.tta->tta_s) : "-";
-}
+std::string tta_text(const ResultRow& r) { return fmt_tta(r.tta); }
+
 
 std::string opt_ratio(const std::optional<double>& v) { return v ? fmt_ratio(*v) : "-"; }
 
@@ -50,6 +47,15 @@ std::string fmt_duration(double s) {
   if (s >= 3600) return printf_str("%.2f h", s / 3600);
   if (s >= 60) return printf_str("%.1f min", s / 60);
   return printf_str("%.1f s", s);
+}
+std::string fmt_tta(const std::optional<model::TtaResult>& t) {
+  if (!t) return "-";
+  if (t->status == model::TtaStatus::NeverReaches) return "never";
+  if (!t->tta_s) return t->status == model::TtaStatus::Uncertain ? "uncertain" : "-";
+  std::string s = fmt_duration(*t->tta_s);
+  if (t->tta_lo_s && t->tta_hi_s) s += " [" + fmt_duration(*t->tta_lo_s) + "-" + fmt_duration(*t->tta_hi_s) + "]";
+  if (t->status == model::TtaStatus::Uncertain) s = "uncertain " + s;
+  return s;
 }
 std::string fmt_bytes(double b) {
   if (b >= 1024.0 * 1024 * 1024) return printf_str("%.2f GiB", b / (1024.0 * 1024 * 1024));
@@ -133,7 +139,8 @@ std::vector<std::string> csv_header() {
           "iteration_s", "speedup_vs_fp32", "speedup_vs_fp16", "linear_s", "scaling_efficiency",
           "data_s", "forward_s", "backward_s", "backward_comm_s", "exposed_s", "comm_s", "encode_s",
           "decode_s", "optimizer_s", "buckets", "raw_bytes", "wire_bytes", "compression_ratio",
-          "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor"};
+          "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor",
+          "tta_lo_s", "tta_hi_s", "tta_basis"};
 }
 
 std::string format_csv(const ResultTable& t) {
@@ -167,6 +174,9 @@ std::string format_csv(const ResultTable& t) {
         r.tta ? opt(r.tta->tta_s) : "",
         fmt_number(double(it.world) * it.batch_size),
         r.tta ? fmt_number(r.tta->batch_factor) : ""};
+    f.push_back(r.tta ? opt(r.tta->tta_lo_s) : "");
+    f.push_back(r.tta ? opt(r.tta->tta_hi_s) : "");
+    f.push_back(r.tta ? "\"" + r.tta->basis + "\"" : "");
     std::string line;
     for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
     out += line + "\n";
@@ -218,6 +228,8 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
       x["tta"] = {{"status", model::tta_status_name(r.tta->status)}, {"iterations", opt(r.tta->iterations)},
                   {"tta_s", opt(r.tta->tta_s)}, {"multiplier", opt(r.tta->multiplier)},
                   {"batch_factor", r.tta->batch_factor}, {"basis", r.tta->basis}};
+      if (r.tta->tta_lo_s && r.tta->tta_hi_s) x["tta"]["interval_s"] = {*r.tta->tta_lo_s, *r.tta->tta_hi_s};
+      if (!r.tta->evidence.empty()) x["tta"]["evidence"] = r.tta->evidence;
     } else {
       x["tta"] = nullptr;
       x["tta_note"] = r.tta_note;

@@ -24,6 +24,9 @@ std::string format_json(const ResultTable& t, const std::string& profile_label);
 std::string fmt_ms(double seconds);             // "312.4"
 std::string fmt_ratio(double r);                // "1.23x"
 std::string fmt_duration(double seconds);       // "2.41 h", "36.2 min", "12.0 s"
+// A TTA cell: "-", "never", "12.0 s", "12.0 s [10.1 s-15.2 s]" (pilot's 80% interval),
+// "uncertain 12.0 s [..]".
+std::string fmt_tta(const std::optional<model::TtaResult>& t);
 std::string fmt_bytes(double bytes);            // "97.5 MiB"
 std::string fmt_number(double v);               // shortest round-trip text
 // Left column left-aligned, the others right-aligned; two spaces between columns.

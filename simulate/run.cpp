@@ -204,8 +204,23 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       check_finite(r, req);
       if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
       if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
+      if (r.tta && !r.tta->evidence.empty()) {  // pilot predictions: why never / uncertain / widened
+        std::string e;
+        for (const auto& x : r.tta->evidence) e += (e.empty() ? "" : "; ") + x;
+        notes.insert("TTA of " + s.scheme + " (" + model::tta_status_name(r.tta->status) + ", " + r.tta->basis +
+                     "): " + e);
+      }
       out.rows.push_back(std::move(r));
     }
+  }
+  std::set<std::string> fallback;
+  for (const auto& r : out.rows)
+    if (r.tta && model::is_fallback_basis(r.tta->basis)) fallback.insert(r.scheme);
+  if (!fallback.empty()) {
+    std::string list;
+    for (const auto& s : fallback) list += (list.empty() ? "" : ", ") + s;
+    notes.insert("TTA of " + list + ": FALLBACK error-to-multiplier constants (docs/model.md §4), not validated on "
+                 "held-out schemes; `gcu pilot` gives a validated prediction with an interval");
   }
   out.notes.assign(notes.begin(), notes.end());
   if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))

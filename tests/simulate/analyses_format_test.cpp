@@ -115,7 +115,7 @@ TEST(AnalysesFormat, RecommendJsonAndCsvListSkippedWithReason) {
   EXPECT_EQ(skipped, 1);  // signsgd: no cost fit in the tiny profile
   const auto l = lines(recommend_csv(r));
   ASSERT_EQ(l.size(), 5u);
-  EXPECT_EQ(l[0], "rank,scheme,iteration_s,speedup_vs_fp16,tta_status,iterations,tta_s,skipped");
+  EXPECT_EQ(l[0], "rank,scheme,iteration_s,speedup_vs_fp16,tta_status,iterations,tta_s,tta_lo_s,tta_hi_s,tta_basis,skipped");
   EXPECT_EQ(l[4].rfind(",signsgd,", 0), 0u) << l[4];  // unranked, last
 }
 

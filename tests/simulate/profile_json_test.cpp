@@ -84,6 +84,24 @@ TEST(ProfileJson, GlobalBatchFieldsAreOptionalAndRoundTrip) {
   EXPECT_EQ(c.convergence.critical_batch_size, b.convergence.critical_batch_size);
 }
 
+TEST(ProfileJson, PilotFiguresRoundTripAndAreChecked) {
+  Json j = tiny_profile_json();
+  j["convergence"]["schemes"]["qsgd"] = {{"pilot", {{"status", "uncertain"}, {"basis", "pilot-lag"},
+                                                    {"multiplier", 1.4}, {"multiplier_lo", 1.1},
+                                                    {"multiplier_hi", 2.9}, {"widened", true},
+                                                    {"evidence", {"misfit"}}}}};
+  const Profile a = profile_from_json(j);
+  const auto& q = *a.convergence.schemes.at("qsgd").pilot;
+  EXPECT_EQ(q.status, "uncertain");
+  EXPECT_DOUBLE_EQ(*q.multiplier_hi, 2.9);
+  EXPECT_TRUE(q.widened);
+  EXPECT_EQ(profile_to_json(profile_from_json(profile_to_json(a))), profile_to_json(a));
+  j["convergence"]["schemes"]["qsgd"]["pilot"]["status"] = "maybe";
+  EXPECT_THROW(profile_from_json(j), ProfileError);
+  j["convergence"]["schemes"]["qsgd"]["pilot"] = {{"status", "reaches"}};  // needs a multiplier
+  EXPECT_THROW(profile_from_json(j), ProfileError);
+}
+
 TEST(ProfileJson, ErrorMessageHasPathExpectedAndGot) {
   Json j = tiny_profile_json();
   j["cluster"]["levels"]["inter"]["bandwidth_gbps"] = "fast";

@@ -1,0 +1,213 @@
+// Paired pilot runs (pilot.h).
+#include "calibrate/pilot.h"
+
+#include "compressors/local_group.h"
+#include "compressors/registry.h"
+#include "trainer/data/dataset.h"
+#include "trainer/data/fortunes.h"
+#include "trainer/models/registry.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace gcu::calibrate {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The task's data: per-worker training sources for a seed, and the fixed held-out batch.
+struct TaskData {
+  std::function<std::unique_ptr<trainer::BatchSource>(int rank, uint64_t seed)> train;
+  trainer::Batch eval;
+};
+
+TaskData make_task(const PilotOptions& o, const trainer::Net& net) {
+  TaskData d;
+  if (o.task == "fashion-mnist") {
+    auto test = trainer::load_fashion_mnist(false);
+    const int64_t n = std::min<int64_t>(o.eval_samples, test.size());
+    d.eval.input = trainer::normalize_images(test.images.slice(0, 0, n));
+    d.eval.target = test.labels.slice(0, 0, n);
+    d.train = [o](int r, uint64_t seed) -> std::unique_ptr<trainer::BatchSource> {
+      trainer::LoaderOptions lo;
+      lo.rank = r, lo.world_size = o.workers, lo.batch_size = o.batch_size, lo.seed = seed;
+      return trainer::make_fashion_mnist_loader(lo);
+    };
+  } else if (o.task == "fortunes") {
+    const auto corpus = std::make_shared<trainer::CharCorpus>(trainer::load_fortunes());
+    const int64_t seq = net.input_shape(1).at(1);
+    d.eval = trainer::char_eval_batch(corpus->held_out, seq, o.eval_samples);
+    d.train = [o, corpus, seq](int r, uint64_t seed) {
+      return trainer::make_char_window_loader(corpus->train, seq, o.batch_size, seed, r);
+    };
+  } else {
+    throw std::invalid_argument("pilot: unknown task '" + o.task + "' (fashion-mnist | fortunes)");
+  }
+  return d;
+}
+
+struct Sums {  // running sums for the noise scale and the scheme's error
+  double g_small = 0, g_big = 0, rel = 0, rel_opt = 0;
+  long n = 0, n_rel = 0;
+};
+
+double dot(const std::vector<float>& a, const std::vector<float>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += double(a[i]) * b[i];
+  return s;
+}
+
+// One (scheme, seed) run.
+void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, const RecordSink& sink,
+             const PilotProgress& progress) {
+  const double t_start = now_s();
+  torch::manual_seed(seed);
+  const std::string model = o.model_spec.empty() ? default_pilot_model(o.task) : o.model_spec;
+  auto net = trainer::make_net(model);
+  auto params = net->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(o.lr).momentum(o.momentum));
+  const int p = o.workers;
+  TaskData task = make_task(o, *net);
+  std::vector<std::unique_ptr<trainer::BatchSource>> data;
+  for (int r = 0; r < p; ++r) data.push_back(task.train(r, seed));
+  std::vector<std::unique_ptr<compress::Compressor>> comp;
+  for (int r = 0; r < p; ++r) comp.push_back(compress::make_compressor(spec_in));
+  const std::string spec = comp[0]->spec();
+  const bool ef = comp[0]->traits().error_feedback;
+  compress::BucketLayout layout;  // one bucket: the whole model, backward order
+  const auto plist = net->parameter_list();
+  for (auto it = plist.rbegin(); it != plist.rend(); ++it) layout.shapes.push_back(it->shape);
+  const int64_t n = layout.numel();
+  std::vector<std::vector<float>> grads(p, std::vector<float>(n)), x(p, std::vector<float>(n)),
+      local(p, std::vector<float>(n)), resid(p, std::vector<float>(ef ? n : 0, 0.f));
+  std::vector<float> mean(n);
+  compress::LocalGroup group(p);
+  Sums s;
+  bool diverged = false;
+  int last = 0;
+  auto evaluate = [&](int it) {
+    torch::NoGradGuard ng;
+    net->eval();
+    const auto logits = net->forward(task.eval.input);
+    net->train();
+    const double loss = torch::nn::functional::cross_entropy(logits, task.eval.target).item<double>();
+    const double acc = logits.argmax(1).eq(task.eval.target).to(torch::kDouble).mean().item<double>();
+    nlohmann::ordered_json r{{"type", "eval"}, {"task", o.task}, {"scheme", spec}, {"seed", seed}, {"iteration", it}};
+    r["loss"] = std::isfinite(loss) ? nlohmann::ordered_json(loss) : nlohmann::ordered_json(nullptr);
+    r["accuracy"] = acc;
+    sink(r);
+    return loss;
+  };
+  evaluate(0);
+  for (int it = 1; it <= o.iterations; ++it) {
+    const double lr = o.warmup > 0 ? o.lr * std::min(1.0, double(it) / o.warmup) : o.lr;
+    for (auto& g : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+    for (int r = 0; r < p; ++r) {
+      auto b = data[r]->next_batch();
+      opt.zero_grad();
+      torch::nn::functional::cross_entropy(net->forward(b.input), b.target).backward();
+      int64_t off = 0;
+      for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
+        auto g = pi->grad().contiguous().view({-1});
+        std::copy(g.data_ptr<float>(), g.data_ptr<float>() + g.numel(), grads[r].begin() + off);
+        off += g.numel();
+      }
+    }
+    // Noise scale on the raw gradients.
+    std::fill(mean.begin(), mean.end(), 0.f);
+    double small = 0;
+    for (int r = 0; r < p; ++r) {
+      small += dot(grads[r], grads[r]) / p;
+      for (int64_t i = 0; i < n; ++i) mean[i] += grads[r][i] / p;
+    }
+    s.g_small += small, s.g_big += dot(mean, mean), ++s.n;
+    // The vector each worker's compressor really sees.
+    for (int r = 0; r < p; ++r)
+      for (int64_t i = 0; i < n; ++i) x[r][i] = grads[r][i] + (ef ? resid[r][i] : 0.f);
+    group.run([&](compress::Communicator& comm) {
+      const int r = comm.rank();
+      comp[r]->step_with_local(compress::GradBucket{0, grads[r].data(), &layout}, comm, local[r].data());
+    });
+    for (int r = 0; r < p; ++r) {
+      const double xx = dot(x[r], x[r]), cc = dot(local[r], local[r]), xc = dot(x[r], local[r]);
+      if (xx > 0 && std::isfinite(xx)) {
+        s.rel += (xx - 2 * xc + cc) / xx;
+        s.rel_opt += cc > 0 ? 1 - xc * xc / (xx * cc) : 1;
+        ++s.n_rel;
+      }
+      if (ef)
+        for (int64_t i = 0; i < n; ++i) resid[r][i] = x[r][i] - local[r][i];
+    }
+    int64_t off = 0;
+    for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
+      auto g = pi->grad().view({-1});
+      std::copy(grads[0].begin() + off, grads[0].begin() + off + g.numel(), g.data_ptr<float>());
+      off += g.numel();
+    }
+    opt.step();
+    last = it;
+    if (is_eval_iteration(it, o.eval_resolution)) {
+      const double loss = evaluate(it);
+      if (!std::isfinite(loss)) {
+        diverged = true;
+        break;
+      }
+      if (o.stop_loss && loss <= *o.stop_loss) break;
+    }
+  }
+  const double bs = o.batch_size, bb = double(o.batch_size) * p;
+  const double gs = s.g_small / std::max(1L, s.n), gb = s.g_big / std::max(1L, s.n);
+  const double g2 = (bb * gb - bs * gs) / (bb - bs), tr = (gs - gb) / (1 / bs - 1 / bb);
+  nlohmann::ordered_json run{{"type", "run"},          {"task", o.task},       {"scheme", spec},
+                             {"seed", seed},           {"iterations", last},   {"diverged", diverged},
+                             {"seconds", now_s() - t_start}, {"workers", p},    {"global_batch", bb}};
+  run["grad_norm_sq"] = g2;
+  run["trace_sigma"] = tr;
+  run["b_simple"] = g2 > 0 ? nlohmann::ordered_json(tr / g2) : nlohmann::ordered_json(nullptr);
+  run["relative_error"] = s.n_rel ? s.rel / s.n_rel : 0.0;
+  run["relative_error_scale_optimal"] = s.n_rel ? s.rel_opt / s.n_rel : 0.0;
+  run["error_feedback"] = ef;
+  sink(run);
+  if (progress)
+    progress("pilot: " + spec + " seed " + std::to_string(seed) + ": " + std::to_string(last) + " iterations in " +
+             std::to_string(now_s() - t_start).substr(0, 5) + " s" + (diverged ? " (diverged)" : ""));
+}
+
+}  // namespace
+
+std::string default_pilot_model(const std::string& task) {
+  if (task == "fortunes")
+    return "bert:layers=2,hidden=64,heads=2,intermediate=128,vocab=97,positions=32,classes=97,seq=32,dropout=0";
+  return "cnn";
+}
+
+bool is_eval_iteration(int i, double resolution) {
+  // e_0 = 0, e_1 = 1, e_{k+1} = max(e_k + 1, floor(e_k (1 + resolution))).
+  if (i <= 1) return i >= 0;
+  int e = 1;
+  while (e < i) e = std::max(e + 1, static_cast<int>(std::floor(e * (1 + resolution))));
+  return e == i;
+}
+
+void run_pilots(const PilotOptions& o, const RecordSink& sink, const PilotProgress& progress) {
+  if (o.workers < 2) throw std::invalid_argument("pilot: need >= 2 workers (the noise-scale estimator), got " + std::to_string(o.workers));
+  if (o.seeds.empty() || o.schemes.empty() || o.iterations < 1)
+    throw std::invalid_argument("pilot: need schemes, seeds and iterations >= 1");
+  nlohmann::ordered_json cfg{{"type", "config"}, {"schema", kPilotSchema}, {"task", o.task},
+                             {"model", o.model_spec.empty() ? default_pilot_model(o.task) : o.model_spec},
+                             {"schemes", o.schemes}, {"seeds", o.seeds}, {"workers", o.workers},
+                             {"batch_size", o.batch_size}, {"iterations", o.iterations}, {"lr", o.lr},
+                             {"momentum", o.momentum}, {"warmup", o.warmup}, {"eval_resolution", o.eval_resolution},
+                             {"eval_samples", o.eval_samples}};
+  if (o.stop_loss) cfg["stop_loss"] = *o.stop_loss;
+  sink(cfg);
+  for (const auto& spec : o.schemes)
+    for (uint64_t seed : o.seeds) run_one(o, spec, seed, sink, progress);
+}
+
+}  // namespace gcu::calibrate

@@ -1,0 +1,144 @@
+// Predictions from pilot records (pilot_predict.h).
+#include "calibrate/pilot_predict.h"
+
+#include "compressors/registry.h"
+#include "model/progress_fit.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace gcu::calibrate {
+namespace {
+
+using Json = nlohmann::ordered_json;
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+struct Runs {
+  std::map<uint64_t, std::map<int, double>> evals;  // seed -> iteration -> metric
+  std::vector<double> b_simple, rel_error, global_batch;
+  int workers = 0;
+};
+
+Json opt_num(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); }
+
+}  // namespace
+
+Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
+  std::map<std::string, Runs> by;
+  std::vector<std::string> order;
+  for (const auto& r : records) {
+    const std::string type = r.at("type").get<std::string>();
+    if (type != "eval" && type != "run") continue;
+    const std::string spec = r.at("scheme").get<std::string>();
+    if (!by.count(spec)) order.push_back(spec);
+    Runs& x = by[spec];
+    const uint64_t seed = r.at("seed").get<uint64_t>();
+    if (type == "eval") {
+      const int it = r.at("iteration").get<int>();
+      if (o.pilot_iterations > 0 && it > o.pilot_iterations) continue;
+      double v = kNan;
+      if (o.metric == "error") v = 1 - r.at("accuracy").get<double>();
+      else if (!r.at("loss").is_null()) v = r.at("loss").get<double>();
+      x.evals[seed][it] = v;
+    } else {
+      if (r.contains("b_simple") && r["b_simple"].is_number()) x.b_simple.push_back(r["b_simple"].get<double>());
+      x.rel_error.push_back(r.value("relative_error", kNan));
+      x.global_batch.push_back(r.value("global_batch", 0.0));
+      x.workers = r.value("workers", 0);
+    }
+  }
+  if (!by.count(o.baseline) || by[o.baseline].evals.empty())
+    throw std::invalid_argument("pilot predict: no runs of the baseline '" + o.baseline + "'");
+  const Runs& base = by[o.baseline];
+  double b_simple = 0;
+  for (double b : base.b_simple) b_simple += b / base.b_simple.size();
+  Json out = Json::object();
+  for (const auto& spec : order) {
+    const Runs& s = by[spec];
+    // Iterations every baseline curve has; the scheme's missing ones are NaN (stopped/diverged).
+    std::set<int> its;
+    bool first = true;
+    for (const auto& [seed, ev] : base.evals) {
+      std::set<int> k;
+      for (const auto& [i, v] : ev) k.insert(i);
+      if (first) its = k, first = false;
+      else {
+        std::set<int> m;
+        for (int i : its) if (k.count(i)) m.insert(i);
+        its = m;
+      }
+    }
+    std::vector<model::LossCurve> bc, sc;
+    for (const auto& [seed, ev] : base.evals) {
+      auto f = s.evals.find(seed);
+      if (f == s.evals.end())
+        throw std::invalid_argument("pilot predict: scheme '" + spec + "' has no run with seed " + std::to_string(seed));
+      model::LossCurve b, c;
+      for (int i : its) {
+        b.t.push_back(i), b.loss.push_back(ev.at(i));
+        c.t.push_back(i);
+        auto v = f->second.find(i);
+        // A run stopped early at the stop loss keeps its last value; a diverged one is NaN.
+        c.loss.push_back(v != f->second.end() ? v->second : kNan);
+      }
+      bc.push_back(b), sc.push_back(c);
+    }
+    model::ProgressOptions po;
+    po.target = o.target;
+    po.baseline_iterations = o.baseline_iterations;
+    po.bootstrap = o.bootstrap;
+    po.max_multiplier = o.max_multiplier;
+    const auto traits = compress::make_compressor(spec)->traits();
+    double w = 0;
+    for (double e : s.rel_error) w += e / s.rel_error.size();
+    if (!traits.biased && !traits.error_feedback && b_simple > 0 && !s.global_batch.empty() && s.workers > 0 &&
+        std::isfinite(w) && w > 1e-6) {
+      po.b_simple = b_simple, po.variance_w = w, po.global_batch = s.global_batch.front(), po.workers = s.workers;
+    }
+    const model::ProgressPrediction p = model::predict_progress(bc, sc, po);
+    Json j;
+    j["status"] = model::pilot_status_name(p.status);
+    j["iterations"] = opt_num(p.iterations);
+    j["interval"] = p.lo && p.hi ? Json::array({*p.lo, *p.hi}) : Json(nullptr);
+    j["interval_mass"] = 0.8;
+    j["basis"] = model::progress_basis_name(p.basis);
+    j["multiplier"] = p.iterations ? Json(p.multiplier) : Json(nullptr);
+    j["rho"] = p.rho;
+    j["tau"] = p.tau;
+    j["holdout_rmse"] = {{"multiplier", p.holdout_rmse_multiplier}, {"lag", p.holdout_rmse_lag}};
+    j["baseline_iterations"] = opt_num(p.baseline_iterations);
+    j["baseline_extrapolated"] = p.baseline_extrapolated;
+    j["asymptote"] = opt_num(p.asymptote);
+    j["reach_fraction"] = p.reach_fraction;
+    j["crossing_noise"] = opt_num(p.crossing_noise);
+    j["noise_scale_multiplier"] = opt_num(p.noise_scale_multiplier);
+    j["widened"] = p.widened;
+    j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);
+    j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
+    j["seeds"] = bc.size();
+    j["evidence"] = p.evidence;
+    out[spec] = j;
+  }
+  return out;
+}
+
+Json pilot_profile_entry(const Json& t) {
+  Json e;
+  e["status"] = t.at("status");
+  e["basis"] = t.at("basis");
+  const auto& t0 = t.at("baseline_iterations");
+  const bool have = t0.is_number() && t0.get<double>() > 0;
+  if (have && t.at("iterations").is_number()) e["multiplier"] = t["iterations"].get<double>() / t0.get<double>();
+  if (have && t.at("interval").is_array()) {
+    e["multiplier_lo"] = t["interval"][0].get<double>() / t0.get<double>();
+    e["multiplier_hi"] = t["interval"][1].get<double>() / t0.get<double>();
+  }
+  if (t.at("widened").get<bool>()) e["widened"] = true;
+  e["evidence"] = t.at("evidence");
+  return e;
+}
+
+}  // namespace gcu::calibrate

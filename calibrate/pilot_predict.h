@@ -1,0 +1,42 @@
+// Predictions from paired pilot records (pilot.h's JSON lines) with the relative progress
+// model (model/progress_fit.h). Torch-free: `gcu pilot predict` and the validation script
+// (scripts/validate_tta.sh) use it on recorded runs.
+//
+// Per scheme: its seeds' eval curves (metric: held-out loss, or 1 - accuracy) truncated to
+// the pilot length, paired with the baseline's curves of the same seeds, evaluated on the
+// iterations every curve has (runs stopped early or diverged are padded with NaN). The
+// noise-scale cross-check uses B_simple (mean over the baseline's runs) and the scheme's
+// relative_error as w, for unbiased schemes without error feedback only.
+// The result is a "tta" object per scheme (schema in docs/calibrate.md §pilot) that
+// `gcu pilot predict --profile` writes into convergence.schemes.<spec>.pilot.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gcu::calibrate {
+
+struct PilotPredictOptions {
+  std::string baseline = "none";          // the reference scheme
+  std::string metric = "loss";            // "loss" | "error" (1 - accuracy)
+  double target = 0;                      // in the metric's units
+  int pilot_iterations = 0;               // 0: every recorded iteration
+  std::optional<double> baseline_iterations;  // measured T_0 (absent: extrapolated)
+  int bootstrap = 200;
+  double max_multiplier = 100;
+};
+
+// `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}
+// for every scheme recorded, the baseline included. Throws std::invalid_argument when
+// the baseline has no runs or a scheme lacks one of the baseline's seeds.
+nlohmann::ordered_json predict_from_pilots(const std::vector<nlohmann::json>& records,
+                                           const PilotPredictOptions& opt);
+
+// The profile's convergence.schemes.<spec>.pilot object from a tta object (multipliers
+// relative to T_0, so that the model rescales them to the profile's baseline_iterations).
+nlohmann::ordered_json pilot_profile_entry(const nlohmann::ordered_json& tta);
+
+}  // namespace gcu::calibrate

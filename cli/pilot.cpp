@@ -1,0 +1,128 @@
+// `gcu pilot`: paired pilot runs and the convergence predictions made from them
+// (calibrate/pilot.h, calibrate/pilot_predict.h; docs/calibrate.md §pilot).
+//   gcu pilot run --schemes 'none;fp16;qsgd' --iterations 60 -o pilots.jsonl
+//   gcu pilot predict pilots.jsonl --target-loss 0.6 [--baseline-iterations 600]
+//       [--profile prof.json --write-profile prof.pilot.json]
+#include "calibrate/pilot.h"
+#include "calibrate/pilot_predict.h"
+#include "command.h"
+
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace gcu::cli {
+namespace {
+
+struct PilotRunCli {
+  calibrate::PilotOptions o;
+  std::string output;
+  double stop_loss = 0;
+  int threads = 1;
+};
+
+struct PilotPredictCli {
+  calibrate::PilotPredictOptions o;
+  std::vector<std::string> inputs;
+  double baseline_iterations = 0;
+  std::string profile, write_profile;
+};
+
+std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    if (!in) throw UsageError("cannot read pilot records '" + f + "'");
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.empty()) continue;
+      try {
+        out.push_back(nlohmann::json::parse(line));
+      } catch (const nlohmann::json::parse_error& e) {
+        throw UsageError(f + ":" + std::to_string(n) + ": not a JSON line (" + e.what() + ")");
+      }
+    }
+  }
+  return out;
+}
+
+void setup_pilot(CLI::App& app) {
+  auto* sub = app.add_subcommand("pilot", "Paired pilot runs of the baselines and candidate schemes, and the "
+                                          "time-to-accuracy predictions (reaches/never/uncertain) made from them");
+  sub->require_subcommand(1);
+  auto run = std::make_shared<PilotRunCli>();
+  auto* r = sub->add_subcommand("run", "Train every (scheme, seed) for a short budget; write JSON lines");
+  auto& o = run->o;
+  r->add_option("-o,--output", run->output, "JSON lines file (gcu.pilot/1)")->required();
+  r->add_option("--task", o.task, "fashion-mnist | fortunes")->capture_default_str();
+  r->add_option("--model", o.model_spec, "Model spec (default: the task's)");
+  r->add_option("--schemes", o.schemes, "';'-separated specs; include the baselines none and fp16")->delimiter(';')
+      ->capture_default_str();
+  r->add_option("--seeds", o.seeds, "Shared seeds (init, data order)")->delimiter(',')->capture_default_str();
+  r->add_option("--workers", o.workers, "Simulated data-parallel workers")->capture_default_str();
+  r->add_option("--batch-size", o.batch_size, "Per-worker batch")->capture_default_str();
+  r->add_option("--iterations", o.iterations, "Iterations per run")->capture_default_str();
+  r->add_option("--lr", o.lr, "SGD learning rate")->capture_default_str();
+  r->add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
+  r->add_option("--warmup", o.warmup, "Linear warm-up iterations")->capture_default_str();
+  r->add_option("--eval-resolution", o.eval_resolution, "Relative spacing of evaluations")->capture_default_str();
+  r->add_option("--eval-samples", o.eval_samples, "Size of the fixed held-out subset")->capture_default_str();
+  r->add_option("--stop-loss", run->stop_loss, "Stop a run once its held-out loss is <= this (0: never)");
+  r->add_option("--threads", run->threads, "Torch threads")->capture_default_str();
+  r->callback([run]() {
+    if (run->stop_loss > 0) run->o.stop_loss = run->stop_loss;
+    torch::set_num_threads(std::max(1, run->threads));
+    std::ofstream out(run->output);
+    if (!out) throw UsageError("cannot write '" + run->output + "'");
+    try {
+      calibrate::run_pilots(
+          run->o, [&](const nlohmann::ordered_json& j) { out << j.dump() << "\n" << std::flush; },
+          [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  });
+
+  auto pred = std::make_shared<PilotPredictCli>();
+  auto* p = sub->add_subcommand("predict", "Predict iterations to target per scheme from pilot records (JSON)");
+  p->add_option("inputs", pred->inputs, "Pilot JSON lines files")->required();
+  p->add_option("--target", pred->o.target, "Target value of the metric (held-out loss, or error)")->required();
+  p->add_option("--metric", pred->o.metric, "loss | error (1 - accuracy)")->capture_default_str();
+  p->add_option("--baseline", pred->o.baseline, "Reference scheme")->capture_default_str();
+  p->add_option("--pilot-iterations", pred->o.pilot_iterations, "Use only evaluations up to this iteration (0: all)");
+  p->add_option("--baseline-iterations", pred->baseline_iterations,
+                "Measured baseline iterations to target (0: extrapolate the baseline's curve)");
+  p->add_option("--bootstrap", pred->o.bootstrap, "Bootstrap replicates")->capture_default_str();
+  p->add_option("--max-multiplier", pred->o.max_multiplier, "Above this: never")->capture_default_str();
+  p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
+  p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
+  p->callback([pred]() {
+    if (pred->baseline_iterations > 0) pred->o.baseline_iterations = pred->baseline_iterations;
+    nlohmann::ordered_json t;
+    try {
+      t = calibrate::predict_from_pilots(read_lines(pred->inputs), pred->o);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+    if (!pred->profile.empty()) {
+      if (pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
+      std::ifstream in(pred->profile);
+      if (!in) throw UsageError("cannot read profile '" + pred->profile + "'");
+      auto prof = nlohmann::ordered_json::parse(in);
+      for (auto it = t.begin(); it != t.end(); ++it)
+        prof["convergence"]["schemes"][it.key()]["pilot"] = calibrate::pilot_profile_entry(it.value());
+      std::ofstream out(pred->write_profile);
+      out << prof.dump(2) << "\n";
+    }
+    std::printf("%s\n", t.dump(2).c_str());
+  });
+}
+
+const Registrar reg{"pilot", 45, &setup_pilot};
+
+}  // namespace
+}  // namespace gcu::cli

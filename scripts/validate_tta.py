@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""TTA validation (scripts/validate_tta.sh; docs/validation-tta.md). Plain python3.
+
+  validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
+  validate_tta.py summary OUT_DIR [--gcu G] [--cap C] -> OUT_DIR/summary.json, OUT_DIR/table.md
+"""
+import glob, json, math, os, subprocess, sys
+from collections import defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def curves(records):
+    """scheme -> seed -> [(iteration, loss)]"""
+    c = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        if r["type"] == "eval":
+            c[r["scheme"]][r["seed"]].append((r["iteration"], r["loss"]))
+    return c
+
+
+def targets(baseline, t_full):
+    c = curves(load(baseline))["none"]
+    out = []
+    for frac in (0.5, 1.0):
+        t = frac * t_full
+        vals = [l for s in c.values() for (i, l) in s if abs(i - t) <= 0.05 * t and l is not None]
+        out.append({"name": "loss@%g%%" % (100 * frac), "baseline_fraction": frac, "loss": sum(vals) / len(vals)})
+    return out
+
+
+def first_crossing(pts, target):
+    prev = None
+    for i, l in pts:
+        if l is None:
+            return None
+        if l <= target:
+            if prev is None:
+                return float(i)
+            i0, l0 = prev
+            f = (l0 - target) / (l0 - l) if l0 > l else 1.0
+            return i0 + f * (i - i0)
+        prev = (i, l)
+    return None
+
+
+def measured(seeds, target):
+    """Mean per-seed first crossing; 'never' when most seeds do not reach it within the cap."""
+    xs = [first_crossing(sorted(p), target) for p in seeds.values()]
+    got = [x for x in xs if x is not None]
+    if 2 * len(got) <= len(xs):
+        return "never", None
+    return "reaches", sum(got) / len(got)
+
+
+def kendall(a, b):
+    n, s, pairs = len(a), 0, 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            x, y = a[i] - a[j], b[i] - b[j]
+            if x == 0 or y == 0:
+                continue
+            s += 1 if x * y > 0 else -1
+            pairs += 1
+    return s / pairs if pairs else None
+
+
+def quant(v, q):
+    v = sorted(v)
+    if not v:
+        return None
+    p = q * (len(v) - 1)
+    i = int(p)
+    return v[i] if i + 1 >= len(v) else v[i] + (p - i) * (v[i + 1] - v[i])
+
+
+def summary(out, gcu, cap):
+    recs = []
+    for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
+        recs += load(f)
+    # Only schemes whose runs all finished (a file still being written is left out).
+    nrun = defaultdict(set)
+    for r in recs:
+        if r["type"] == "run":
+            nrun[r["scheme"]].add(r["seed"])
+    want = max(len(v) for v in nrun.values())
+    done = {s for s, v in nrun.items() if len(v) == want}
+    recs = [r for r in recs if r["type"] == "config" or r["scheme"] in done]
+    tg = json.load(open(os.path.join(out, "targets.json")))
+    cv = curves(recs)
+    cap_iters = max(r["iterations"] for r in recs if r["type"] == "config")  # the runs' length: CAP x T_FULL
+    runs = [r for r in recs if r["type"] == "run"]
+    cfg = next(r for r in recs if r["type"] == "config")
+    allruns = os.path.join(out, "all-runs.jsonl")
+    with open(allruns, "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+    cases = []
+    for t in tg:
+        st, t0 = measured(cv["none"], t["loss"])
+        if st != "reaches":
+            print("baseline does not reach", t, file=sys.stderr)
+            continue
+        truth = {s: measured(cv[s], t["loss"]) for s in cv}
+        for frac in (0.03, 0.10):
+            pilot = max(2, int(round(frac * t0)))
+            for t0_mode in ("measured", "extrapolated"):
+                cmd = [gcu, "pilot", "predict", allruns, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
+                       "--max-multiplier", "100"]
+                if t0_mode == "measured":
+                    cmd += ["--baseline-iterations", repr(t0)]
+                pred = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+                for s, p in pred.items():
+                    if s == "none":
+                        continue
+                    ms, mi = truth[s]
+                    # Ground truth is censored at CAP x T_FULL iterations: a predicted
+                    # "reaches" beyond that is scored as "never" (within the cap).
+                    ps = p["status"]
+                    if ps == "reaches" and p["iterations"] and p["iterations"] > cap_iters:
+                        ps = "never"
+                    # Ground truth is capped at CAP x T_FULL: predictions beyond it count as "never".
+                    cases.append({"target": t["name"], "target_loss": t["loss"], "pilot_fraction": frac,
+                                  "pilot_iterations": pilot, "t0_source": t0_mode, "baseline_iterations": t0,
+                                  "scheme": s, "measured_status": ms, "measured_iterations": mi,
+                                  "predicted_status": ps, "model_status": p["status"],
+                                  "predicted_iterations": p["iterations"],
+                                  "interval": p["interval"], "basis": p["basis"], "evidence": p["evidence"],
+                                  "widened": p["widened"], "noise_scale_multiplier": p["noise_scale_multiplier"]})
+    groups = defaultdict(list)
+    for c in cases:
+        groups[(c["pilot_fraction"], c["t0_source"])].append(c)
+    settings = []
+    n_seeds = len({r["seed"] for r in runs})
+    n_schemes = len({r["scheme"] for r in runs})
+    for (frac, mode), cs in sorted(groups.items()):
+        both = [c for c in cs if c["measured_status"] == "reaches" and c["predicted_iterations"]]
+        lr = [math.log(c["predicted_iterations"] / c["measured_iterations"]) for c in both]
+        dec = [c for c in both if c["predicted_status"] == "reaches" and c["interval"]]
+        cover = [c["interval"][0] <= c["measured_iterations"] <= c["interval"][1] for c in dec]
+        conf = defaultdict(int)
+        for c in cs:
+            conf["%s->%s" % (c["measured_status"], c["predicted_status"])] += 1
+        decided = [c for c in cs if c["predicted_status"] in ("reaches", "never")]
+        right = [c for c in decided if c["predicted_status"] == c["measured_status"]]
+        false_reach = [c for c in cs if c["predicted_status"] == "reaches" and c["measured_status"] == "never"]
+        taus, lost = [], []
+        for tname in sorted({c["target"] for c in cs}):
+            tc = [c for c in cs if c["target"] == tname]
+            rk = [c for c in tc if c["measured_status"] == "reaches" and c["predicted_iterations"]]
+            if len(rk) >= 2:
+                taus.append(kendall([c["measured_iterations"] for c in rk], [c["predicted_iterations"] for c in rk]))
+            pick = [c for c in tc if c["predicted_status"] != "never" and c["predicted_iterations"]]
+            reach = [c for c in tc if c["measured_status"] == "reaches"]
+            if pick and reach:
+                best_pred = min(pick, key=lambda c: c["predicted_iterations"])
+                best = min(c["measured_iterations"] for c in reach)
+                got = best_pred["measured_iterations"]
+                lost.append(None if got is None else got / best - 1)
+        settings.append({
+            "pilot_fraction": frac, "t0_source": mode, "cases": len(cs), "with_both_numbers": len(both),
+            "median_abs_log_error": quant([abs(x) for x in lr], 0.5),
+            "p90_abs_log_error": quant([abs(x) for x in lr], 0.9),
+            "bias_median_log": quant(lr, 0.5),
+            "interval_coverage": (sum(cover) / len(cover)) if cover else None, "interval_cases": len(cover),
+            "median_interval_width_rel": quant([(c["interval"][1] - c["interval"][0]) / c["predicted_iterations"]
+                                                for c in dec], 0.5),
+            "confusion": dict(conf),
+            "decided_right_fraction": (len(right) / len(decided)) if decided else None, "decided": len(decided),
+            "false_reaches_fraction": len(false_reach) / len(cs) if cs else None,
+            "kendall_tau_per_target": taus,
+            "tta_lost_by_predicted_best": lost,
+            "pilot_cost_vs_one_baseline_run": frac * n_seeds * n_schemes,
+        })
+    doc = {"schema": "gcu.validate.tta/1", "task": cfg["task"], "model": cfg["model"],
+           "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
+           "seeds": sorted({r["seed"] for r in runs}), "schemes": sorted({r["scheme"] for r in runs}),
+           "targets": tg, "cap_multiplier": cap,
+           "note": "iteration time is the same for every scheme in this protocol (simulated workers in one process): "
+                   "TTA ranking = iterations ranking",
+           "settings": settings, "cases": cases}
+    json.dump(doc, open(os.path.join(out, "summary.json"), "w"), indent=1)
+    fmt = lambda v, p="%.3f": "-" if v is None else p % v
+    lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in settings:
+        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s | %s (%d) | %s | %s | %s | %.2f |" % (
+            round(100 * s["pilot_fraction"]), s["t0_source"], s["cases"], fmt(s["median_abs_log_error"]),
+            fmt(s["p90_abs_log_error"]), fmt(s["bias_median_log"], "%+.3f"), fmt(s["interval_coverage"], "%.2f"),
+            s["interval_cases"], fmt(s["median_interval_width_rel"], "%.2f"), fmt(s["decided_right_fraction"], "%.2f"), s["decided"],
+            fmt(s["false_reaches_fraction"], "%.2f"), ", ".join(fmt(x, "%.2f") for x in s["kendall_tau_per_target"]),
+            ", ".join(fmt(x, "%+.0f%%") if x is None else "%+.0f%%" % (100 * x) for x in s["tta_lost_by_predicted_best"]),
+            s["pilot_cost_vs_one_baseline_run"]))
+    open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "targets":
+        json.dump(targets(sys.argv[2], float(sys.argv[3])), sys.stdout, indent=1)
+    else:
+        args = sys.argv[3:]
+        gcu = args[args.index("--gcu") + 1] if "--gcu" in args else "build/cli/gcu"
+        cap = float(args[args.index("--cap") + 1]) if "--cap" in args else 2.0
+        summary(sys.argv[2], gcu, cap)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# TTA validation protocol (issue 12; docs/validation-tta.md): ground-truth runs to the
+# target vs predictions from pilots of 3% and 10% of the baseline's iterations.
+#
+#   1. baseline ("none") for T_FULL iterations x seeds: the targets are its seed-mean
+#      held-out loss at T_FULL/2 and T_FULL (mean of the evaluations within +-5%);
+#   2. every scheme (the baselines included) x seeds runs until its held-out loss reaches
+#      the harder target or CAP x T_FULL iterations (ground truth; a pilot of P iterations
+#      is exactly the first P iterations of these runs: same seeds, data order, schedule);
+#   3. `gcu pilot predict` per target x pilot fraction x T_0 source (measured baseline
+#      iterations, or extrapolated from the pilot's own baseline curve);
+#   4. scripts/validate_tta.py writes summary.json (schema gcu.validate.tta/1) and a table.
+# Environment: TASK (fashion-mnist | fortunes), SCHEMES (';'), SEEDS (','), T_FULL, CAP,
+# LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), OUT (directory),
+# GCU (binary). Cost: (schemes x seeds) runs of <= CAP x T_FULL iterations each.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TASK=${TASK:-fashion-mnist}
+SCHEMES=${SCHEMES:-"fp16;powersgd:rank=2;ef(topk:k=0.01);signsgd;efsignsgd;qsgd;terngrad"}
+SEEDS=${SEEDS:-1,2,3}
+T_FULL=${T_FULL:-600}
+CAP=${CAP:-2}
+LR=${LR:-0.05}
+BATCH=${BATCH:-32}
+WORKERS=${WORKERS:-2}
+EVAL_SAMPLES=${EVAL_SAMPLES:-500}
+JOBS=${JOBS:-2}
+OUT=${OUT:-data/validation/tta-$TASK}
+GCU=${GCU:-build/cli/gcu}
+export OMP_NUM_THREADS=1
+mkdir -p "$OUT"
+common=(--task "$TASK" --seeds "$SEEDS" --workers "$WORKERS" --batch-size "$BATCH" --lr "$LR"
+        --eval-samples "$EVAL_SAMPLES" --threads 1)
+
+# 1. baseline and targets
+if [ ! -s "$OUT/baseline.jsonl" ]; then
+  "$GCU" pilot run "${common[@]}" --schemes none --iterations "$T_FULL" -o "$OUT/baseline.jsonl"
+fi
+python3 scripts/validate_tta.py targets "$OUT/baseline.jsonl" "$T_FULL" > "$OUT/targets.json"
+hard=$(python3 -c "import json;print(min(t['loss'] for t in json.load(open('$OUT/targets.json'))))")
+
+# 2. ground truth: each scheme in its own file, JOBS at a time
+IFS=';' read -ra list <<< "none;$SCHEMES"
+i=0
+for s in "${list[@]}"; do
+  f="$OUT/runs-$(echo "$s" | tr -c 'A-Za-z0-9=.,\n' '_').jsonl"
+  if [ ! -s "$f" ] || ! grep -q '"type":"run"' "$f" || [ "$(grep -c '"type":"run"' "$f")" -lt "$(echo "$SEEDS" | tr ',' '\n' | wc -l)" ]; then
+    "$GCU" pilot run "${common[@]}" --schemes "$s" --iterations "$((CAP * T_FULL))" --stop-loss "$hard" -o "$f" &
+    i=$((i + 1))
+    if [ "$i" -ge "$JOBS" ]; then wait -n; i=$((i - 1)); fi
+  fi
+done
+wait
+
+# 3 + 4. predictions and the summary
+python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP"

@@ -1,0 +1,64 @@
+// Predictions from pilot JSON lines (calibrate/pilot_predict.h): synthetic records of a
+// baseline and a scheme with a known multiplier, a diverged scheme, the profile entry,
+// and the errors for a missing baseline or seed.
+#include "calibrate/pilot_predict.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gcu::calibrate {
+namespace {
+
+double l0(double t) { return 0.3 + 2 * std::pow(t + 10, -0.5); }
+
+void add_runs(std::vector<nlohmann::json>& out, const std::string& spec, double rho, bool nan_late = false) {
+  for (int seed = 1; seed <= 3; ++seed) {
+    for (int t = 0; t <= 300; t += 10) {
+      nlohmann::json e{{"type", "eval"}, {"scheme", spec}, {"seed", seed}, {"iteration", t}, {"accuracy", 0.5}};
+      const double v = l0(t / rho) + 0.002 * std::sin(1.3 * t + seed);
+      e["loss"] = nan_late && t > 150 ? nlohmann::json(nullptr) : nlohmann::json(v);
+      out.push_back(e);
+    }
+    out.push_back({{"type", "run"}, {"scheme", spec}, {"seed", seed}, {"b_simple", 50.0}, {"relative_error", 0.0},
+                   {"global_batch", 64.0}, {"workers", 2}});
+  }
+}
+
+TEST(PilotPredict, RecoversTheMultiplierAndWritesTheProfileEntry) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, "topk:k=0.01", 1.5);
+  add_runs(r, "signsgd", 1.0, true);
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  const auto t = predict_from_pilots(r, o);
+  ASSERT_TRUE(t.contains("topk:k=0.01"));
+  const auto& k = t["topk:k=0.01"];
+  EXPECT_EQ(k["status"], "reaches");
+  EXPECT_NEAR(k["iterations"].get<double>(), 4500, 4500 * 0.06);
+  EXPECT_EQ(t["signsgd"]["status"], "never");
+  EXPECT_TRUE(t["signsgd"]["iterations"].is_null());
+  const auto e = pilot_profile_entry(k);
+  EXPECT_NEAR(e["multiplier"].get<double>(), 1.5, 0.09);
+  EXPECT_LE(e["multiplier_lo"].get<double>(), e["multiplier"].get<double>());
+  EXPECT_GE(e["multiplier_hi"].get<double>(), e["multiplier"].get<double>());
+  // Truncation to a shorter pilot keeps working.
+  o.pilot_iterations = 100;
+  EXPECT_EQ(predict_from_pilots(r, o)["topk:k=0.01"]["pilot_iterations"], 100);
+}
+
+TEST(PilotPredict, MissingBaselineOrSeedIsAnError) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "qsgd", 1.2);
+  PilotPredictOptions o;
+  o.target = 0.5;
+  EXPECT_THROW(predict_from_pilots(r, o), std::invalid_argument);
+  add_runs(r, "none", 1.0);
+  r.push_back({{"type", "eval"}, {"scheme", "none"}, {"seed", 9}, {"iteration", 0}, {"loss", 1.0}, {"accuracy", 0.1}});
+  EXPECT_THROW(predict_from_pilots(r, o), std::invalid_argument);  // qsgd has no seed 9
+}
+
+}  // namespace
+}  // namespace gcu::calibrate

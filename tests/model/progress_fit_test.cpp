@@ -1,0 +1,142 @@
+// Relative progress model (model/progress_fit.h) on synthetic curves with known rho, tau
+// and asymptote, and the never/uncertain decisions on constructed cases.
+#include "model/progress_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+namespace gcu::model {
+namespace {
+
+// Baseline learning curve: L0(t) = 0.3 + 2 (t + 10)^-0.5 (initial loss 0.93).
+double l0(double t) { return 0.3 + 2 * std::pow(std::max(0.0, t) + 10, -0.5); }
+
+// Seeds: the curve plus a small deterministic, zero-mean-ish wiggle per seed.
+std::vector<LossCurve> seeds(const std::function<double(double)>& f, double t_end = 300, int n = 3,
+                             double noise = 0.003) {
+  std::vector<LossCurve> out;
+  for (int s = 0; s < n; ++s) {
+    LossCurve c;
+    for (double t = 0; t <= t_end + 1e-9; t += 10) {
+      c.t.push_back(t);
+      c.loss.push_back(f(t) + noise * std::sin(1.7 * t + 2.1 * s));
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+const double kTarget = l0(3000);  // T_0 = 3000 exactly
+
+TEST(ProgressFit, PowerLawRecoversItsParameters) {
+  std::vector<double> t, y;
+  for (double x = 10; x <= 1000; x += 10) t.push_back(x), y.push_back(l0(x));
+  const PowerLaw f = fit_power_law(t, y);
+  ASSERT_TRUE(f.ok);
+  EXPECT_NEAR(f.a, 0.3, 0.03);
+  EXPECT_NEAR(power_law_value(f, 5000), l0(5000), 0.005);
+  EXPECT_NEAR(*power_law_time_to(f, kTarget), 3000, 300);
+  EXPECT_FALSE(power_law_time_to(f, 0.1).has_value());  // below the asymptote: never
+}
+
+TEST(ProgressFit, FirstCrossingInterpolates) {
+  LossCurve c{{0, 10, 20}, {1.0, 0.6, 0.2}};
+  EXPECT_DOUBLE_EQ(*first_crossing(c, 0.4), 15);
+  EXPECT_FALSE(first_crossing(c, 0.1).has_value());
+}
+
+TEST(ProgressFit, MultiplierRecovered) {
+  const auto b = seeds(l0), s = seeds([](double t) { return l0(t / 1.6); });
+  const ReferenceCurve ref(mean_curve(b));
+  EXPECT_NEAR(fit_multiplier(ref, mean_curve(s), 0, 300), 1.6, 0.05);
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_EQ(p.status, PilotStatus::Reaches) << (p.evidence.empty() ? "" : p.evidence[0]);
+  EXPECT_EQ(p.basis, ProgressBasis::Multiplier);
+  EXPECT_NEAR(*p.iterations, 4800, 4800 * 0.05);
+  EXPECT_LE(*p.lo, *p.iterations);
+  EXPECT_GE(*p.hi, *p.iterations);
+}
+
+TEST(ProgressFit, LagRecovered) {
+  const auto b = seeds(l0), s = seeds([](double t) { return l0(t - 50); });
+  const ReferenceCurve ref(mean_curve(b));
+  EXPECT_NEAR(fit_lag(ref, mean_curve(s), 0, 300), 50, 3);
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_EQ(p.status, PilotStatus::Reaches) << (p.evidence.empty() ? "" : p.evidence[0]);
+  EXPECT_EQ(p.basis, ProgressBasis::Lag);
+  EXPECT_NEAR(p.tau, 50, 3);
+  EXPECT_NEAR(*p.iterations, 3050, 30);
+}
+
+TEST(ProgressFit, BaselineExtrapolatedWhenNotMeasured) {
+  const auto b = seeds(l0, 600), s = seeds([](double t) { return l0(t / 1.3); }, 600);
+  ProgressOptions o;
+  o.target = kTarget;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_TRUE(p.baseline_extrapolated);
+  EXPECT_NEAR(p.baseline_iterations, 3000, 3000 * 0.2);
+  EXPECT_NEAR(p.multiplier, 1.3, 0.07);
+}
+
+TEST(ProgressFit, AsymptoteAboveTargetIsNever) {
+  // Plateau at 0.55 > target 0.336: the scheme's own power law says it never gets there.
+  const auto b = seeds(l0), s = seeds([](double t) { return 0.55 + 1.2 * std::pow(t + 5, -0.7); });
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_EQ(p.status, PilotStatus::Never);
+  ASSERT_TRUE(p.asymptote.has_value());
+  EXPECT_NEAR(*p.asymptote, 0.55, 0.05);
+  EXPECT_FALSE(p.iterations.has_value());
+  bool said = false;
+  for (const auto& e : p.evidence) said |= e.find("plateau") != std::string::npos;
+  EXPECT_TRUE(said);
+}
+
+TEST(ProgressFit, DivergenceIsNever) {
+  const auto b = seeds(l0);
+  auto s = seeds([](double t) { return t < 200 ? l0(t) : NAN; });
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_EQ(p.status, PilotStatus::Never);
+  EXPECT_NE(p.evidence.at(0).find("divergence"), std::string::npos);
+}
+
+TEST(ProgressFit, DisagreeingSeedsAreUncertain) {
+  // One seed plateaus far above the target, two track the baseline: replicates disagree.
+  const auto b = seeds(l0);
+  auto s = seeds([](double t) { return l0(t / 1.2); });
+  s[0] = seeds([](double t) { return 0.7 + 0.23 * std::pow(0.99, t); }, 300, 1)[0];
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_EQ(p.status, PilotStatus::Uncertain) << pilot_status_name(p.status);
+}
+
+TEST(ProgressFit, NoiseScaleCrossCheckWidens) {
+  EXPECT_DOUBLE_EQ(noise_scale_multiplier(0, 64, 1.0, 4), 1.25);            // 1 + w/n
+  EXPECT_DOUBLE_EQ(noise_scale_multiplier(64, 64, 1.0, 4), (1 + 2 + 0.25) / 2);
+  const auto b = seeds(l0), s = seeds([](double t) { return l0(t / 1.1); });
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  o.b_simple = 640, o.global_batch = 64, o.workers = 2, o.variance_w = 8;  // M ~ 8.3 vs 1.1
+  const auto p = predict_progress(b, s, o);
+  EXPECT_TRUE(p.widened);
+  EXPECT_GE(*p.hi, *p.noise_scale_multiplier * 3000 - 1);
+}
+
+}  // namespace
+}  // namespace gcu::model
