@@ -5,7 +5,7 @@ if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {
 } else {
   set terminal png size 1100,900 noenhanced
 }
-if (!exists("outfile")) outfile = "out/demo-sweep.png"
+if (!exists("outfile")) outfile = 'out/demo-sweep.png'
 set output outfile
 set grid
 set key inside right top box opaque
@@ -189,20 +189,20 @@ EOD
 set xrange [1:40]
 set logscale x
 set xtics (1, 2, 5, 10, 20, 40)
-set multiplot layout 2,1 title "resnet50 on 64 GPUs (16 x 4), batch 64/GPU (gcu, event model)"
-set xlabel "inter-node bandwidth (Gbps)"
+set multiplot layout 2,1 title 'resnet50 on 64 GPUs (16 x 4), batch 64/GPU (gcu, event model)'
+set xlabel 'inter-node bandwidth (Gbps)'
 set ylabel 'iteration time (ms)'
 set yrange [0:*]
-plot $s0 using 1:2 with linespoints lw 2 pt 1 ps 0.8 title "none (FP32 DDP)", \
-     $s1 using 1:2 with linespoints lw 2 pt 2 ps 0.8 title "fp16 (FP16 DDP)", \
-     $s2 using 1:2 with linespoints lw 2 pt 3 ps 0.8 title "powersgd:rank=4,warm_start=true,min_rate=2", \
-     $s3 using 1:2 with linespoints lw 2 pt 4 ps 0.8 title "topk:k=0.01"
-set ylabel "speed-up vs FP16 DDP (x, >1 = faster)"
+plot $s0 using 1:2 with linespoints lw 2 pt 1 ps 0.8 title 'none (FP32 DDP)', \
+     $s1 using 1:2 with linespoints lw 2 pt 2 ps 0.8 title 'fp16 (FP16 DDP)', \
+     $s2 using 1:2 with linespoints lw 2 pt 3 ps 0.8 title 'powersgd:rank=4,warm_start=true,min_rate=2', \
+     $s3 using 1:2 with linespoints lw 2 pt 4 ps 0.8 title 'topk:k=0.01'
+set ylabel 'speed-up vs FP16 DDP (x, >1 = faster)'
 set yrange [0:*]
-plot $s0 using 1:3 with linespoints lw 2 pt 1 ps 0.8 title "none (FP32 DDP)", \
-     $s1 using 1:3 with linespoints lw 2 pt 2 ps 0.8 title "fp16 (FP16 DDP)", \
-     $s2 using 1:3 with linespoints lw 2 pt 3 ps 0.8 title "powersgd:rank=4,warm_start=true,min_rate=2", \
-     $s3 using 1:3 with linespoints lw 2 pt 4 ps 0.8 title "topk:k=0.01", \
-     1 with lines ls 100 title "FP16 DDP = 1"
+plot $s0 using 1:3 with linespoints lw 2 pt 1 ps 0.8 title 'none (FP32 DDP)', \
+     $s1 using 1:3 with linespoints lw 2 pt 2 ps 0.8 title 'fp16 (FP16 DDP)', \
+     $s2 using 1:3 with linespoints lw 2 pt 3 ps 0.8 title 'powersgd:rank=4,warm_start=true,min_rate=2', \
+     $s3 using 1:3 with linespoints lw 2 pt 4 ps 0.8 title 'topk:k=0.01', \
+     1 with lines ls 100 title 'FP16 DDP = 1'
 unset multiplot
 set output
