@@ -130,8 +130,10 @@ fi
 if want validate; then
   if "$GCU" validate --help > /dev/null 2>&1; then
     echo "== gcu validate -p $PROFILE" >&2
-    "$GCU" validate -p "$PROFILE" --device cuda --ranks "$NPROC" --out "$OUT/validate" 2>&1 \
-      | tee "$OUT/validate.log" || status=1
+    # One GPU per rank on one machine: no shaped links (loopback); the ranks train on CUDA.
+    "$GCU" validate -p "$PROFILE" --model "$MODEL" --batch "$BATCH" --testbed loopback \
+      --ranks "$NPROC" --schemes "none;fp16;powersgd:rank=4" --train-arg=--device --train-arg=cuda \
+      --out "$OUT/validate" 2>&1 | tee "$OUT/validate.log" || status=1
   else
     echo "note: this gcu has no 'validate' subcommand yet: GPU validation not run" | tee "$OUT/validate.log" >&2
   fi
