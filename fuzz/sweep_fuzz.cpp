@@ -3,7 +3,7 @@
 // 3: a number list. Invariants: errors are simulate::SimulateError; integer axes only
 // yield whole numbers; split_schemes loses no non-empty scheme text.
 #include "fuzz/fuzz_util.h"
-#include "simulate/atomic_file.h"
+#include "simulate/error.h"
 #include "simulate/sweep_spec.h"
 
 #include <cmath>
