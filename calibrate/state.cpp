@@ -25,9 +25,11 @@ class Obj {
                        "' must be a JSON object, got " + j.type_name());
     std::string expected;
     for (const char* k : keys) expected += std::string(expected.empty() ? "" : ", ") + k;
-    for (const auto& [k, v] : j.items())
+    for (const auto& item : j.items()) {
+      const std::string& k = item.key();  // not a structured binding: clang 14 cannot capture one
       if (std::find_if(keys.begin(), keys.end(), [&](const char* a) { return k == a; }) == keys.end())
         throw StateError(origin_ + ": unknown key '" + at(k) + "' (expected " + expected + ")");
+    }
   }
   const Json& sub(const std::string& key) const {
     const auto it = j_.find(key);
