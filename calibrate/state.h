@@ -13,12 +13,12 @@
 #pragma once
 
 #include "calibrate/collective_fit.h"
+#include "calibrate/fit.h"
 #include "model/profile.h"
 
 #include <nlohmann/json.hpp>
 
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,9 +28,9 @@ namespace gcu::calibrate {
 using Json = nlohmann::ordered_json;
 
 // A state document that does not have the expected form; the message names the file and
-// the key.
-struct StateError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// the key. A FitError (calibrate's error type): bad input, `gcu calibrate` exits with 2.
+struct StateError : FitError {
+  using FitError::FitError;
 };
 
 // A JSON object keyed by scheme spec, in file order.

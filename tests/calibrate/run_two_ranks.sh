@@ -36,7 +36,7 @@ wait "$pid0" || rc=$?
 wait "$pid1" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "resume failed"; cat "$DIR"/resume*.err; exit 1; fi
 grep -q "resuming" "$DIR/resume0.err" || { echo "resume did not reuse the state"; exit 1; }
-# A misspelt key in the state file stops both ranks with an error naming key and file.
+# A misspelt key in the state file stops both ranks (exit 2) with an error naming key and file.
 sed -i 's/"model_spec"/"model_spek"/' "$DIR/profile.json.state.json"
 for r in 0 1; do
   env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 2)) \
@@ -46,7 +46,7 @@ done
 rc0=0; rc1=0
 wait "$pid0" || rc0=$?
 wait "$pid1" || rc1=$?
-if [ "$rc0" -eq 0 ] || [ "$rc1" -eq 0 ]; then echo "a misspelt state key was accepted"; exit 1; fi
+if [ "$rc0" -ne 2 ] || [ "$rc1" -ne 2 ]; then echo "a misspelt state key: exit $rc0/$rc1, expected 2 (bad input)"; exit 1; fi
 for r in 0 1; do
   grep -q "unknown key 'meta.model_spek'" "$DIR/bad$r.err" ||
     { echo "rank $r did not name the misspelt key"; cat "$DIR/bad$r.err"; exit 1; }
