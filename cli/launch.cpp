@@ -37,6 +37,8 @@ srun instead (docs/trainer.md).)");
     int rc = 0;
     try {
       rc = gcu::trainer::run_launch(*opt);
+    } catch (const gcu::trainer::DistributedError&) {
+      throw;  // a rank died or stalled: exit 1
     } catch (const gcu::trainer::TrainError& e) {
       throw gcu::cli::UsageError(e.what());
     }

@@ -95,6 +95,8 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
     try {
       const int rc = gcu::trainer::run_train(*opt);
       if (rc != 0) throw CLI::RuntimeError(rc);
+    } catch (const gcu::trainer::DistributedError&) {
+      throw;  // a rank died or stalled: exit 1
     } catch (const gcu::trainer::TrainError& e) {
       throw gcu::cli::UsageError(e.what());
     }

@@ -16,9 +16,10 @@ struct TrainError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Thrown when a collective fails or times out (a rank died or stalled). Exit code 1.
-struct DistributedError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// Thrown when a collective fails or times out (a rank died or stalled). A TrainError (the
+// trainer's one error type), but not the user's fault: exit code 1, not 2.
+struct DistributedError : TrainError {
+  using TrainError::TrainError;
 };
 
 struct TrainOptions {
