@@ -79,8 +79,9 @@ void open_group(CalibrationRun& r) {
   r.t0 = now_s();
 }
 
-// A fresh state, or (--resume) rank 0's state file when it is for the same model and
-// world size; every rank learns which steps are done. A malformed file fails every rank.
+// A fresh state, or (--resume) rank 0's state file; every rank learns which steps are
+// done. A malformed file, or one for another model or world size, fails every rank
+// (nothing is overwritten).
 void load_state(CalibrationRun& r) {
   const CalibrateOptions& o = r.opt;
   r.state_path = o.state_file.empty() ? o.output + ".state.json" : o.state_file;
@@ -95,8 +96,10 @@ void load_state(CalibrationRun& r) {
         r.state.skipped.clear();
         r.state.meta.fit_statistic = o.fit_statistic;
         r.say("calibrate: resuming from " + r.state_path);
-      } else {
-        r.say("calibrate: " + r.state_path + " is for another model or world size: starting afresh");
+      } else {  // never overwritten: another run's measurements
+        error = r.state_path + " is for model '" + old.meta.model_spec + "' on " +
+                std::to_string(old.meta.world) + " ranks, this run is model '" + o.model_spec + "' on " +
+                std::to_string(r.group->world_size()) + " ranks: delete it or pass another --state";
       }
     } catch (const StateError& e) {
       error = e.what();

@@ -194,6 +194,25 @@ inline __attribute__((always_inline)) void levels_kernel(const float* x, int64_t
   }
 }
 
+// levels_kernel() for a segment whose scale is so small (subnormal) that s / scale
+// overflows float (a * inf would be Inf or NaN, converted to int: UB): the same formula
+// in double, where s / scale is finite.
+template <class Code>
+void levels_tiny(const float* x, int64_t b, int64_t e, float scale, uint32_t s, uint32_t shift,
+                 uint64_t key, Code* codes) {
+  const uint32_t klo = static_cast<uint32_t>(key);
+  const double inv = static_cast<double>(s) / static_cast<double>(scale);
+  for (int64_t i = b; i < e; ++i) {
+    const uint32_t khi = static_cast<uint32_t>(key >> 32) ^ static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32);
+    const uint32_t u = float_bits(x[i]);
+    const double a = static_cast<double>(bits_float(u & 0x7fffffffu));
+    const uint32_t h = rng::hash32(rng::hash32(static_cast<uint32_t>(i) ^ klo) ^ khi);
+    const double v = std::min(a * inv + static_cast<double>(h >> 8) * 0x1p-24, static_cast<double>(s));
+    const uint32_t lvl = static_cast<uint32_t>(v);
+    codes[i] = static_cast<Code>(lvl | ((u >> 31) << shift));
+  }
+}
+
 template <class Code>
 inline __attribute__((always_inline)) void unlevels_kernel(const Code* codes, int64_t b, int64_t e, float mult,
                                 uint32_t shift, bool accumulate, float* out) {
@@ -429,6 +448,12 @@ void levels_range(const float* x, const std::vector<int64_t>& seg, size_t k0, si
     return scale[k] > 0 && std::isfinite(scale[k]) ? static_cast<float>(s) / scale[k] : 0.0f;
   };
   for_segment_blocks(seg, k0, k1, [&](int64_t b, int64_t e, int64_t k) {
+    if (std::isinf(inv_of(k))) {  // tiny (subnormal) scale: s / scale overflows float
+      uint8_t* c8 = width == 8 ? reinterpret_cast<uint8_t*>(words) : codes;
+      if (width == 16) levels_tiny(x, b, e, scale[k], su, shift, key, reinterpret_cast<uint16_t*>(words));
+      else levels_tiny(x, b, e, scale[k], su, shift, key, c8);
+      return;
+    }
     if (width == 8 || width == 16) {
       if (!std::isfinite(scale[k])) {  // non-finite input: codes unused (decode gives NaN)
         std::fill(reinterpret_cast<uint8_t*>(words) + b * (width / 8),

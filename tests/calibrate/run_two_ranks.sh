@@ -36,6 +36,16 @@ wait "$pid0" || rc=$?
 wait "$pid1" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "resume failed"; cat "$DIR"/resume*.err; exit 1; fi
 grep -q "resuming" "$DIR/resume0.err" || { echo "resume did not reuse the state"; exit 1; }
+# The state file of 2 ranks on a 1-rank --resume: an error naming the file and both world
+# sizes, and the file is left as it was (it was overwritten "afresh").
+cp "$DIR/profile.json.state.json" "$DIR/state.before"
+if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 3)) \
+    "$GCU" $common --resume > "$DIR/foreign.out" 2> "$DIR/foreign.err"; then
+  echo "a state file of another world size was accepted"; exit 1
+fi
+grep -q "profile.json.state.json is for model .* on 2 ranks, this run is model .* on 1 ranks" "$DIR/foreign.err" ||
+  { echo "no clear error for a foreign state file"; cat "$DIR/foreign.err"; exit 1; }
+cmp -s "$DIR/state.before" "$DIR/profile.json.state.json" || { echo "a foreign state file was overwritten"; exit 1; }
 # A misspelt key in the state file stops both ranks (exit 2) with an error naming key and file.
 sed -i 's/"model_spec"/"model_spek"/' "$DIR/profile.json.state.json"
 for r in 0 1; do

@@ -141,3 +141,25 @@ TEST(Qsgd, LargeBucketsTakeTheParallelPathsAndStayExactOnTheGrid) {
     }
   }
 }
+
+// fuzz/findings/scheme-qsgd-inf-to-int: a segment of subnormal values has a scale so small
+// that s / scale overflows float; a * inf (Inf, or NaN for a = 0) was converted to int
+// (UB; in practice level s for every element, zeros included).
+TEST(Qsgd, SubnormalSegmentsGiveBoundedLevelsAndKeepZeros) {
+  const std::vector<float> x = {1e-40f, 0.0f, -3e-41f, 0.0f, 2e-41f};
+  const BucketLayout layout = BucketLayout::flat(static_cast<int64_t>(x.size()));
+  for (const char* spec : {"qsgd:levels=127", "qsgd:levels=3", "qsgd:levels=200", "terngrad"}) {
+    auto c = make_compressor(spec);
+    std::vector<float> out(x.size(), 1.0f);
+    for (int rep = 0; rep < 3; ++rep) {
+      c->roundtrip(0, x.data(), out.data(), layout);
+      EXPECT_EQ(out[1], 0.0f) << spec;
+      EXPECT_EQ(out[3], 0.0f) << spec;
+      for (size_t i = 0; i < x.size(); ++i) {
+        EXPECT_TRUE(std::isfinite(out[i])) << spec << " i=" << i;
+        EXPECT_LE(std::fabs(out[i]), 2e-40f) << spec << " i=" << i;
+        EXPECT_FALSE(out[i] != 0 && std::signbit(out[i]) != std::signbit(x[i])) << spec << " i=" << i;
+      }
+    }
+  }
+}

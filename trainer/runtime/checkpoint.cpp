@@ -7,7 +7,10 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -15,6 +18,66 @@
 namespace gcu::trainer {
 
 namespace {
+
+// LibTorch's archive reader trusts the zip directory (sizes, offsets, entry count) and
+// allocates what it declares: a mutated checkpoint made it allocate > 2 GB
+// (fuzz/findings/checkpoint-oom-libtorch-reader). Checks that the file ends with a zip
+// end-of-central-directory record whose directory, entries and entry data lie inside the
+// file; returns what is wrong, or "" when the archive is plausible.
+std::string zip_structure_problem(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return "cannot read the file";
+  const uint64_t size = d.size();
+  auto u16 = [&](uint64_t at) { return uint64_t(uint8_t(d[at])) | uint64_t(uint8_t(d[at + 1])) << 8; };
+  auto u32 = [&](uint64_t at) { return u16(at) | u16(at + 2) << 16; };
+  auto u64 = [&](uint64_t at) { return u32(at) | u32(at + 4) << 32; };
+  if (size < 22) return "too short for a zip archive";
+  uint64_t eocd = size;  // the last "PK\5\6" within the 64 KiB comment window
+  for (uint64_t i = size - 22 + 1; i-- > 0 && size - i <= 22 + 65535;)
+    if (u32(i) == 0x06054b50u) { eocd = i; break; }
+  if (eocd == size) return "no zip end-of-central-directory record (truncated or not a checkpoint)";
+  uint64_t entries = u16(eocd + 10), cd_size = u32(eocd + 12), cd_off = u32(eocd + 16);
+  if (entries == 0xffff || cd_size == 0xffffffffu || cd_off == 0xffffffffu) {  // zip64
+    if (eocd < 20 || u32(eocd - 20) != 0x07064b50u) return "zip64 locator missing";
+    const uint64_t z = u64(eocd - 20 + 8);
+    if (z > eocd - 20 || eocd - 20 - z < 56 || u32(z) != 0x06064b50u) return "zip64 directory record out of the file";
+    entries = u64(z + 32);
+    cd_size = u64(z + 40);
+    cd_off = u64(z + 48);
+  }
+  if (cd_off > size || cd_size > size - cd_off) return "central directory out of the file";
+  if (entries > cd_size / 46) return "entry count larger than the central directory";
+  uint64_t at = cd_off;
+  for (uint64_t e = 0; e < entries; ++e) {
+    if (cd_off + cd_size - at < 46 || u32(at) != 0x02014b50u) return "corrupt central directory entry";
+    uint64_t csize = u32(at + 20), usize = u32(at + 24), off = u32(at + 42);
+    const uint64_t name_len = u16(at + 28), extra_len = u16(at + 30), comment_len = u16(at + 32);
+    const uint64_t next = at + 46 + name_len + extra_len + comment_len;
+    if (next > cd_off + cd_size) return "corrupt central directory entry";
+    // zip64 extended information (id 1): the 0xffffffff fields, in this order.
+    for (uint64_t x = at + 46 + name_len; x + 4 <= at + 46 + name_len + extra_len;) {
+      const uint64_t id = u16(x), len = u16(x + 2), end = x + 4 + len;
+      if (end > at + 46 + name_len + extra_len) return "corrupt central directory entry";
+      if (id == 1) {
+        uint64_t f = x + 4;
+        for (uint64_t* v : {&usize, &csize, &off})
+          if (*v == 0xffffffffu) {
+            if (f + 8 > end) return "corrupt zip64 field";
+            *v = u64(f);
+            f += 8;
+          }
+      }
+      x = end;
+    }
+    const uint16_t method = static_cast<uint16_t>(u16(at + 10));
+    if (off > size || csize > size - off) return "entry data out of the file";
+    if (method == 0 && usize != csize) return "stored entry with two sizes";
+    if (method != 0 && usize > 1024 * csize + 1024) return "implausible entry size";
+    at = next;
+  }
+  return "";
+}
 torch::Tensor bytes_tensor(const std::vector<uint8_t>& v) {
   auto t = torch::empty({static_cast<int64_t>(v.size())}, torch::kUInt8);
   if (!v.empty()) std::memcpy(t.data_ptr(), v.data(), v.size());
@@ -80,6 +143,8 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
   if (!std::filesystem::exists(file))
     throw TrainError("checkpoint '" + file + "' does not exist (--resume needs the files "
                      "<checkpoint>.rank<r> of a previous run with the same world size)");
+  if (const std::string why = zip_structure_problem(file); !why.empty())
+    throw TrainError("cannot read checkpoint '" + file + "': not a valid checkpoint archive (" + why + ")");
   TrainState s;
   try {
     torch::serialize::InputArchive root, m, o;

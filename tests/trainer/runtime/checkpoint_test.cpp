@@ -164,6 +164,48 @@ TEST(Checkpoint, MissingTruncatedOrCorruptedFileGivesClearError) {
   expect_error(empty, "cannot read checkpoint");
 }
 
+// fuzz/findings/checkpoint-oom-libtorch-reader: LibTorch's reader allocates what the zip
+// directory declares (> 2 GB for the finding); the archive is checked against the file
+// size first.
+TEST(Checkpoint, ZipDirectoryBeyondTheFileIsRejectedBeforeLibTorchReadsIt) {
+  Dir d;
+  Trainee a(1);
+  a.step(0);
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  const auto size = fs::file_size(file);
+  std::string bytes(size, '\0');
+  std::ifstream(file, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
+  auto expect_error = [&](const std::string& path) {
+    Trainee b(1);
+    try {
+      load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const TrainError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(path), std::string::npos) << m;
+      EXPECT_NE(m.find("not a valid checkpoint archive"), std::string::npos) << m;
+    }
+  };
+  expect_error(std::string(GCU_SOURCE_DIR) + "/fuzz/findings/checkpoint-oom-libtorch-reader");
+
+  // Every central-directory entry declaring 2 GB - 1 of data (sizes at +20 and +24).
+  std::string big = bytes;
+  int mutated = 0;
+  for (size_t i = 0; i + 46 <= big.size(); ++i)
+    if (big.compare(i, 4, "PK\x01\x02") == 0) {
+      for (size_t k : {size_t{20}, size_t{24}}) big.replace(i + k, 4, "\xff\xff\xff\x7f");
+      ++mutated;
+    }
+  ASSERT_GT(mutated, 0);
+  const std::string huge = d / "huge.rank0";
+  std::ofstream(huge, std::ios::binary).write(big.data(), static_cast<std::streamsize>(big.size()));
+  expect_error(huge);
+
+  Trainee c(1);  // the unmutated file still loads
+  EXPECT_NO_THROW(load_checkpoint(file, *c.net, *c.opt, *c.comp, state_for(a)));
+}
+
 }  // namespace
 }  // namespace gcu::trainer
 
