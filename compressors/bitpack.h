@@ -92,4 +92,7 @@ void decode_levels(const uint32_t* words, const std::vector<int64_t>& seg, const
 // values are the same as with plain stores).
 constexpr int64_t kStreamMin = int64_t{1} << 22;  // floats (16 MB)
 
+// Whether this CPU has AVX2 (the sign and level kernels pick their AVX2 versions by it).
+bool have_avx2();
+
 }  // namespace gcu::compress::bits
