@@ -2,11 +2,14 @@
 #include "calibrate/state.h"
 
 #include "util/output_file.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <limits>
+#include <type_traits>
 
 #include <unistd.h>
 
@@ -58,6 +61,18 @@ class Obj {
  private:
   template <class T>
   T as(const Json& v, const std::string& key) const {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // nlohmann converts a float or an out-of-range integer with a plain cast (undefined
+      // behaviour for 1e300): an integer key must hold an integer that fits.
+      const bool fits = (v.is_number_integer() && !v.is_number_unsigned() &&
+                         v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                         static_cast<uint64_t>(std::max<int64_t>(v.get<int64_t>(), 0)) <=
+                             static_cast<uint64_t>(std::numeric_limits<T>::max())) ||
+                        (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
+      if (!fits)
+        throw StateError(origin_ + ": key '" + at(key) + "' must be an integer in range, got " +
+                         util::quote(v.dump(), 60));
+    }
     try {
       return v.get<T>();
     } catch (const nlohmann::json::exception& e) {

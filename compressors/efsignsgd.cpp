@@ -125,7 +125,7 @@ void EfSignSgdCompressor::load_state(const std::vector<uint8_t>& state) {
     if (n > state.size() - pos)
       throw CompressorError("efsignsgd: checkpoint state truncated at byte " + std::to_string(pos) +
                             " of " + std::to_string(state.size()));
-    std::memcpy(p, state.data() + pos, n);
+    if (n > 0) std::memcpy(p, state.data() + pos, n);  // p may be null for n == 0
     pos += n;
   };
   std::map<int64_t, std::vector<float>> res;

@@ -143,6 +143,17 @@ TEST(CalibrationState, MissingOrMistypedKeyIsAnError) {
   EXPECT_NE(error_of([&] { state_from_json(n, "s.json"); }).find("missing key 'meta'"), std::string::npos);
 }
 
+// Found by the calibrate_state fuzzer: an integer key holding 1e300 or -1 reached
+// nlohmann's plain cast (undefined behaviour); it is an error naming the key.
+TEST(CalibrationState, IntegerKeyOutOfRangeIsAnError) {
+  for (const Json bad : {Json(1e300), Json(2.5), Json(int64_t{1} << 40)}) {
+    Json j = to_json(full_state());
+    j["meta"]["world"] = bad;
+    const std::string msg = error_of([&] { state_from_json(j, "s.json"); });
+    EXPECT_NE(msg.find("'meta.world' must be an integer in range"), std::string::npos) << bad.dump() << ": " << msg;
+  }
+}
+
 TEST(CalibrationState, UnreadableOrNonJsonFileNamesTheFile) {
   EXPECT_NE(error_of([] { read_state_file("/nonexistent/gcu.state.json"); }).find("/nonexistent/gcu.state.json"),
             std::string::npos);
