@@ -3,6 +3,7 @@
 
 #include "bitpack.h"
 #include "half.h"
+#include "state_io.h"
 
 #include <cmath>
 #include <cstring>
@@ -100,52 +101,32 @@ void EfSignSgdCompressor::roundtrip(int64_t bucket_index, const float* in, float
 
 // State: magic, u64 count, then per bucket: i64 index, u64 length, length floats.
 std::vector<uint8_t> EfSignSgdCompressor::save_state() const {
-  std::vector<uint8_t> out(kMagic, kMagic + std::strlen(kMagic));
-  auto put = [&](const void* p, size_t n) {
-    out.insert(out.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-  };
-  const uint64_t count = residual_.size();
-  put(&count, 8);
+  StateWriter w(kMagic);
+  w.put(uint64_t{residual_.size()});
   for (const auto& [index, e] : residual_) {
-    const uint64_t len = e.size();
-    put(&index, 8);
-    put(&len, 8);
-    put(e.data(), len * sizeof(float));
+    w.put(index);
+    w.put(uint64_t{e.size()});
+    w.put_bytes(e.data(), e.size() * sizeof(float));
   }
-  return out;
+  return w.take();
 }
 
 void EfSignSgdCompressor::load_state(const std::vector<uint8_t>& state) {
   if (state.empty()) { residual_.clear(); return; }
-  const size_t ml = std::strlen(kMagic);
-  if (state.size() < ml || std::memcmp(state.data(), kMagic, ml) != 0)
-    throw CompressorError(std::string("efsignsgd: checkpoint state is not a '") + kMagic + "' state");
-  size_t pos = ml;
-  auto get = [&](void* p, size_t n) {
-    if (n > state.size() - pos)
-      throw CompressorError("efsignsgd: checkpoint state truncated at byte " + std::to_string(pos) +
-                            " of " + std::to_string(state.size()));
-    if (n > 0) std::memcpy(p, state.data() + pos, n);  // p may be null for n == 0
-    pos += n;
-  };
+  StateReader r(state, kMagic, "efsignsgd");
   std::map<int64_t, std::vector<float>> res;
-  uint64_t count = 0;
-  get(&count, 8);
+  const auto count = r.get<uint64_t>();
   for (uint64_t k = 0; k < count; ++k) {
-    int64_t index = 0;
-    uint64_t len = 0;
-    get(&index, 8);
-    get(&len, 8);
-    if (len > (state.size() - pos) / sizeof(float))
+    const auto index = r.get<int64_t>();
+    const auto len = r.get<uint64_t>();
+    if (len > r.remaining() / sizeof(float))
       throw CompressorError("efsignsgd: checkpoint residual of bucket " + std::to_string(index) +
                             " claims " + std::to_string(len) + " floats, more than the state holds");
     std::vector<float> e(len);
-    get(e.data(), len * sizeof(float));
+    r.get_bytes(e.data(), len * sizeof(float));
     res[index] = std::move(e);
   }
-  if (pos != state.size())
-    throw CompressorError("efsignsgd: checkpoint state has " + std::to_string(state.size() - pos) +
-                          " unexpected trailing bytes");
+  r.expect_end();
   residual_ = std::move(res);
 }
 

@@ -6,6 +6,7 @@
 
 #include "bitpack.h"  // GCU_CLONES
 #include "rng.h"
+#include "state_io.h"
 
 #include <Eigen/Dense>
 
@@ -412,55 +413,35 @@ void PowerSgdCompressor::roundtrip(int64_t bucket_index, const float* in, float*
 
 // State: magic, u64 count, then per bucket: i64 index, u64 steps, u64 q length, floats.
 std::vector<uint8_t> PowerSgdCompressor::save_state() const {
-  std::vector<uint8_t> out(kMagic, kMagic + std::strlen(kMagic));
-  auto put = [&](const void* p, size_t n) {
-    out.insert(out.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-  };
-  const uint64_t count = state_.size();
-  put(&count, 8);
+  StateWriter w(kMagic);
+  w.put(uint64_t{state_.size()});
   for (const auto& [index, st] : state_) {
-    const uint64_t len = st.q.size();
-    put(&index, 8);
-    put(&st.steps, 8);
-    put(&len, 8);
-    put(st.q.data(), len * sizeof(float));
+    w.put(index);
+    w.put(st.steps);
+    w.put(uint64_t{st.q.size()});
+    w.put_bytes(st.q.data(), st.q.size() * sizeof(float));
   }
-  return out;
+  return w.take();
 }
 
 void PowerSgdCompressor::load_state(const std::vector<uint8_t>& state) {
   if (state.empty()) { state_.clear(); return; }
-  const size_t ml = std::strlen(kMagic);
-  if (state.size() < ml || std::memcmp(state.data(), kMagic, ml) != 0)
-    throw CompressorError(std::string("powersgd: checkpoint state is not a '") + kMagic + "' state");
-  size_t pos = ml;
-  auto get = [&](void* p, size_t n) {
-    if (n > state.size() - pos)
-      throw CompressorError("powersgd: checkpoint state truncated at byte " + std::to_string(pos) +
-                            " of " + std::to_string(state.size()));
-    std::memcpy(p, state.data() + pos, n);
-    pos += n;
-  };
+  StateReader r(state, kMagic, "powersgd");
   std::map<int64_t, BucketState> res;
-  uint64_t count = 0;
-  get(&count, 8);
+  const auto count = r.get<uint64_t>();
   for (uint64_t k = 0; k < count; ++k) {
-    int64_t index = 0;
-    uint64_t len = 0;
     BucketState st;
-    get(&index, 8);
-    get(&st.steps, 8);
-    get(&len, 8);
-    if (len > (state.size() - pos) / sizeof(float))
+    const auto index = r.get<int64_t>();
+    st.steps = r.get<decltype(st.steps)>();
+    const auto len = r.get<uint64_t>();
+    if (len > r.remaining() / sizeof(float))
       throw CompressorError("powersgd: checkpoint Q of bucket " + std::to_string(index) + " claims " +
                             std::to_string(len) + " floats, more than the state holds");
     st.q.resize(len);
-    get(st.q.data(), len * sizeof(float));
+    r.get_bytes(st.q.data(), len * sizeof(float));
     res[index] = std::move(st);
   }
-  if (pos != state.size())
-    throw CompressorError("powersgd: checkpoint state has " + std::to_string(state.size() - pos) +
-                          " unexpected trailing bytes");
+  r.expect_end();
   state_ = std::move(res);
 }
 

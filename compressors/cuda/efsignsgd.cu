@@ -7,6 +7,8 @@
 #include "schemes_cuda.h"
 #include "sign_encoder.cuh"
 
+#include "compressors/state_io.h"
+
 #include <cstring>
 #include <map>
 #include <vector>
@@ -85,40 +87,32 @@ class EfSignSgdCuda final : public CudaScheme {
   // The CPU's format (efsignsgd.cpp): magic, u64 count, per bucket i64 index, u64 length,
   // floats.
   std::vector<uint8_t> save_state() const override {
-    std::vector<uint8_t> out(kMagic, kMagic + std::strlen(kMagic));
-    auto put = [&](const void* p, size_t n) {
-      out.insert(out.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-    };
-    const uint64_t count = res_.size();
-    put(&count, 8);
+    compress::StateWriter w(kMagic);
+    w.put(static_cast<uint64_t>(res_.size()));
     for (const auto& [index, e] : res_) {
-      const uint64_t len = e.second;
-      put(&index, 8);
-      put(&len, 8);
+      const uint64_t len = static_cast<uint64_t>(e.second);
+      w.put(index);
+      w.put(len);
       const std::vector<float> h = e.first.download(len);
-      put(h.data(), len * sizeof(float));
+      w.put_bytes(h.data(), len * sizeof(float));
     }
-    return out;
+    return w.take();
   }
   void load_state(const std::vector<uint8_t>& state) override {
     // Parse with the CPU twin (same format, same checks), then copy its residuals over.
     cpu_->load_state(state);
     res_.clear();
     if (state.empty()) return;
-    const size_t ml = std::strlen(kMagic);
-    size_t pos = ml;
-    auto get = [&](void* p, size_t n) { std::memcpy(p, state.data() + pos, n); pos += n; };
-    uint64_t count = 0;
-    get(&count, 8);
+    compress::StateReader r(state, kMagic, "efsignsgd");
+    const auto count = r.get<uint64_t>();
     for (uint64_t k = 0; k < count; ++k) {
-      int64_t index = 0;
-      uint64_t len = 0;
-      get(&index, 8);
-      get(&len, 8);
+      const auto index = r.get<int64_t>();
+      const auto len = r.get<uint64_t>();
+      std::vector<float> h(len);
+      r.get_bytes(h.data(), len * sizeof(float));
       auto& slot = res_[index];
       slot.second = static_cast<int64_t>(len);
-      slot.first.upload(reinterpret_cast<const float*>(state.data() + pos), len);
-      pos += len * sizeof(float);
+      slot.first.upload(h.data(), len);
     }
   }
 

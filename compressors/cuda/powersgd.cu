@@ -11,6 +11,7 @@
 
 #include "compressors/powersgd.h"
 #include "compressors/rng.h"
+#include "compressors/state_io.h"
 
 #include <cstring>
 #include <map>
@@ -141,41 +142,34 @@ class PowerSgdCuda final : public CudaScheme {
   }
   // Format of powersgd.cpp: magic, u64 count, per bucket i64 index, u64 steps, u64 q length, floats.
   std::vector<uint8_t> save_state() const override {
-    std::vector<uint8_t> out(kMagic, kMagic + std::strlen(kMagic));
-    auto put = [&](const void* p, size_t n) {
-      out.insert(out.end(), static_cast<const uint8_t*>(p), static_cast<const uint8_t*>(p) + n);
-    };
-    const uint64_t count = state_.size();
-    put(&count, 8);
+    compress::StateWriter w(kMagic);
+    w.put(static_cast<uint64_t>(state_.size()));
     for (const auto& [index, st] : state_) {
       const uint64_t len = static_cast<uint64_t>(usable_q(st));
-      put(&index, 8);
-      put(&st.steps, 8);
-      put(&len, 8);
+      w.put(index);
+      w.put(st.steps);
+      w.put(len);
       const std::vector<float> h = st.q.download(len);
-      put(h.data(), len * sizeof(float));
+      w.put_bytes(h.data(), len * sizeof(float));
     }
-    return out;
+    return w.take();
   }
   void load_state(const std::vector<uint8_t>& state) override {
     cpu_->load_state(state);  // same format: validates (throws on bad input) before we parse
     state_.clear();
     if (state.empty()) return;
-    size_t pos = std::strlen(kMagic);
-    auto get = [&](void* p, size_t n) { std::memcpy(p, state.data() + pos, n); pos += n; };
-    uint64_t count = 0;
-    get(&count, 8);
+    compress::StateReader r(state, kMagic, "powersgd");
+    const auto count = r.get<uint64_t>();
     for (uint64_t k = 0; k < count; ++k) {
-      int64_t index = 0;
-      uint64_t len = 0;
-      get(&index, 8);
+      const auto index = r.get<int64_t>();
       BucketState& st = state_[index];
-      get(&st.steps, 8);
-      get(&len, 8);
+      st.steps = r.get<decltype(st.steps)>();
+      const auto len = r.get<uint64_t>();
+      std::vector<float> h(len);
+      r.get_bytes(h.data(), len * sizeof(float));
       st.q_len = static_cast<int64_t>(len);
-      st.q.upload(reinterpret_cast<const float*>(state.data() + pos), len);
+      st.q.upload(h.data(), len);
       CUDA_CHECK(cudaMemsetAsync(st.nonfinite.reserve(1), 0, sizeof(int), stream()));
-      pos += len * sizeof(float);
     }
   }
 
