@@ -2,6 +2,8 @@
 // binary: each finding of the issue is reproduced and must now give a clear error with
 // exit code 2 (or stay inert), never a crash, a shell command run, a clobbered file, an
 // inf/NaN with exit 0 or a huge message.
+#include "cli_test_util.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -19,30 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Result {
-  int rc = -1;
-  std::string out;  // stdout and stderr
-};
-
-Result gcu(const std::string& args) {
-  const std::string cmd = std::string("cd '") + GCU_SOURCE_DIR + "' && timeout 60 '" + GCU_BINARY + "' " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& f) {
-  std::ifstream in(f, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gcu::cli_test::Result;
+using gcu::cli_test::gcu;
+using gcu::cli_test::slurp;
 
 bool valid_utf8(const std::string& s) {
   for (size_t i = 0; i < s.size();) {

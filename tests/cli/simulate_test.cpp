@@ -2,6 +2,8 @@
 // (header + one row per point and scheme), JSON and a Chrome trace that parse; bad
 // profiles, overrides, sweeps and schemes give "gcu: error: ..." naming the problem and
 // exit code 2.
+#include "cli_test_util.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -18,30 +20,9 @@
 namespace {
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc = -1;
-  std::string out;  // stdout and stderr
-};
-
-Result gcu(const std::string& args) {
-  const std::string cmd = std::string("cd '") + GCU_SOURCE_DIR + "' && '" + GCU_BINARY + "' " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& f) {
-  std::ifstream in(f);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using gcu::cli_test::Result;
+using gcu::cli_test::gcu;
+using gcu::cli_test::slurp;
 
 class SimulateCli : public ::testing::Test {
  protected:
