@@ -12,23 +12,9 @@
 // normal range) / 2^-8 (bf16) per element. Stateless.
 #pragma once
 
-#include "registry.h"
+#include "cast16.h"  // Cast16Compressor: the class behind this scheme
 
 namespace gcu::compress {
-
-class Bf16Compressor final : public Compressor {
- public:
-  std::string spec() const override { return "bf16"; }
-  SchemeTraits traits() const override { return {true, false, false}; }
-  std::vector<CollectiveCall> plan(const BucketLayout& layout, int world) const override;
-  void step(GradBucket bucket, Communicator& comm) override;
-  void step_with_local(GradBucket bucket, Communicator& comm, float* local) override;
-  void roundtrip(int64_t bucket_index, const float* in, float* out,
-                 const BucketLayout& layout) override;
-
- private:
-  std::vector<uint16_t> wire_;
-};
 
 void register_bf16(Registry& r);
 
