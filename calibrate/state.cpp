@@ -59,19 +59,34 @@ class Obj {
   const std::string& origin() const { return origin_; }
 
  private:
+  // nlohmann converts a float or an out-of-range integer with a plain cast (undefined
+  // behaviour for 1e300): an integer must hold an integer that fits.
+  template <class T>
+  static bool int_fits(const Json& v) {
+    if (v.is_number_unsigned()) return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    if (!v.is_number_integer()) return false;
+    const int64_t i = v.get<int64_t>();
+    return i >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+           static_cast<uint64_t>(std::max<int64_t>(i, 0)) <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  }
+  template <class T>
+  struct IntVector : std::false_type {};
+  template <class U>
+  struct IntVector<std::vector<U>> : std::bool_constant<std::is_integral_v<U> && !std::is_same_v<U, bool>> {
+    using element = U;
+  };
   template <class T>
   T as(const Json& v, const std::string& key) const {
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      // nlohmann converts a float or an out-of-range integer with a plain cast (undefined
-      // behaviour for 1e300): an integer key must hold an integer that fits.
-      const bool fits = (v.is_number_integer() && !v.is_number_unsigned() &&
-                         v.get<int64_t>() >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                         static_cast<uint64_t>(std::max<int64_t>(v.get<int64_t>(), 0)) <=
-                             static_cast<uint64_t>(std::numeric_limits<T>::max())) ||
-                        (v.is_number_unsigned() && v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max()));
-      if (!fits)
+      if (!int_fits<T>(v))
         throw StateError(origin_ + ": key '" + at(key) + "' must be an integer in range, got " +
                          util::quote(v.dump(), 60));
+    } else if constexpr (IntVector<T>::value) {
+      if (v.is_array())
+        for (size_t i = 0; i < v.size(); ++i)
+          if (!int_fits<typename IntVector<T>::element>(v[i]))
+            throw StateError(origin_ + ": key '" + at(key) + "[" + std::to_string(i) +
+                             "]' must be an integer in range, got " + util::quote(v[i].dump(), 60));
     }
     try {
       return v.get<T>();

@@ -132,9 +132,17 @@ __global__ void encode_codes(const float* x, int64_t n, const int64_t* seg, int6
       const float a = __uint_as_float(u & 0x7fffffffu);
       const uint32_t h = compress::rng::hash32(compress::rng::hash32(static_cast<uint32_t>(i) ^ klo) ^ khi ^
                                                static_cast<uint32_t>(static_cast<uint64_t>(i) >> 32));
-      const float v = __fadd_rn(__fmul_rn(a, inv), static_cast<float>(h >> 8) * 0x1p-24f);
-      uint32_t lvl = static_cast<uint32_t>(static_cast<int32_t>(v));
-      lvl = lvl < s ? lvl : s;
+      uint32_t lvl;
+      if (isinf(inv)) {  // subnormal scale: s / scale overflows float; the CPU's levels_tiny() in double
+        const double vd = fmin(static_cast<double>(a) * (static_cast<double>(s) / static_cast<double>(sc)) +
+                                   static_cast<double>(h >> 8) * 0x1p-24,
+                               static_cast<double>(s));
+        lvl = static_cast<uint32_t>(vd);
+      } else {
+        const float v = __fadd_rn(__fmul_rn(a, inv), static_cast<float>(h >> 8) * 0x1p-24f);
+        lvl = static_cast<uint32_t>(static_cast<int32_t>(v));
+        lvl = lvl < s ? lvl : s;
+      }
       word |= (lvl | ((u >> 31) << shift)) << (j * width);
     }
     words[w] = word;

@@ -154,6 +154,18 @@ TEST(CalibrationState, IntegerKeyOutOfRangeIsAnError) {
   }
 }
 
+// Found by the calibrate_state fuzzer: the elements of an integer array (batch sizes,
+// tensor shapes) went through the same plain cast.
+TEST(CalibrationState, IntegerArrayElementOutOfRangeIsAnError) {
+  for (const Json bad : {Json(1e300), Json(-2.5), Json(int64_t{1} << 40)}) {
+    Json j = to_json(full_state());
+    j["meta"]["batch_sizes"] = Json::array({32, bad});
+    const std::string msg = error_of([&] { state_from_json(j, "s.json"); });
+    EXPECT_NE(msg.find("'meta.batch_sizes[1]' must be an integer in range"), std::string::npos)
+        << bad.dump() << ": " << msg;
+  }
+}
+
 TEST(CalibrationState, UnreadableOrNonJsonFileNamesTheFile) {
   EXPECT_NE(error_of([] { read_state_file("/nonexistent/gcu.state.json"); }).find("/nonexistent/gcu.state.json"),
             std::string::npos);

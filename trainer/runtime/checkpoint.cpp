@@ -24,10 +24,7 @@ namespace {
 // (fuzz/findings/checkpoint-oom-libtorch-reader). Checks that the file ends with a zip
 // end-of-central-directory record whose directory, entries and entry data lie inside the
 // file; returns what is wrong, or "" when the archive is plausible.
-std::string zip_structure_problem(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string d((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in && !in.eof()) return "cannot read the file";
+std::string zip_structure_problem(std::string_view d) {
   const uint64_t size = d.size();
   auto u16 = [&](uint64_t at) { return uint64_t(uint8_t(d[at])) | uint64_t(uint8_t(d[at + 1])) << 8; };
   auto u32 = [&](uint64_t at) { return u16(at) | u16(at + 2) << 16; };
@@ -107,7 +104,68 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
   return s + "]";
 }
+void put_u64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t get_u64(std::string_view d, size_t at) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= uint64_t(uint8_t(d[at + i])) << (8 * i);
+  return v;
+}
+constexpr std::string_view kMagic = "GCUCKPT1";
+
+// The payload of a checkpoint file's bytes, or what is wrong with its header.
+std::string_view checked_payload(std::string_view d, std::string& why) {
+  if (d.size() < kCheckpointHeaderBytes || d.substr(0, kMagic.size()) != kMagic) {
+    why = "no gcu checkpoint header: truncated, or not written by gcu train";
+    return {};
+  }
+  const uint64_t len = get_u64(d, 8), digest = get_u64(d, 16);
+  const std::string_view payload = d.substr(kCheckpointHeaderBytes);
+  if (len != payload.size()) {
+    why = "the header declares " + std::to_string(len) + " bytes of archive, the file holds " +
+          std::to_string(payload.size()) + " (truncated or appended to)";
+    return {};
+  }
+  if (checkpoint_digest(payload) != digest) {
+    why = "digest mismatch: the file was corrupted or modified after gcu wrote it";
+    return {};
+  }
+  if (why = zip_structure_problem(payload); !why.empty()) return {};
+  return payload;
+}
 }  // namespace
+
+uint64_t checkpoint_digest(std::string_view p) {
+  // Four interleaved multiply-xorshift lanes over 8-byte words (~GB/s), then the tail and
+  // the length; finalised with a 64-bit avalanche.
+  constexpr uint64_t kMul = 0x9e3779b97f4a7c15ull;
+  uint64_t lane[4] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull};
+  size_t i = 0;
+  auto word = [&](size_t at) { return get_u64(p, at); };
+  for (; i + 32 <= p.size(); i += 32)
+    for (int l = 0; l < 4; ++l) {
+      lane[l] ^= word(i + 8 * l);
+      lane[l] *= kMul;
+      lane[l] ^= lane[l] >> 29;
+    }
+  uint64_t h = p.size() * kMul;
+  for (uint64_t v : lane) h = (h ^ v) * 0xbf58476d1ce4e5b9ull, h ^= h >> 31;
+  for (; i < p.size(); ++i) h = (h ^ uint8_t(p[i])) * 0x100000001b3ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 33);
+}
+
+std::string checkpoint_header(std::string_view payload) {
+  std::string h(kMagic);
+  put_u64(h, payload.size());
+  put_u64(h, checkpoint_digest(payload));
+  put_u64(h, 0);
+  return h;
+}
 
 std::string checkpoint_path(const std::string& prefix, int rank) {
   return prefix + ".rank" + std::to_string(rank);
@@ -131,7 +189,11 @@ void save_checkpoint(const std::string& file, torch::nn::Module& model,
   try {
     std::ostringstream bytes;
     root.save_to(bytes);
-    util::write_file_atomic(file, bytes.str());  // temporary file, fsync, rename (util/output_file.h)
+    const std::string payload = bytes.str();
+    util::AtomicFile out(file);  // temporary file, fsync, rename (util/output_file.h)
+    out.write(checkpoint_header(payload));
+    out.write(payload);
+    out.commit();  // temporary file, fsync, rename (util/output_file.h)
   } catch (const std::exception& e) {
     throw TrainError("cannot write checkpoint '" + file + "': " + util::printable(e.what()));
   }
@@ -143,12 +205,20 @@ TrainState load_checkpoint(const std::string& file, torch::nn::Module& model,
   if (!std::filesystem::exists(file))
     throw TrainError("checkpoint '" + file + "' does not exist (--resume needs the files "
                      "<checkpoint>.rank<r> of a previous run with the same world size)");
-  if (const std::string why = zip_structure_problem(file); !why.empty())
+  std::string bytes;
+  {
+    std::ifstream in(file, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    if (!in && !in.eof()) throw TrainError("cannot read checkpoint '" + file + "': read error");
+  }
+  std::string why;
+  const std::string_view payload = checked_payload(bytes, why);
+  if (!why.empty())
     throw TrainError("cannot read checkpoint '" + file + "': not a valid checkpoint archive (" + why + ")");
   TrainState s;
   try {
     torch::serialize::InputArchive root, m, o;
-    root.load_from(file);
+    root.load_from(payload.data(), payload.size());
     // A fresh tensor per entry: InputArchive::read() into a defined tensor set_()s it,
     // which keeps the old dtype's view (a float64 read into an int64 tensor came back 0).
     auto read = [&root](const char* key) {

@@ -198,12 +198,48 @@ TEST(Checkpoint, ZipDirectoryBeyondTheFileIsRejectedBeforeLibTorchReadsIt) {
       ++mutated;
     }
   ASSERT_GT(mutated, 0);
+  // With a header and digest that match the mutated archive: the zip checks must catch it.
+  const std::string payload = big.substr(kCheckpointHeaderBytes);
+  big = checkpoint_header(payload) + payload;
   const std::string huge = d / "huge.rank0";
   std::ofstream(huge, std::ios::binary).write(big.data(), static_cast<std::streamsize>(big.size()));
   expect_error(huge);
 
   Trainee c(1);  // the unmutated file still loads
   EXPECT_NO_THROW(load_checkpoint(file, *c.net, *c.opt, *c.comp, state_for(a)));
+}
+
+// The checkpoint fuzzer crashed LibTorch 1.13's unpickler with a mutated archive whose zip
+// structure was intact: every byte after the header is covered by the digest, so a flipped
+// byte anywhere is an error before LibTorch reads the archive.
+TEST(Checkpoint, AnyFlippedByteIsRejectedBeforeLibTorchReadsIt) {
+  Dir d;
+  Trainee a(1);
+  a.step(0);
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  const auto size = fs::file_size(file);
+  std::string bytes(size, '\0');
+  std::ifstream(file, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
+  ASSERT_EQ(bytes.compare(0, 8, "GCUCKPT1"), 0);
+  for (size_t at : {size_t{3}, size_t{12}, size_t{20}, kCheckpointHeaderBytes + 1, size / 2, size - 1}) {
+    std::string bad = bytes;
+    bad[at] = static_cast<char>(bad[at] ^ 0x20);
+    const std::string path = d / ("flip" + std::to_string(at) + ".rank0");
+    std::ofstream(path, std::ios::binary).write(bad.data(), static_cast<std::streamsize>(bad.size()));
+    Trainee b(1);
+    try {
+      load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
+      ADD_FAILURE() << "byte " << at << " flipped and accepted";
+    } catch (const TrainError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a valid checkpoint archive"), std::string::npos) << e.what();
+    }
+  }
+  std::string appended = bytes + "x";
+  const std::string path = d / "appended.rank0";
+  std::ofstream(path, std::ios::binary).write(appended.data(), static_cast<std::streamsize>(appended.size()));
+  Trainee b(1);
+  EXPECT_THROW(load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a)), TrainError);
 }
 
 }  // namespace
