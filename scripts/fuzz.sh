@@ -116,6 +116,10 @@ case "${1:-}" in
   list) targets ;;
   ci)
     shift
+    if ! command -v clang++-14 >/dev/null; then
+      echo "SKIP: clang++-14 not installed (scripts/install-deps.sh installs clang-14 and libfuzzer-14-dev)"
+      exit 77
+    fi
     export GCU_FUZZ_TORCH=OFF
     B=${GCU_FUZZ_BUILD_DIR:-build-fuzz-ci}
     build
