@@ -142,7 +142,7 @@ TEST(Qsgd, LargeBucketsTakeTheParallelPathsAndStayExactOnTheGrid) {
   }
 }
 
-// fuzz/findings/scheme-qsgd-inf-to-int: a segment of subnormal values has a scale so small
+// fuzz/corpus/scheme/regress-qsgd-inf-to-int: a segment of subnormal values has a scale so small
 // that s / scale overflows float; a * inf (Inf, or NaN for a = 0) was converted to int
 // (UB; in practice level s for every element, zeros included).
 TEST(Qsgd, SubnormalSegmentsGiveBoundedLevelsAndKeepZeros) {

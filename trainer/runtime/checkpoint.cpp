@@ -21,7 +21,7 @@ namespace {
 
 // LibTorch's archive reader trusts the zip directory (sizes, offsets, entry count) and
 // allocates what it declares: a mutated checkpoint made it allocate > 2 GB
-// (fuzz/findings/checkpoint-oom-libtorch-reader). Checks that the file ends with a zip
+// (fuzz/corpus/checkpoint/regress-oom-libtorch-reader). Checks that the file ends with a zip
 // end-of-central-directory record whose directory, entries and entry data lie inside the
 // file; returns what is wrong, or "" when the archive is plausible.
 std::string zip_structure_problem(std::string_view d) {

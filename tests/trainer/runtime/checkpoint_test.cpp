@@ -164,7 +164,7 @@ TEST(Checkpoint, MissingTruncatedOrCorruptedFileGivesClearError) {
   expect_error(empty, "cannot read checkpoint");
 }
 
-// fuzz/findings/checkpoint-oom-libtorch-reader: LibTorch's reader allocates what the zip
+// fuzz/corpus/checkpoint/regress-oom-libtorch-reader: LibTorch's reader allocates what the zip
 // directory declares (> 2 GB for the finding); the archive is checked against the file
 // size first.
 TEST(Checkpoint, ZipDirectoryBeyondTheFileIsRejectedBeforeLibTorchReadsIt) {
@@ -187,7 +187,7 @@ TEST(Checkpoint, ZipDirectoryBeyondTheFileIsRejectedBeforeLibTorchReadsIt) {
       EXPECT_NE(m.find("not a valid checkpoint archive"), std::string::npos) << m;
     }
   };
-  expect_error(std::string(GCU_SOURCE_DIR) + "/fuzz/findings/checkpoint-oom-libtorch-reader");
+  expect_error(std::string(GCU_SOURCE_DIR) + "/fuzz/corpus/checkpoint/regress-oom-libtorch-reader");
 
   // Every central-directory entry declaring 2 GB - 1 of data (sizes at +20 and +24).
   std::string big = bytes;
