@@ -285,10 +285,19 @@ void check_indices(const Json& j, const std::string& ptr, const std::string& ass
   const Json* cur = &j;
   std::string at_ptr;
   size_t pos = 1;
-  while (cur && pos <= ptr.size()) {
+  while (pos <= ptr.size()) {
     const size_t slash = ptr.find('/', pos);
     const std::string token = ptr.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-    if (cur->is_array()) {
+    if (!cur) {  // below a missing key: nlohmann creates it
+      // A digit token below a missing key makes nlohmann create an array padded with
+      // nulls up to that index: only 0 (a new one-element array) is allowed.
+      const bool digits = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
+      at_ptr += "/" + token;
+      if (digits && token != "0")
+        fail(util::printable(at_ptr, 200),
+             "index 0 of a new array (from --set " + util::printable(assignment, 100) + ")",
+             util::quote(token, 40));
+    } else if (cur->is_array()) {
       const std::string here = at_ptr + "/" + token;
       const bool digits = !token.empty() && token.size() < 19 && token.find_first_not_of("0123456789") == std::string::npos;
       const size_t index = digits ? std::stoull(token) : 0;
@@ -307,7 +316,8 @@ void check_indices(const Json& j, const std::string& ptr, const std::string& ass
       cur = it == cur->end() ? nullptr : &*it;
       at_ptr += "/" + token;
     } else {
-      cur = nullptr;
+      cur = nullptr;  // a scalar: nlohmann refuses to descend (an error below)
+      at_ptr += "/" + token;
     }
     if (slash == std::string::npos) break;
     pos = slash + 1;

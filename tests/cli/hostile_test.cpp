@@ -167,6 +167,10 @@ TEST_F(Hostile, SetIndexFarPastTheEndIsRefused) {
   expect_clear_error(r, "an index <= 1");
   expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --set model.compute.99999999999999.forward_s=1"),
                      "an index <=");
+  // Found by the set fuzzer: an index below a key that does not exist yet (nlohmann would
+  // create the array and pad it with nulls up to the index).
+  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --set cluster.levels.0.new_key.99999999999=1"),
+                     "index 0 of a new array");
 }
 
 TEST_F(Hostile, DeepJsonIsALimit) {
