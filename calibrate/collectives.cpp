@@ -106,6 +106,121 @@ struct SizeRun {
   std::vector<double> hit;   // 1 when this rank was preempted during the call
 };
 
+// Probes support with the smallest size (Gloo in 1.13 throws for reduce-scatter); every
+// rank throws alike, so no rank is left waiting. False (with s's note) when unsupported.
+bool probe_support(Group& g, Backend& pg, CollectiveKind kind, int64_t bytes, CollectiveSweep& s,
+                   const Progress& progress) {
+  try {
+    auto b = make_buffers(kind, bytes, g.world_size(), g.impl().device);
+    run_once(pg, kind, b);
+  } catch (const std::exception& e) {
+    s.supported = false;
+    std::string what = e.what();
+    s.note = g.backend() + " does not support " + compress::collective_name(kind) + ": " +
+             what.substr(0, what.find('\n'));
+    if (progress) progress("calibrate: collectives: " + s.note);
+    g.barrier();
+    return false;
+  }
+  return true;
+}
+
+// The time budget of one collective: its share (0: none) and when it started.
+struct KindBudget {
+  double share_s = 0;
+  double start_s = 0;
+};
+
+// Warm-up, ascending; sizes whose warm-up no longer fits the budget are dropped. Each
+// size's timed calls are planned from its warm-up; then, when the plan does not fit what
+// is left of the share, fewer calls everywhere.
+std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const std::vector<int64_t>& sizes,
+                             const SweepOptions& opt, const KindBudget& budget, CollectiveSweep& s) {
+  const double kind_budget_s = budget.share_s, kind_start = budget.start_s;
+  std::vector<SizeRun> runs;
+  double planned_s = 0;
+  for (int64_t bytes : sizes) {
+    if (kind_budget_s > 0 && g.allreduce_max(now_s() - kind_start) > 0.4 * kind_budget_s) {
+      s.note = "sweep stopped at " + std::to_string(runs.empty() ? 0 : runs.back().bytes) +
+               " bytes by the time budget";
+      break;
+    }
+    SizeRun r;
+    r.bytes = bytes;
+    r.b = make_buffers(kind, bytes, g.world_size(), g.impl().device);
+    std::vector<double> warm;
+    for (int i = 0; i < std::max(1, opt.warmup); ++i) {
+      g.barrier();
+      const double t0 = now_s();
+      run_once(pg, kind, r.b);
+      warm.push_back(now_s() - t0);
+    }
+    const double one = std::max(g.allreduce_max(median(warm)), 1e-7);
+    const bool large = bytes >= opt.fine_from_bytes;
+    const int lo = large ? std::max(opt.min_iters, opt.min_iters_large) : opt.min_iters;
+    const double target_s = large ? std::max(opt.target_s_per_size, opt.target_s_per_large_size) : opt.target_s_per_size;
+    r.target = std::clamp(static_cast<int>(target_s / one), lo, std::max(lo, opt.max_iters));
+    planned_s += r.target * (one + 1e-4);  // + a barrier
+    runs.push_back(std::move(r));
+  }
+  // Fewer calls everywhere when the plan does not fit what is left of the share.
+  if (kind_budget_s > 0) {
+    const double avail_s = kind_budget_s - g.allreduce_max(now_s() - kind_start);
+    if (planned_s > avail_s) {
+      const double scale = std::max(0.0, avail_s) / planned_s;
+      for (auto& r : runs) r.target = std::max(opt.min_iters, static_cast<int>(r.target * scale));
+    }
+  }
+  return runs;
+}
+
+// Interleaved rounds in a random order (the same on every rank) until every size has its
+// timed calls, or, over budget, its minimum.
+void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions& opt, const KindBudget& budget,
+                  std::vector<SizeRun>& runs) {
+  std::mt19937_64 rng(opt.seed * 1000003 + static_cast<uint64_t>(kind));
+  std::vector<size_t> order(runs.size());
+  for (int round = 0;; ++round) {
+    order.clear();
+    for (size_t i = 0; i < runs.size(); ++i)
+      if (static_cast<int>(runs[i].t.size()) < runs[i].target) order.push_back(i);
+    if (order.empty()) break;
+    // Over budget: stop once every size has its minimum (decided together).
+    if (budget.share_s > 0 && round >= opt.min_iters && g.allreduce_max(now_s() - budget.start_s) > budget.share_s)
+      break;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t i : order) {
+      auto& r = runs[i];
+      g.barrier();
+      const long p0 = preemptions();
+      const double t0 = now_s();
+      run_once(pg, kind, r.b);
+      const double dt = now_s() - t0;
+      r.t.push_back(dt);
+      r.hit.push_back(preemptions() != p0 ? 1.0 : 0.0);
+    }
+  }
+}
+
+// One size's row: a call takes as long as its slowest rank; it is disturbed if any rank
+// was preempted.
+SweepRow size_row(Group& g, const SweepOptions& opt, const SizeRun& r) {
+  const auto t = g.allreduce_max(r.t);
+  const auto hit = g.allreduce_max(r.hit);
+  std::vector<double> clean;
+  for (size_t i = 0; i < t.size(); ++i)
+    if (hit[i] == 0) clean.push_back(t[i]);
+  SweepRow row;
+  row.bytes = r.bytes;
+  row.count = r.bytes / 4;
+  row.calls = static_cast<int64_t>(t.size());
+  row.disturbed = row.calls - static_cast<int64_t>(clean.size());
+  const size_t enough = std::max<size_t>(3, t.size() / 5);
+  row.time_s = summarize(clean.size() >= enough ? clean : t, 0);
+  row.time_s.discarded = opt.warmup;
+  return row;
+}
+
 }  // namespace
 
 std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt,
@@ -127,100 +242,21 @@ std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt
       out.push_back(s);
       continue;
     }
-    // Probe support with the smallest size (Gloo in 1.13 throws for reduce-scatter);
-    // every rank throws alike, so no rank is left waiting.
-    try {
-      auto b = make_buffers(kind, sizes.front(), world, g.impl().device);
-      run_once(pg, kind, b);
-    } catch (const std::exception& e) {
-      s.supported = false;
-      std::string what = e.what();
-      s.note = g.backend() + " does not support " + compress::collective_name(kind) + ": " +
-               what.substr(0, what.find('\n'));
-      if (progress) progress("calibrate: collectives: " + s.note);
-      g.barrier();
+    if (!probe_support(g, pg, kind, sizes.front(), s, progress)) {
       out.push_back(s);
       continue;
     }
     // This collective's share of what is left of the budget (unsupported ones take none).
-    const double kind_budget_s =
+    KindBudget budget;
+    budget.share_s =
         opt.budget_s > 0 ? (opt.budget_s - g.allreduce_max(now_s() - t_start)) / std::max(1.0, n_kinds - kinds_done)
                          : 0;
     ++kinds_done;
-    const double kind_start = now_s();
-    // Warm-up, ascending; sizes whose warm-up no longer fits the budget are dropped.
-    std::vector<SizeRun> runs;
-    double planned_s = 0;
-    for (int64_t bytes : sizes) {
-      if (kind_budget_s > 0 && g.allreduce_max(now_s() - kind_start) > 0.4 * kind_budget_s) {
-        s.note = "sweep stopped at " + std::to_string(runs.empty() ? 0 : runs.back().bytes) +
-                 " bytes by the time budget";
-        break;
-      }
-      SizeRun r;
-      r.bytes = bytes;
-      r.b = make_buffers(kind, bytes, world, g.impl().device);
-      std::vector<double> warm;
-      for (int i = 0; i < std::max(1, opt.warmup); ++i) {
-        g.barrier();
-        const double t0 = now_s();
-        run_once(pg, kind, r.b);
-        warm.push_back(now_s() - t0);
-      }
-      const double one = std::max(g.allreduce_max(median(warm)), 1e-7);
-      const bool large = bytes >= opt.fine_from_bytes;
-      const int lo = large ? std::max(opt.min_iters, opt.min_iters_large) : opt.min_iters;
-      const double target_s = large ? std::max(opt.target_s_per_size, opt.target_s_per_large_size) : opt.target_s_per_size;
-      r.target = std::clamp(static_cast<int>(target_s / one), lo, std::max(lo, opt.max_iters));
-      planned_s += r.target * (one + 1e-4);  // + a barrier
-      runs.push_back(std::move(r));
-    }
-    // Fewer calls everywhere when the plan does not fit what is left of the share.
-    if (kind_budget_s > 0) {
-      const double avail_s = kind_budget_s - g.allreduce_max(now_s() - kind_start);
-      if (planned_s > avail_s) {
-        const double scale = std::max(0.0, avail_s) / planned_s;
-        for (auto& r : runs) r.target = std::max(opt.min_iters, static_cast<int>(r.target * scale));
-      }
-    }
-    // Interleaved rounds in a random order (the same on every rank).
-    std::mt19937_64 rng(opt.seed * 1000003 + static_cast<uint64_t>(kind));
-    std::vector<size_t> order(runs.size());
-    for (int round = 0;; ++round) {
-      order.clear();
-      for (size_t i = 0; i < runs.size(); ++i)
-        if (static_cast<int>(runs[i].t.size()) < runs[i].target) order.push_back(i);
-      if (order.empty()) break;
-      // Over budget: stop once every size has its minimum (decided together).
-      if (kind_budget_s > 0 && round >= opt.min_iters && g.allreduce_max(now_s() - kind_start) > kind_budget_s)
-        break;
-      std::shuffle(order.begin(), order.end(), rng);
-      for (size_t i : order) {
-        auto& r = runs[i];
-        g.barrier();
-        const long p0 = preemptions();
-        const double t0 = now_s();
-        run_once(pg, kind, r.b);
-        const double dt = now_s() - t0;
-        r.t.push_back(dt);
-        r.hit.push_back(preemptions() != p0 ? 1.0 : 0.0);
-      }
-    }
+    budget.start_s = now_s();
+    std::vector<SizeRun> runs = warm_up(g, pg, kind, sizes, opt, budget, s);
+    timed_rounds(g, pg, kind, opt, budget, runs);
     for (auto& r : runs) {
-      // A call takes as long as its slowest rank; it is disturbed if any rank was preempted.
-      const auto t = g.allreduce_max(r.t);
-      const auto hit = g.allreduce_max(r.hit);
-      std::vector<double> clean;
-      for (size_t i = 0; i < t.size(); ++i)
-        if (hit[i] == 0) clean.push_back(t[i]);
-      SweepRow row;
-      row.bytes = r.bytes;
-      row.count = r.bytes / 4;
-      row.calls = static_cast<int64_t>(t.size());
-      row.disturbed = row.calls - static_cast<int64_t>(clean.size());
-      const size_t enough = std::max<size_t>(3, t.size() / 5);
-      row.time_s = summarize(clean.size() >= enough ? clean : t, 0);
-      row.time_s.discarded = opt.warmup;
+      const SweepRow row = size_row(g, opt, r);
       s.rows.push_back(row);
       if (progress && r.bytes >= (1 << 20))
         progress("calibrate: " + std::string(compress::collective_name(kind)) + " " +

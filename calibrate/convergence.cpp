@@ -40,19 +40,14 @@ struct RunResult {
   double seconds = 0;
 };
 
-// Trains with p simulated workers; "none" = FP32. Stops when the held-out loss reaches
-// `target` (checked every eval_every) or after max_iters.
-RunResult train(const ConvergenceOptions& o, const std::string& scheme, int max_iters, double target) {
-  const double t0 = now_s();
-  torch::manual_seed(7);
-  auto net = trainer::make_net(o.compute.model_spec);
-  auto params = net->parameters();
-  torch::optim::SGD opt(params, torch::optim::SGDOptions(o.compute.lr).momentum(0.9));
+// Fashion-MNIST loaders for the p workers and the held-out batch, for a model of 28x28
+// grey images when real data is asked for; false (synthetic data) otherwise or when the
+// data cannot be loaded.
+bool load_real_data(const ConvergenceOptions& o, const trainer::Net& net,
+                    std::vector<std::unique_ptr<trainer::BatchSource>>& data, trainer::Batch& eval) {
   const int p = o.workers;
-  std::vector<std::unique_ptr<trainer::BatchSource>> data(p);
-  trainer::Batch eval;
   bool real = false;
-  const auto shape = net->input_shape(1);
+  const auto shape = net.input_shape(1);
   if (o.compute.real_data && shape.size() == 4 && shape[1] == 1 && shape[2] == 28) {
     try {
       for (int r = 0; r < p; ++r) {
@@ -72,6 +67,21 @@ RunResult train(const ConvergenceOptions& o, const std::string& scheme, int max_
       real = false;
     }
   }
+  return real;
+}
+
+// Trains with p simulated workers; "none" = FP32. Stops when the held-out loss reaches
+// `target` (checked every eval_every) or after max_iters.
+RunResult train(const ConvergenceOptions& o, const std::string& scheme, int max_iters, double target) {
+  const double t0 = now_s();
+  torch::manual_seed(7);
+  auto net = trainer::make_net(o.compute.model_spec);
+  auto params = net->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(o.compute.lr).momentum(0.9));
+  const int p = o.workers;
+  std::vector<std::unique_ptr<trainer::BatchSource>> data(p);
+  trainer::Batch eval;
+  const bool real = load_real_data(o, *net, data, eval);
   if (!real) eval = net->make_synthetic_batch(o.eval_samples, torch::kCPU, 999);
   std::vector<std::unique_ptr<compress::Compressor>> comp;
   for (int r = 0; r < p; ++r) comp.push_back(compress::make_compressor(scheme));
@@ -132,21 +142,33 @@ double iterations_to(const RunResult& r, double target) {
 
 }  // namespace
 
-nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohmann::ordered_json& errors,
-                                       const Progress& progress) {
-  const double t_start = now_s();
-  nlohmann::ordered_json out;
+namespace {
+
+// The FP32 baseline run: the target is its (smoothed) final held-out loss.
+struct Baseline {
+  RunResult run;
+  double target = 0;
+  double iterations = 0;  // to reach the target
+};
+
+Baseline run_baseline(const ConvergenceOptions& o) {
+  Baseline b;
+  b.run = train(o, compress::Registry::instance().baseline(compress::Baseline::FP32).name, o.iterations, -1.0);
+  if (b.run.eval.size() < 2) throw std::runtime_error("convergence: FP32 run too short to evaluate");
+  const size_t k = b.run.eval.size();
+  b.target = (b.run.eval[k - 1].second + b.run.eval[k - 2].second) / 2;
+  b.iterations = iterations_to(b.run, b.target);
+  return b;
+}
+
+// The target and method into `out`; returns the report's first line.
+std::string describe_baseline(const ConvergenceOptions& o, const Baseline& base, nlohmann::ordered_json& out,
+                              const Progress& progress) {
   const int p = o.workers;
-  // FP32 baseline: the target is its (smoothed) final held-out loss.
-  RunResult base = train(o, compress::Registry::instance().baseline(compress::Baseline::FP32).name, o.iterations, -1.0);
-  if (base.eval.size() < 2) throw std::runtime_error("convergence: FP32 run too short to evaluate");
-  const size_t k = base.eval.size();
-  const double target = (base.eval[k - 1].second + base.eval[k - 2].second) / 2;
-  const double base_iters = iterations_to(base, target);
   char line[256];
-  std::snprintf(line, sizeof line, "held-out loss %.4f", target);
+  std::snprintf(line, sizeof line, "held-out loss %.4f", base.target);
   out["target"] = line;
-  out["baseline_iterations"] = base_iters;
+  out["baseline_iterations"] = base.iterations;
   // The global batch these iterations hold at (the TTA model rescales them at others).
   out["global_batch"] = static_cast<double>(p) * o.batch_size;
   out["method"] = "p=" + std::to_string(p) + " simulated workers (LocalGroup), batch " + std::to_string(o.batch_size) +
@@ -154,46 +176,48 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
                   std::to_string(o.iterations) + " iterations; m = iterations(scheme)/iterations(FP32); constants = "
                   "least squares through the origin per class (tta.h)";
   std::string rep = "convergence (" + std::string(line) + ", FP32 reaches it at " +
-                    std::to_string(static_cast<int>(base_iters)) + " iterations, " +
-                    std::to_string(base.seconds).substr(0, 5) + " s):\n";
-  if (progress) progress("calibrate: convergence: FP32 reaches " + std::string(line) + " in " + std::to_string(base_iters) + " iterations");
-  std::vector<ConvergencePoint> points;
-  auto& schemes = out["schemes"];
-  for (const auto& spec_in : o.schemes) {
-    if (o.budget_s > 0 && now_s() - t_start + base.seconds * o.max_factor > o.budget_s) {
-      rep += "  " + spec_in + ": skipped (budget)\n";
-      continue;
-    }
-    auto c = compress::make_compressor(spec_in);
-    const std::string spec = c->spec();
-    const auto traits = c->traits();
-    double e = 0, e_ef = 0;
-    if (errors.contains(spec)) {
-      e = errors[spec].value("relative_error", 0.0);
-      e_ef = errors[spec].value("relative_error_ef", 0.0);
-    }
-    const int max_iters = static_cast<int>(o.iterations * o.max_factor);
-    RunResult r = train(o, spec, max_iters, target);
-    const double it = iterations_to(r, target);
-    auto& js = schemes[spec];
-    js["reaches"] = it > 0;
-    if (it > 0) js["iterations"] = it; else js["iterations"] = nullptr;
-    const double m = it > 0 ? it / base_iters : 0;
-    const TtaClass cls = traits.error_feedback ? TtaClass::ErrorFeedback
-                         : !traits.biased      ? TtaClass::Unbiased
-                                               : TtaClass::Biased;
-    ConvergencePoint q{spec, cls, tta_class_x(cls, e, e_ef, p), std::nullopt};
-    if (it > 0) q.multiplier = m;
-    points.push_back(q);
-    const std::string outcome = it > 0 ? std::to_string(static_cast<int>(it)) + " iterations, " + fmt_m(m)
-                                       : "never (within the cap of " + fmt_m(o.max_factor) + ")";
-    std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s\n", spec.c_str(), tta_class_name(cls), e, e_ef,
-                  outcome.c_str());
-    rep += line;
-    if (progress) progress(std::string("calibrate: convergence: ") + line);
+                    std::to_string(static_cast<int>(base.iterations)) + " iterations, " +
+                    std::to_string(base.run.seconds).substr(0, 5) + " s):\n";
+  if (progress) progress("calibrate: convergence: FP32 reaches " + std::string(line) + " in " + std::to_string(base.iterations) + " iterations");
+  return rep;
+}
+
+// One scheme's run to the target: its entry in `schemes`, its line in `rep`, its point.
+ConvergencePoint measure_scheme(const ConvergenceOptions& o, const nlohmann::ordered_json& errors,
+                                const Baseline& base, const std::string& spec_in, nlohmann::ordered_json& schemes,
+                                std::string& rep, const Progress& progress) {
+  auto c = compress::make_compressor(spec_in);
+  const std::string spec = c->spec();
+  const auto traits = c->traits();
+  double e = 0, e_ef = 0;
+  if (errors.contains(spec)) {
+    e = errors[spec].value("relative_error", 0.0);
+    e_ef = errors[spec].value("relative_error_ef", 0.0);
   }
-  const TtaFit fit = fit_tta_constants(points, o.max_factor);
-  auto& k2 = out["constants"];
+  const int max_iters = static_cast<int>(o.iterations * o.max_factor);
+  RunResult r = train(o, spec, max_iters, base.target);
+  const double it = iterations_to(r, base.target);
+  auto& js = schemes[spec];
+  js["reaches"] = it > 0;
+  if (it > 0) js["iterations"] = it; else js["iterations"] = nullptr;
+  const double m = it > 0 ? it / base.iterations : 0;
+  const TtaClass cls = traits.error_feedback ? TtaClass::ErrorFeedback
+                       : !traits.biased      ? TtaClass::Unbiased
+                                             : TtaClass::Biased;
+  ConvergencePoint q{spec, cls, tta_class_x(cls, e, e_ef, o.workers), std::nullopt};
+  if (it > 0) q.multiplier = m;
+  const std::string outcome = it > 0 ? std::to_string(static_cast<int>(it)) + " iterations, " + fmt_m(m)
+                                     : "never (within the cap of " + fmt_m(o.max_factor) + ")";
+  char line[256];
+  std::snprintf(line, sizeof line, "  %s (%s, e=%.3f, e_ef=%.3f): %s\n", spec.c_str(), tta_class_name(cls), e, e_ef,
+                outcome.c_str());
+  rep += line;
+  if (progress) progress(std::string("calibrate: convergence: ") + line);
+  return q;
+}
+
+void add_constants(const TtaFit& fit, nlohmann::ordered_json& k2, std::string& rep) {
+  char line[256];
   for (int i = 0; i < 3; ++i)
     if (fit.constants[i]) {
       const auto cls = static_cast<TtaClass>(i);
@@ -202,8 +226,25 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
                     fit.points[i]);
       rep += line;
     }
-  // Held-out validation: each scheme predicted from the constant of the others in its class.
-  auto& val = out["validation"];
+}
+
+// One scheme's leave-one-out entry; returns what the report says of it.
+std::string held_out_entry(const HeldOutPrediction& h, double cap, nlohmann::ordered_json& jv) {
+  jv["class"] = tta_class_name(h.cls);
+  jv["measured"] = h.measured ? nlohmann::ordered_json(*h.measured) : nlohmann::ordered_json(nullptr);
+  jv["predicted"] = h.predicted && std::isfinite(*h.predicted) ? nlohmann::ordered_json(*h.predicted)
+                                                               : nlohmann::ordered_json(nullptr);
+  if (h.rel_error) jv["rel_error"] = *h.rel_error;
+  if (h.agrees) jv["agrees"] = *h.agrees;
+  std::string what;
+  if (!h.predicted) what = "not validated (no other scheme of its class)";
+  else if (h.rel_error) what = fmt_m(*h.predicted) + " vs measured " + fmt_m(*h.measured) + " (" + pct(*h.rel_error) + ")";
+  else what = fmt_m(*h.predicted) + " vs never within " + fmt_m(cap) + (*h.agrees ? " (agrees)" : " (disagrees)");
+  return what;
+}
+
+// Held-out validation: each scheme predicted from the constant of the others in its class.
+void add_validation(const ConvergenceOptions& o, const TtaFit& fit, nlohmann::ordered_json& val, std::string& rep) {
   val["method"] = "leave one out: each scheme's multiplier predicted from its class constant fitted on the other "
                   "schemes of the class; never-reached schemes agree when the prediction is >= the cap";
   val["cap"] = o.max_factor;
@@ -211,17 +252,7 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
   vs = nlohmann::ordered_json::object();
   rep += "  held-out validation (leave one out per class):\n";
   for (const auto& h : fit.held_out) {
-    auto& jv = vs[h.spec];
-    jv["class"] = tta_class_name(h.cls);
-    jv["measured"] = h.measured ? nlohmann::ordered_json(*h.measured) : nlohmann::ordered_json(nullptr);
-    jv["predicted"] = h.predicted && std::isfinite(*h.predicted) ? nlohmann::ordered_json(*h.predicted)
-                                                                 : nlohmann::ordered_json(nullptr);
-    if (h.rel_error) jv["rel_error"] = *h.rel_error;
-    if (h.agrees) jv["agrees"] = *h.agrees;
-    std::string what;
-    if (!h.predicted) what = "not validated (no other scheme of its class)";
-    else if (h.rel_error) what = fmt_m(*h.predicted) + " vs measured " + fmt_m(*h.measured) + " (" + pct(*h.rel_error) + ")";
-    else what = fmt_m(*h.predicted) + " vs never within " + fmt_m(o.max_factor) + (*h.agrees ? " (agrees)" : " (disagrees)");
+    const std::string what = held_out_entry(h, o.max_factor, vs[h.spec]);
     rep += "    " + h.spec + ": predicted " + what + "\n";
   }
   val["validated"] = fit.validated;
@@ -230,6 +261,7 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
   val["never_validated"] = fit.never_validated;
   val["never_agreeing"] = fit.never_agreeing;
   if (fit.median_abs_rel_error) {
+    char line[256];
     std::snprintf(line, sizeof line, "    %d scheme(s): median |error| %.1f%%, max %.1f%%", fit.validated,
                   100 * *fit.median_abs_rel_error, 100 * *fit.max_abs_rel_error);
     rep += line;
@@ -240,6 +272,28 @@ nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohma
     rep += "; never-reached schemes predicted so: " + std::to_string(fit.never_agreeing) + " of " +
            std::to_string(fit.never_validated);
   rep += "\n";
+}
+
+}  // namespace
+
+nlohmann::ordered_json run_convergence(const ConvergenceOptions& o, const nlohmann::ordered_json& errors,
+                                       const Progress& progress) {
+  const double t_start = now_s();
+  nlohmann::ordered_json out;
+  const Baseline base = run_baseline(o);
+  std::string rep = describe_baseline(o, base, out, progress);
+  std::vector<ConvergencePoint> points;
+  auto& schemes = out["schemes"];
+  for (const auto& spec_in : o.schemes) {
+    if (o.budget_s > 0 && now_s() - t_start + base.run.seconds * o.max_factor > o.budget_s) {
+      rep += "  " + spec_in + ": skipped (budget)\n";
+      continue;
+    }
+    points.push_back(measure_scheme(o, errors, base, spec_in, schemes, rep, progress));
+  }
+  const TtaFit fit = fit_tta_constants(points, o.max_factor);
+  add_constants(fit, out["constants"], rep);
+  add_validation(o, fit, out["validation"], rep);
   out["report"] = rep;
   return out;
 }

@@ -165,20 +165,26 @@ std::vector<double> relative_errors(const PiecewiseFit& f, const std::vector<Poi
   return r;
 }
 
-PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) {
-  check_points(pts, "fit_piecewise");
-  if (opt.max_segments == 0 || opt.min_points == 0)
-    throw FitError("fit_piecewise: max_segments and min_points must be >= 1");
-  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// The fit of every allowed range [i, j) of the sorted points, and its cost.
+struct RangeFits {
+  // cost[i][j]: sum of squared log-ratios of the fit of [i, j); inf when not allowed.
+  std::vector<std::vector<double>> cost;
+  std::vector<std::vector<LinearFit>> fits;
+};
+
+RangeFits fit_ranges(const std::vector<Point>& pts, const PiecewiseOptions& opt) {
   const size_t n = pts.size();
   auto fit_range = [&](size_t i, size_t j) {  // points [i, j)
     std::vector<Point> sub(pts.begin() + i, pts.begin() + j);
     return opt.robust ? huber_fit(sub) : least_squares_rel(sub);
   };
-  // cost[i][j]: sum of squared log-ratios of the fit of [i, j); inf when not allowed.
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<std::vector<double>> cost(n + 1, std::vector<double>(n + 1, inf));
-  std::vector<std::vector<LinearFit>> fits(n + 1, std::vector<LinearFit>(n + 1));
+  RangeFits rf;
+  rf.cost.assign(n + 1, std::vector<double>(n + 1, kInf));
+  rf.fits.assign(n + 1, std::vector<LinearFit>(n + 1));
   auto cut_ok = [&](size_t i) { return i == 0 || i == n || pts[i].x != pts[i - 1].x; };
   for (size_t i = 0; i < n; ++i) {
     if (!cut_ok(i)) continue;
@@ -192,65 +198,84 @@ PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) 
         // breakpoints go (with squares it would get a segment of its own).
         c += pred > 0 ? std::abs(std::log(pred / pts[k].y)) : 50.0;
       }
-      cost[i][j] = c;
-      fits[i][j] = f;
+      rf.cost[i][j] = c;
+      rf.fits[i][j] = f;
     }
   }
-  // best[k][j]: min cost of covering [0, j) with k segments; from[k][j]: start of the last.
-  const size_t kmax = std::max<size_t>(1, std::min(opt.max_segments, n / opt.min_points));
-  std::vector<std::vector<double>> best(kmax + 1, std::vector<double>(n + 1, inf));
-  std::vector<std::vector<size_t>> from(kmax + 1, std::vector<size_t>(n + 1, 0));
+  return rf;
+}
+
+// best[k][j]: min cost of covering [0, j) with k segments; from[k][j]: start of the last.
+struct Partitions {
+  std::vector<std::vector<double>> best;
+  std::vector<std::vector<size_t>> from;
+};
+
+Partitions best_partitions(const RangeFits& rf, size_t n, size_t kmax) {
+  const auto& cost = rf.cost;
+  Partitions pt;
+  auto& best = pt.best;
+  auto& from = pt.from;
+  best.assign(kmax + 1, std::vector<double>(n + 1, kInf));
+  from.assign(kmax + 1, std::vector<size_t>(n + 1, 0));
   best[0][0] = 0;
   for (size_t k = 1; k <= kmax; ++k)
     for (size_t j = 1; j <= n; ++j)
       for (size_t i = 0; i < j; ++i)
-        if (best[k - 1][i] < inf && cost[i][j] < inf && best[k - 1][i] + cost[i][j] < best[k][j]) {
+        if (best[k - 1][i] < kInf && cost[i][j] < kInf && best[k - 1][i] + cost[i][j] < best[k][j]) {
           best[k][j] = best[k - 1][i] + cost[i][j];
           from[k][j] = i;
         }
-  auto build = [&](size_t k) {
-    PiecewiseFit pf;
-    std::vector<size_t> starts;
-    for (size_t j = n, kk = k; kk > 0; --kk) {
-      starts.push_back(from[kk][j]);
-      j = from[kk][j];
-    }
-    std::reverse(starts.begin(), starts.end());
-    for (size_t s = 0; s < starts.size(); ++s) {
-      const size_t i = starts[s], j = s + 1 < starts.size() ? starts[s + 1] : n;
-      Segment seg;
-      seg.min_x = s == 0 ? 0.0 : pts[i].x;
-      seg.max_x = j < n ? pts[j].x : pts[n - 1].x;
-      seg.fit = fits[i][j];
-      pf.segments.push_back(seg);
-    }
-    return pf;
-  };
-  if (!(best[1][n] < inf)) {  // fewer points than min_points: one plain fit
-    PiecewiseFit pf;
-    pf.segments.push_back({0.0, pts.back().x, opt.robust ? huber_fit(pts) : least_squares_rel(pts)});
-    return pf;
+  return pt;
+}
+
+// The best fit with k segments.
+PiecewiseFit build_fit(const std::vector<Point>& pts, const RangeFits& rf, const Partitions& pt, size_t k) {
+  const size_t n = pts.size();
+  PiecewiseFit pf;
+  std::vector<size_t> starts;
+  for (size_t j = n, kk = k; kk > 0; --kk) {
+    starts.push_back(pt.from[kk][j]);
+    j = pt.from[kk][j];
   }
-  // Segments are added while each cuts the summed |log-ratio| to < improve_factor x the
-  // previous, until the geometric-mean error is good enough; with a target on the large
-  // points' max error, also while that target is missed and the new segment lowers it.
-  auto large_max = [&](const PiecewiseFit& f) {
-    double m = 0;
-    for (const auto& p : pts)
-      if (p.x >= opt.target_from_x) m = std::max(m, std::abs(f(p.x) - p.y) / p.y);
-    return m;
-  };
+  std::reverse(starts.begin(), starts.end());
+  for (size_t s = 0; s < starts.size(); ++s) {
+    const size_t i = starts[s], j = s + 1 < starts.size() ? starts[s + 1] : n;
+    Segment seg;
+    seg.min_x = s == 0 ? 0.0 : pts[i].x;
+    seg.max_x = j < n ? pts[j].x : pts[n - 1].x;
+    seg.fit = rf.fits[i][j];
+    pf.segments.push_back(seg);
+  }
+  return pf;
+}
+
+// The max relative error over the points at x >= opt.target_from_x.
+double large_max_rel(const std::vector<Point>& pts, const PiecewiseOptions& opt, const PiecewiseFit& f) {
+  double m = 0;
+  for (const auto& p : pts)
+    if (p.x >= opt.target_from_x) m = std::max(m, std::abs(f(p.x) - p.y) / p.y);
+  return m;
+}
+
+// Segments are added while each cuts the summed |log-ratio| to < improve_factor x the
+// previous, until the geometric-mean error is good enough; with a target on the large
+// points' max error, also while that target is missed and the new segment lowers it.
+PiecewiseFit choose_segments(const std::vector<Point>& pts, const PiecewiseOptions& opt, const RangeFits& rf,
+                             const Partitions& pt, size_t kmax) {
+  const size_t n = pts.size();
+  const auto& best = pt.best;
   const bool targeted = opt.target_max_rel > 0;
-  PiecewiseFit chosen = build(1);
+  PiecewiseFit chosen = build_fit(pts, rf, pt, 1);
   double chosen_err = fit_quality(relative_errors(chosen, pts)).geomean_rel;
   double chosen_cost = best[1][n];
-  double chosen_large = targeted ? large_max(chosen) : 0;
+  double chosen_large = targeted ? large_max_rel(pts, opt, chosen) : 0;
   for (size_t k = 2; k <= kmax; ++k) {
     const bool target_missed = targeted && chosen_large > opt.target_max_rel;
     if (chosen_err <= opt.good_enough_rel && !target_missed) break;
-    if (!(best[k][n] < inf)) break;
-    PiecewiseFit cand = build(k);
-    const double cand_large = targeted ? large_max(cand) : 0;
+    if (!(best[k][n] < kInf)) break;
+    PiecewiseFit cand = build_fit(pts, rf, pt, k);
+    const double cand_large = targeted ? large_max_rel(pts, opt, cand) : 0;
     const bool improves = best[k][n] < opt.improve_factor * chosen_cost;
     const bool helps_target = target_missed && cand_large < chosen_large;
     if (!improves && !helps_target) {
@@ -263,6 +288,25 @@ PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) 
     chosen_large = cand_large;
   }
   return chosen;
+}
+
+}  // namespace
+
+PiecewiseFit fit_piecewise(std::vector<Point> pts, const PiecewiseOptions& opt) {
+  check_points(pts, "fit_piecewise");
+  if (opt.max_segments == 0 || opt.min_points == 0)
+    throw FitError("fit_piecewise: max_segments and min_points must be >= 1");
+  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  const size_t n = pts.size();
+  const RangeFits rf = fit_ranges(pts, opt);
+  const size_t kmax = std::max<size_t>(1, std::min(opt.max_segments, n / opt.min_points));
+  const Partitions pt = best_partitions(rf, n, kmax);
+  if (!(pt.best[1][n] < kInf)) {  // fewer points than min_points: one plain fit
+    PiecewiseFit pf;
+    pf.segments.push_back({0.0, pts.back().x, opt.robust ? huber_fit(pts) : least_squares_rel(pts)});
+    return pf;
+  }
+  return choose_segments(pts, opt, rf, pt, kmax);
 }
 
 AlphaBeta fit_alpha_beta(const std::vector<Point>& pts, double small_max_x, double large_min_x) {

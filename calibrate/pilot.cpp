@@ -62,104 +62,120 @@ double dot(const std::vector<float>& a, const std::vector<float>& b) {
   return s;
 }
 
-// One (scheme, seed) run.
-void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, const RecordSink& sink,
-             const PilotProgress& progress) {
-  const double t_start = now_s();
-  torch::manual_seed(seed);
-  const std::string model = o.model_spec.empty() ? default_pilot_model(o.task) : o.model_spec;
-  auto net = trainer::make_net(model);
-  auto params = net->parameters();
-  torch::optim::SGD opt(params, torch::optim::SGDOptions(o.lr).momentum(o.momentum));
-  const int p = o.workers;
-  TaskData task = make_task(o, *net);
-  std::vector<std::unique_ptr<trainer::BatchSource>> data;
-  for (int r = 0; r < p; ++r) data.push_back(task.train(r, seed));
+// The p simulated workers of one run: their compressors and per-worker vectors over the
+// whole model as one bucket (backward order).
+struct Workers {
+  int p = 0;
   std::vector<std::unique_ptr<compress::Compressor>> comp;
-  for (int r = 0; r < p; ++r) comp.push_back(compress::make_compressor(spec_in));
-  const std::string spec = comp[0]->spec();
-  const bool ef = comp[0]->traits().error_feedback;
-  compress::BucketLayout layout;  // one bucket: the whole model, backward order
-  const auto plist = net->parameter_list();
-  for (auto it = plist.rbegin(); it != plist.rend(); ++it) layout.shapes.push_back(it->shape);
-  const int64_t n = layout.numel();
-  std::vector<std::vector<float>> grads(p, std::vector<float>(n)), x(p, std::vector<float>(n)),
-      local(p, std::vector<float>(n)), resid(p, std::vector<float>(ef ? n : 0, 0.f));
-  std::vector<float> mean(n);
-  compress::LocalGroup group(p);
-  Sums s;
-  bool diverged = false;
-  int last = 0;
-  auto evaluate = [&](int it) {
-    torch::NoGradGuard ng;
-    net->eval();
-    const auto logits = net->forward(task.eval.input);
-    net->train();
-    const double loss = torch::nn::functional::cross_entropy(logits, task.eval.target).item<double>();
-    const double acc = logits.argmax(1).eq(task.eval.target).to(torch::kDouble).mean().item<double>();
-    nlohmann::ordered_json r{{"type", "eval"}, {"task", o.task}, {"scheme", spec}, {"seed", seed}, {"iteration", it}};
-    r["loss"] = std::isfinite(loss) ? nlohmann::ordered_json(loss) : nlohmann::ordered_json(nullptr);
-    r["accuracy"] = acc;
-    sink(r);
-    return loss;
-  };
-  evaluate(0);
-  for (int it = 1; it <= o.iterations; ++it) {
-    const double lr = o.warmup > 0 ? o.lr * std::min(1.0, double(it) / o.warmup) : o.lr;
-    for (auto& g : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
-    for (int r = 0; r < p; ++r) {
-      auto b = data[r]->next_batch();
-      opt.zero_grad();
-      torch::nn::functional::cross_entropy(net->forward(b.input), b.target).backward();
-      int64_t off = 0;
-      for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
-        auto g = pi->grad().contiguous().view({-1});
-        std::copy(g.data_ptr<float>(), g.data_ptr<float>() + g.numel(), grads[r].begin() + off);
-        off += g.numel();
-      }
-    }
-    // Noise scale on the raw gradients.
-    std::fill(mean.begin(), mean.end(), 0.f);
-    double small = 0;
-    for (int r = 0; r < p; ++r) {
-      small += dot(grads[r], grads[r]) / p;
-      for (int64_t i = 0; i < n; ++i) mean[i] += grads[r][i] / p;
-    }
-    s.g_small += small, s.g_big += dot(mean, mean), ++s.n;
-    // The vector each worker's compressor really sees.
-    for (int r = 0; r < p; ++r)
-      for (int64_t i = 0; i < n; ++i) x[r][i] = grads[r][i] + (ef ? resid[r][i] : 0.f);
-    group.run([&](compress::Communicator& comm) {
-      const int r = comm.rank();
-      comp[r]->step_with_local(compress::GradBucket{0, grads[r].data(), &layout}, comm, local[r].data());
-    });
-    for (int r = 0; r < p; ++r) {
-      const double xx = dot(x[r], x[r]), cc = dot(local[r], local[r]), xc = dot(x[r], local[r]);
-      if (xx > 0 && std::isfinite(xx)) {
-        s.rel += (xx - 2 * xc + cc) / xx;
-        s.rel_opt += cc > 0 ? 1 - xc * xc / (xx * cc) : 1;
-        ++s.n_rel;
-      }
-      if (ef)
-        for (int64_t i = 0; i < n; ++i) resid[r][i] = x[r][i] - local[r][i];
-    }
+  std::string spec;  // the compressor's canonical spec
+  bool ef = false;   // error feedback: the residual is added to the next gradient
+  compress::BucketLayout layout;
+  int64_t n = 0;
+  std::vector<std::vector<float>> grads, x, local, resid;
+  std::vector<float> mean;
+};
+
+void make_workers(Workers& w, const PilotOptions& o, const std::string& spec_in, const trainer::Net& net) {
+  w.p = o.workers;
+  for (int r = 0; r < w.p; ++r) w.comp.push_back(compress::make_compressor(spec_in));
+  w.spec = w.comp[0]->spec();
+  w.ef = w.comp[0]->traits().error_feedback;
+  const auto plist = net.parameter_list();
+  for (auto it = plist.rbegin(); it != plist.rend(); ++it) w.layout.shapes.push_back(it->shape);
+  w.n = w.layout.numel();
+  const int p = w.p;
+  const int64_t n = w.n;
+  w.grads.assign(p, std::vector<float>(n));
+  w.x.assign(p, std::vector<float>(n));
+  w.local.assign(p, std::vector<float>(n));
+  w.resid.assign(p, std::vector<float>(w.ef ? n : 0, 0.f));
+  w.mean.assign(n, 0.f);
+}
+
+// Held-out loss and accuracy at iteration `it`, as an "eval" record; returns the loss.
+double evaluate(trainer::Net& net, const TaskData& task, const PilotOptions& o, const std::string& spec,
+                uint64_t seed, int it, const RecordSink& sink) {
+  torch::NoGradGuard ng;
+  net.eval();
+  const auto logits = net.forward(task.eval.input);
+  net.train();
+  const double loss = torch::nn::functional::cross_entropy(logits, task.eval.target).item<double>();
+  const double acc = logits.argmax(1).eq(task.eval.target).to(torch::kDouble).mean().item<double>();
+  nlohmann::ordered_json r{{"type", "eval"}, {"task", o.task}, {"scheme", spec}, {"seed", seed}, {"iteration", it}};
+  r["loss"] = std::isfinite(loss) ? nlohmann::ordered_json(loss) : nlohmann::ordered_json(nullptr);
+  r["accuracy"] = acc;
+  sink(r);
+  return loss;
+}
+
+// Each worker's gradient of its own batch, flattened in backward order into grads[r].
+void worker_gradients(trainer::Net& net, torch::optim::SGD& opt, std::vector<torch::Tensor>& params,
+                      std::vector<std::unique_ptr<trainer::BatchSource>>& data, Workers& w) {
+  for (int r = 0; r < w.p; ++r) {
+    auto b = data[r]->next_batch();
+    opt.zero_grad();
+    torch::nn::functional::cross_entropy(net.forward(b.input), b.target).backward();
     int64_t off = 0;
     for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
-      auto g = pi->grad().view({-1});
-      std::copy(grads[0].begin() + off, grads[0].begin() + off + g.numel(), g.data_ptr<float>());
+      auto g = pi->grad().contiguous().view({-1});
+      std::copy(g.data_ptr<float>(), g.data_ptr<float>() + g.numel(), w.grads[r].begin() + off);
       off += g.numel();
     }
-    opt.step();
-    last = it;
-    if (is_eval_iteration(it, o.eval_resolution)) {
-      const double loss = evaluate(it);
-      if (!std::isfinite(loss)) {
-        diverged = true;
-        break;
-      }
-      if (o.stop_loss && loss <= *o.stop_loss) break;
-    }
   }
+}
+
+// Noise scale on the raw gradients.
+void add_noise_scale(Workers& w, Sums& s) {
+  const int p = w.p;
+  std::fill(w.mean.begin(), w.mean.end(), 0.f);
+  double small = 0;
+  for (int r = 0; r < p; ++r) {
+    small += dot(w.grads[r], w.grads[r]) / p;
+    for (int64_t i = 0; i < w.n; ++i) w.mean[i] += w.grads[r][i] / p;
+  }
+  s.g_small += small, s.g_big += dot(w.mean, w.mean), ++s.n;
+}
+
+// The schemes' step over the group, with the relative error of what each worker's
+// compressor really sees (and the residual, with error feedback).
+void compressed_step(Workers& w, compress::LocalGroup& group, Sums& s) {
+  const int p = w.p;
+  const int64_t n = w.n;
+  // The vector each worker's compressor really sees.
+  for (int r = 0; r < p; ++r)
+    for (int64_t i = 0; i < n; ++i) w.x[r][i] = w.grads[r][i] + (w.ef ? w.resid[r][i] : 0.f);
+  group.run([&](compress::Communicator& comm) {
+    const int r = comm.rank();
+    w.comp[r]->step_with_local(compress::GradBucket{0, w.grads[r].data(), &w.layout}, comm, w.local[r].data());
+  });
+  for (int r = 0; r < p; ++r) {
+    const double xx = dot(w.x[r], w.x[r]), cc = dot(w.local[r], w.local[r]), xc = dot(w.x[r], w.local[r]);
+    if (xx > 0 && std::isfinite(xx)) {
+      s.rel += (xx - 2 * xc + cc) / xx;
+      s.rel_opt += cc > 0 ? 1 - xc * xc / (xx * cc) : 1;
+      ++s.n_rel;
+    }
+    if (w.ef)
+      for (int64_t i = 0; i < n; ++i) w.resid[r][i] = w.x[r][i] - w.local[r][i];
+  }
+}
+
+// The aggregated gradient (worker 0's bucket) back into the parameters' gradients.
+void load_gradient(std::vector<torch::Tensor>& params, const std::vector<float>& grad) {
+  int64_t off = 0;
+  for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
+    auto g = pi->grad().view({-1});
+    std::copy(grad.begin() + off, grad.begin() + off + g.numel(), g.data_ptr<float>());
+    off += g.numel();
+  }
+}
+
+// The "run" record: noise scale (McCandlish et al.'s two-batch estimator, pilot.h) and
+// the scheme's mean relative errors.
+nlohmann::ordered_json run_record(const PilotOptions& o, const Workers& w, const Sums& s, uint64_t seed, int last,
+                                  bool diverged, double t_start) {
+  const int p = w.p;
+  const std::string& spec = w.spec;
   const double bs = o.batch_size, bb = double(o.batch_size) * p;
   const double gs = s.g_small / std::max(1L, s.n), gb = s.g_big / std::max(1L, s.n);
   const double g2 = (bb * gb - bs * gs) / (bb - bs), tr = (gs - gb) / (1 / bs - 1 / bb);
@@ -171,10 +187,50 @@ void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, c
   run["b_simple"] = g2 > 0 ? nlohmann::ordered_json(tr / g2) : nlohmann::ordered_json(nullptr);
   run["relative_error"] = s.n_rel ? s.rel / s.n_rel : 0.0;
   run["relative_error_scale_optimal"] = s.n_rel ? s.rel_opt / s.n_rel : 0.0;
-  run["error_feedback"] = ef;
-  sink(run);
+  run["error_feedback"] = w.ef;
+  return run;
+}
+
+// One (scheme, seed) run.
+void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, const RecordSink& sink,
+             const PilotProgress& progress) {
+  const double t_start = now_s();
+  torch::manual_seed(seed);
+  const std::string model = o.model_spec.empty() ? default_pilot_model(o.task) : o.model_spec;
+  auto net = trainer::make_net(model);
+  auto params = net->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(o.lr).momentum(o.momentum));
+  TaskData task = make_task(o, *net);
+  std::vector<std::unique_ptr<trainer::BatchSource>> data;
+  for (int r = 0; r < o.workers; ++r) data.push_back(task.train(r, seed));
+  Workers w;
+  make_workers(w, o, spec_in, *net);
+  compress::LocalGroup group(w.p);
+  Sums s;
+  bool diverged = false;
+  int last = 0;
+  evaluate(*net, task, o, w.spec, seed, 0, sink);
+  for (int it = 1; it <= o.iterations; ++it) {
+    const double lr = o.warmup > 0 ? o.lr * std::min(1.0, double(it) / o.warmup) : o.lr;
+    for (auto& g : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
+    worker_gradients(*net, opt, params, data, w);
+    add_noise_scale(w, s);
+    compressed_step(w, group, s);
+    load_gradient(params, w.grads[0]);
+    opt.step();
+    last = it;
+    if (is_eval_iteration(it, o.eval_resolution)) {
+      const double loss = evaluate(*net, task, o, w.spec, seed, it, sink);
+      if (!std::isfinite(loss)) {
+        diverged = true;
+        break;
+      }
+      if (o.stop_loss && loss <= *o.stop_loss) break;
+    }
+  }
+  sink(run_record(o, w, s, seed, last, diverged, t_start));
   if (progress)
-    progress("pilot: " + spec + " seed " + std::to_string(seed) + ": " + std::to_string(last) + " iterations in " +
+    progress("pilot: " + w.spec + " seed " + std::to_string(seed) + ": " + std::to_string(last) + " iterations in " +
              std::to_string(now_s() - t_start).substr(0, 5) + " s" + (diverged ? " (diverged)" : ""));
 }
 

@@ -24,17 +24,20 @@ struct Runs {
 
 Json opt_num(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); }
 
-}  // namespace
-
-Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
+// The eval and run records grouped by scheme, schemes in order of first appearance.
+struct Pilots {
   std::map<std::string, Runs> by;
   std::vector<std::string> order;
+};
+
+Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
+  Pilots pl;
   for (const auto& r : records) {
     const std::string type = r.at("type").get<std::string>();
     if (type != "eval" && type != "run") continue;
     const std::string spec = r.at("scheme").get<std::string>();
-    if (!by.count(spec)) order.push_back(spec);
-    Runs& x = by[spec];
+    if (!pl.by.count(spec)) pl.order.push_back(spec);
+    Runs& x = pl.by[spec];
     const uint64_t seed = r.at("seed").get<uint64_t>();
     if (type == "eval") {
       const int it = r.at("iteration").get<int>();
@@ -50,77 +53,109 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
       x.workers = r.value("workers", 0);
     }
   }
+  return pl;
+}
+
+// Iterations every baseline curve has.
+std::set<int> common_iterations(const Runs& base) {
+  std::set<int> its;
+  bool first = true;
+  for (const auto& [seed, ev] : base.evals) {
+    std::set<int> k;
+    for (const auto& [i, v] : ev) k.insert(i);
+    if (first) its = k, first = false;
+    else {
+      std::set<int> m;
+      for (int i : its) if (k.count(i)) m.insert(i);
+      its = m;
+    }
+  }
+  return its;
+}
+
+// The baseline's and the scheme's curves at `its`, seed by seed; the scheme's missing
+// iterations are NaN (stopped/diverged).
+void aligned_curves(const Runs& base, const Runs& s, const std::string& spec, const std::set<int>& its,
+                    std::vector<model::LossCurve>& bc, std::vector<model::LossCurve>& sc) {
+  for (const auto& [seed, ev] : base.evals) {
+    auto f = s.evals.find(seed);
+    if (f == s.evals.end())
+      throw std::invalid_argument("pilot predict: scheme '" + spec + "' has no run with seed " + std::to_string(seed));
+    model::LossCurve b, c;
+    for (int i : its) {
+      b.t.push_back(i), b.loss.push_back(ev.at(i));
+      c.t.push_back(i);
+      auto v = f->second.find(i);
+      // A run stopped early at the stop loss keeps its last value; a diverged one is NaN.
+      c.loss.push_back(v != f->second.end() ? v->second : kNan);
+    }
+    bc.push_back(b), sc.push_back(c);
+  }
+}
+
+// The fit's options; the noise-scale terms only for an unbiased scheme without error
+// feedback whose relative error `w` is known.
+model::ProgressOptions progress_options(const PilotPredictOptions& o, const std::string& spec, const Runs& s,
+                                        double b_simple, double w) {
+  model::ProgressOptions po;
+  po.target = o.target;
+  po.baseline_iterations = o.baseline_iterations;
+  po.bootstrap = o.bootstrap;
+  po.max_multiplier = o.max_multiplier;
+  const auto traits = compress::make_compressor(spec)->traits();
+  if (!traits.biased && !traits.error_feedback && b_simple > 0 && !s.global_batch.empty() && s.workers > 0 &&
+      std::isfinite(w) && w > 1e-6) {
+    po.b_simple = b_simple, po.variance_w = w, po.global_batch = s.global_batch.front(), po.workers = s.workers;
+  }
+  return po;
+}
+
+Json prediction_json(const model::ProgressPrediction& p, double w, const std::set<int>& its, size_t seeds) {
+  Json j;
+  j["status"] = model::pilot_status_name(p.status);
+  j["iterations"] = opt_num(p.iterations);
+  j["interval"] = p.lo && p.hi ? Json::array({*p.lo, *p.hi}) : Json(nullptr);
+  j["interval_mass"] = 0.8;
+  j["basis"] = model::progress_basis_name(p.basis);
+  j["multiplier"] = p.iterations ? Json(p.multiplier) : Json(nullptr);
+  j["rho"] = p.rho;
+  j["tau"] = p.tau;
+  j["holdout_rmse"] = {{"multiplier", p.holdout_rmse_multiplier}, {"lag", p.holdout_rmse_lag}};
+  j["baseline_iterations"] = opt_num(p.baseline_iterations);
+  j["baseline_extrapolated"] = p.baseline_extrapolated;
+  j["asymptote"] = opt_num(p.asymptote);
+  j["reach_fraction"] = p.reach_fraction;
+  j["crossing_noise"] = opt_num(p.crossing_noise);
+  j["noise_scale_multiplier"] = opt_num(p.noise_scale_multiplier);
+  j["widened"] = p.widened;
+  j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);
+  j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
+  j["seeds"] = seeds;
+  j["evidence"] = p.evidence;
+  return j;
+}
+
+}  // namespace
+
+Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
+  Pilots pl = collect_runs(records, o);
+  auto& by = pl.by;
   if (!by.count(o.baseline) || by[o.baseline].evals.empty())
     throw std::invalid_argument("pilot predict: no runs of the baseline '" + o.baseline + "'");
   const Runs& base = by[o.baseline];
   double b_simple = 0;
   for (double b : base.b_simple) b_simple += b / base.b_simple.size();
+  const std::set<int> its = common_iterations(base);
   Json out = Json::object();
-  for (const auto& spec : order) {
+  for (const auto& spec : pl.order) {
     const Runs& s = by[spec];
-    // Iterations every baseline curve has; the scheme's missing ones are NaN (stopped/diverged).
-    std::set<int> its;
-    bool first = true;
-    for (const auto& [seed, ev] : base.evals) {
-      std::set<int> k;
-      for (const auto& [i, v] : ev) k.insert(i);
-      if (first) its = k, first = false;
-      else {
-        std::set<int> m;
-        for (int i : its) if (k.count(i)) m.insert(i);
-        its = m;
-      }
-    }
     std::vector<model::LossCurve> bc, sc;
-    for (const auto& [seed, ev] : base.evals) {
-      auto f = s.evals.find(seed);
-      if (f == s.evals.end())
-        throw std::invalid_argument("pilot predict: scheme '" + spec + "' has no run with seed " + std::to_string(seed));
-      model::LossCurve b, c;
-      for (int i : its) {
-        b.t.push_back(i), b.loss.push_back(ev.at(i));
-        c.t.push_back(i);
-        auto v = f->second.find(i);
-        // A run stopped early at the stop loss keeps its last value; a diverged one is NaN.
-        c.loss.push_back(v != f->second.end() ? v->second : kNan);
-      }
-      bc.push_back(b), sc.push_back(c);
-    }
-    model::ProgressOptions po;
-    po.target = o.target;
-    po.baseline_iterations = o.baseline_iterations;
-    po.bootstrap = o.bootstrap;
-    po.max_multiplier = o.max_multiplier;
-    const auto traits = compress::make_compressor(spec)->traits();
+    aligned_curves(base, s, spec, its, bc, sc);
     double w = 0;
     for (double e : s.rel_error) w += e / s.rel_error.size();
-    if (!traits.biased && !traits.error_feedback && b_simple > 0 && !s.global_batch.empty() && s.workers > 0 &&
-        std::isfinite(w) && w > 1e-6) {
-      po.b_simple = b_simple, po.variance_w = w, po.global_batch = s.global_batch.front(), po.workers = s.workers;
-    }
+    const model::ProgressOptions po = progress_options(o, spec, s, b_simple, w);
     const model::ProgressPrediction p = model::predict_progress(bc, sc, po);
-    Json j;
-    j["status"] = model::pilot_status_name(p.status);
-    j["iterations"] = opt_num(p.iterations);
-    j["interval"] = p.lo && p.hi ? Json::array({*p.lo, *p.hi}) : Json(nullptr);
-    j["interval_mass"] = 0.8;
-    j["basis"] = model::progress_basis_name(p.basis);
-    j["multiplier"] = p.iterations ? Json(p.multiplier) : Json(nullptr);
-    j["rho"] = p.rho;
-    j["tau"] = p.tau;
-    j["holdout_rmse"] = {{"multiplier", p.holdout_rmse_multiplier}, {"lag", p.holdout_rmse_lag}};
-    j["baseline_iterations"] = opt_num(p.baseline_iterations);
-    j["baseline_extrapolated"] = p.baseline_extrapolated;
-    j["asymptote"] = opt_num(p.asymptote);
-    j["reach_fraction"] = p.reach_fraction;
-    j["crossing_noise"] = opt_num(p.crossing_noise);
-    j["noise_scale_multiplier"] = opt_num(p.noise_scale_multiplier);
-    j["widened"] = p.widened;
-    j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);
-    j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
-    j["seeds"] = bc.size();
-    j["evidence"] = p.evidence;
-    out[spec] = j;
+    out[spec] = prediction_json(p, w, its, bc.size());
   }
   return out;
 }

@@ -119,7 +119,10 @@ Summary summarize(const std::vector<CellResult>& cells) {
   return s;
 }
 
-Report run_validate(const ValidateOptions& opt, std::ostream& log) {
+namespace {
+
+// The options with their defaults filled in; throws ValidateError on a bad combination.
+ValidateOptions checked_options(const ValidateOptions& opt) {
   ValidateOptions o = opt;
   if (o.gcu.empty()) o.gcu = self_exe();
   if (o.netbed.empty()) o.netbed = default_netbed();
@@ -128,84 +131,92 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   if (o.predict_rate != "measured" && o.predict_rate != "nominal")
     throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured or nominal");
   if (!o.calibrate && o.profile.empty()) throw ValidateError("give a profile (-p) or --calibrate");
+  return o;
+}
 
-  // Everything that can fail before running, fails now.
-  const std::vector<Cell> cells = expand_grid(o.grid);
+// Everything that can fail before running, fails now: the output directory, and every
+// cell's prediction from a given profile.
+void check_before_running(const ValidateOptions& o, const std::vector<Cell>& cells) {
   prepare_out_dir(o.out_dir);
   check_output_targets(o.out_dir);
   if (!o.calibrate) {
     const auto lp = simulate::load_profile_file(o.profile);
     for (const auto& c : cells) CellPredictor(lp.profile, c);
   }
-  setenv("OMP_NUM_THREADS", std::to_string(std::max(1, o.threads)).c_str(), 1);
-  install_signal_handlers();
+}
 
-  Report rep;
-  Testbed bed(o.testbed, o.netbed, o.out_dir);
-  rep.testbed = bed.shaped() ? "netns" : "loopback";
-  rep.testbed_note = bed.note();
-  if (!bed.note().empty()) log << "gcu validate: " << bed.note() << "\n";
+std::string joined(const std::vector<std::string>& items, const char* sep) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
+  return s;
+}
 
-  if (o.calibrate && o.reuse) throw ValidateError("--reuse re-predicts from a profile: give -p, not --calibrate");
-  if (o.calibrate) {
-    if (o.profile.empty()) o.profile = o.out_dir + "/profile.json";
-    const int ranks = cells.front().ranks;
-    bed.configure(ranks, parse_link("unlimited"));
-    std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
-    std::vector<std::string> batches, schemes;
-    for (int b : o.grid.batches) batches.push_back(std::to_string(b));
-    for (const auto& c : cells)
-      if (c.scheme != "none" && std::find(schemes.begin(), schemes.end(), c.scheme) == schemes.end())
-        schemes.push_back(c.scheme);
-    std::string bl, sl;
-    for (auto& b : batches) bl += (bl.empty() ? "" : ",") + b;
-    for (auto& s : schemes) sl += (sl.empty() ? "" : ";") + s;
-    a.insert(a.end(), {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", bl, "--threads",
-                       std::to_string(o.threads), "--budget-s", std::to_string(int(o.calibrate_budget_s)),
-                       "--convergence-schemes", "-", "-o", o.profile});
-    if (!schemes.empty()) a.insert(a.end(), {"--schemes", sl});
-    log << "gcu validate: calibrating " << o.grid.model << " on " << ranks << " ranks (" << rep.testbed
-        << ", budget " << o.calibrate_budget_s << " s) -> " << o.profile << "\n";
-    const ProcessResult r = run_process(a, o.out_dir + "/calibrate.log", o.calibrate_budget_s * 3 + 120);
-    if (r.interrupted) throw ValidateError("interrupted");
-    if (r.exit_code != 0)
-      throw ValidateError("gcu calibrate failed (exit " + std::to_string(r.exit_code) + "; " + o.out_dir +
-                          "/calibrate.log):\n" + r.output_tail);
-  }
-  const auto lp = simulate::load_profile_file(o.profile);
-  rep.profile_path = o.profile;
-  rep.profile_model = lp.profile.model.name;
-  std::vector<std::unique_ptr<CellPredictor>> preds;
-  for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
+// `gcu calibrate` arguments for the grid's model, batch sizes and compressing schemes.
+std::vector<std::string> calibrate_args(const ValidateOptions& o, const std::vector<Cell>& cells) {
+  std::vector<std::string> batches, schemes;
+  for (int b : o.grid.batches) batches.push_back(std::to_string(b));
+  for (const auto& c : cells)
+    if (c.scheme != "none" && std::find(schemes.begin(), schemes.end(), c.scheme) == schemes.end())
+      schemes.push_back(c.scheme);
+  std::vector<std::string> a = {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", joined(batches, ","),
+                                "--threads", std::to_string(o.threads), "--budget-s",
+                                std::to_string(int(o.calibrate_budget_s)), "--convergence-schemes", "-", "-o",
+                                o.profile};
+  if (!schemes.empty()) a.insert(a.end(), {"--schemes", joined(schemes, ";")});
+  return a;
+}
 
-  // Link rates, once per (ranks, link): a short all-reduce sweep through the link.
-  {
-    std::map<std::pair<int, std::string>, bool> seen;
-    for (const auto& c : cells) {
-      if (seen[{c.ranks, c.link.name}]) continue;
-      seen[{c.ranks, c.link.name}] = true;
-      LinkRate lr;
-      lr.link = c.link;
-      lr.ranks = c.ranks;
-      const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
-      if (o.reuse && std::filesystem::exists(prior)) {
-        lr.measured_gbps = allreduce_rate_gbps(util::read_file(prior));
-        lr.note = "reused " + prior;
-      } else if (!o.measure_links) {
-        lr.note = "not measured (--no-measure-links)";
-      } else {
-        bed.configure(c.ranks, c.link);
-        lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log);
-      }
-      rep.links.push_back(lr);
-      if (interrupted()) throw ValidateError("interrupted");
+// --calibrate: runs `gcu calibrate` on the first cell's ranks, unshaped, writing o.profile.
+void run_calibration(ValidateOptions& o, const std::vector<Cell>& cells, Testbed& bed, const std::string& testbed,
+                     std::ostream& log) {
+  if (o.profile.empty()) o.profile = o.out_dir + "/profile.json";
+  const int ranks = cells.front().ranks;
+  bed.configure(ranks, parse_link("unlimited"));
+  std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
+  const auto c = calibrate_args(o, cells);
+  a.insert(a.end(), c.begin(), c.end());
+  log << "gcu validate: calibrating " << o.grid.model << " on " << ranks << " ranks (" << testbed << ", budget "
+      << o.calibrate_budget_s << " s) -> " << o.profile << "\n";
+  const ProcessResult r = run_process(a, o.out_dir + "/calibrate.log", o.calibrate_budget_s * 3 + 120);
+  if (r.interrupted) throw ValidateError("interrupted");
+  if (r.exit_code != 0)
+    throw ValidateError("gcu calibrate failed (exit " + std::to_string(r.exit_code) + "; " + o.out_dir +
+                        "/calibrate.log):\n" + r.output_tail);
+}
+
+// Link rates, once per (ranks, link): a short all-reduce sweep through the link.
+std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cell>& cells, Testbed& bed,
+                                 std::ostream& log) {
+  std::vector<LinkRate> links;
+  std::map<std::pair<int, std::string>, bool> seen;
+  for (const auto& c : cells) {
+    if (seen[{c.ranks, c.link.name}]) continue;
+    seen[{c.ranks, c.link.name}] = true;
+    LinkRate lr;
+    lr.link = c.link;
+    lr.ranks = c.ranks;
+    const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
+    if (o.reuse && std::filesystem::exists(prior)) {
+      lr.measured_gbps = allreduce_rate_gbps(util::read_file(prior));
+      lr.note = "reused " + prior;
+    } else if (!o.measure_links) {
+      lr.note = "not measured (--no-measure-links)";
+    } else {
+      bed.configure(c.ranks, c.link);
+      lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log);
     }
+    links.push_back(lr);
+    if (interrupted()) throw ValidateError("interrupted");
   }
+  return links;
+}
 
-  std::vector<CellResult> res(cells.size());
-  std::vector<double> load_sum(cells.size(), 0);
-  // --reuse: the load and context switches of the earlier run, from its report (by cell id).
-  std::map<int, std::pair<double, long>> prior_load;
+// By cell id: the load average and involuntary context switches of an earlier run.
+using PriorLoads = std::map<int, std::pair<double, long>>;
+
+// --reuse: the load and context switches of the earlier run, from its report (by cell id).
+PriorLoads prior_loads(const ValidateOptions& o) {
+  PriorLoads prior_load;
   if (o.reuse && fs::exists(o.out_dir + "/validate.json")) {
     try {
       const auto pj = nlohmann::json::parse(util::read_file(o.out_dir + "/validate.json"));
@@ -216,94 +227,130 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
     } catch (const std::exception&) {
     }
   }
-  for (size_t i = 0; i < cells.size(); ++i) {
-    res[i].cell = cells[i];
-    res[i].ok = true;
-  }
-  const int total_runs = int(cells.size()) * o.repeats;
+  return prior_load;
+}
+
+// What the rounds loop carries from cell to cell.
+struct Rounds {
+  const ValidateOptions& o;
+  const std::vector<Cell>& cells;
+  Testbed& bed;
+  const PriorLoads& prior_load;
+  std::vector<CellResult>& res;
+  std::vector<double>& load_sum;
+  std::ostream& log;
+  int total_runs = 0;
   int run_no = 0;
-  for (int round = 0; round < o.repeats; ++round) {
-    for (int idx : round_order(int(cells.size()), o.seed, round)) {
-      const Cell& c = cells[size_t(idx)];
-      CellResult& r = res[size_t(idx)];
-      ++run_no;
+};
+
+// --reuse: the round's log of an earlier run of the same grid; nothing runs.
+void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
+  const Cell& c = s.cells[idx];
+  CellResult& r = s.res[idx];
+  try {
+    const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
+    if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
+      throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
+    r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
+    r.logs.push_back(tlog);
+    ++r.rounds;
+    std::vector<double> v;
+    for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
+    r.round_medians.push_back(spread_of(v).median);
+  } catch (const std::exception& e) {
+    r.ok = false;
+    r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
+  }
+  const auto pl = s.prior_load.find(c.id);  // else not known from the logs
+  s.load_sum[idx] = pl != s.prior_load.end() ? pl->second.first * s.o.repeats : std::nan("");
+  r.nivcsw = pl != s.prior_load.end() ? pl->second.second : -1;
+}
+
+// The trainer log of a round that ran: its iterations pooled into the cell's samples.
+void read_round_log(CellResult& r, const std::string& tlog, std::ostream& log) {
+  try {
+    const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
+    r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
+    r.logs.push_back(tlog);
+    ++r.rounds;
+    double med = 0;
+    if (!tl.iters.empty()) {
+      std::vector<double> v;
+      for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
+      med = spread_of(v).median;
+    }
+    r.round_medians.push_back(med);
+    log << " " << med * 1e3 << " ms\n";
+  } catch (const std::exception& e) {
+    r.ok = false;
+    r.message += std::string(r.message.empty() ? "" : "; ") + e.what();
+    log << " FAILED (log)\n";
+  }
+}
+
+// Runs one cell for one round on the testbed and reads its log.
+void run_round(Rounds& s, size_t idx, int round, const std::string& stem, const std::string& tlog) {
+  const ValidateOptions& o = s.o;
+  const Cell& c = s.cells[idx];
+  CellResult& r = s.res[idx];
+  std::remove(tlog.c_str());
+  try {
+    s.bed.configure(c.ranks, c.link);
+  } catch (const ValidateError& e) {
+    r.ok = false;
+    r.message = e.what();
+    return;
+  }
+  std::vector<std::string> a = s.bed.launch_prefix(o.gcu, c.ranks);
+  const auto t = train_command(o, c, tlog);
+  a.insert(a.end(), t.begin(), t.end());
+  const double load = load_average();
+  s.log << "gcu validate: [" << s.run_no << "/" << s.total_runs << "] round " << round + 1 << ": " << c.label()
+        << " (load " << load << ")" << std::flush;
+  const ProcessResult p = run_process(a, stem + ".out", o.cell_timeout_s);
+  s.load_sum[idx] += load;
+  r.nivcsw += p.nivcsw;
+  r.wall_s += p.wall_s;
+  if (p.interrupted) {
+    s.log << " interrupted\n";
+    throw ValidateError("interrupted");
+  }
+  if (p.exit_code != 0 || p.timed_out) {
+    r.ok = false;
+    r.message += (r.message.empty() ? "" : "; ") + std::string("round ") + std::to_string(round + 1) + ": " +
+                 (p.timed_out ? "timed out after " + std::to_string(int(o.cell_timeout_s)) + " s"
+                              : "exit " + std::to_string(p.exit_code)) +
+                 " (" + stem + ".out): " + p.output_tail.substr(0, 600);
+    s.log << " FAILED (exit " << p.exit_code << ")\n";
+    return;
+  }
+  read_round_log(r, tlog, s.log);
+}
+
+// All rounds over all cells, each round in its own random order.
+void run_rounds(Rounds& s) {
+  s.total_runs = int(s.cells.size()) * s.o.repeats;
+  for (int round = 0; round < s.o.repeats; ++round) {
+    for (int idx : round_order(int(s.cells.size()), s.o.seed, round)) {
+      const Cell& c = s.cells[size_t(idx)];
+      ++s.run_no;
       if (interrupted()) throw ValidateError("interrupted");
-      const std::string stem = o.out_dir + "/raw/c" + std::to_string(c.id) + "-round" + std::to_string(round);
+      const std::string stem = s.o.out_dir + "/raw/c" + std::to_string(c.id) + "-round" + std::to_string(round);
       const std::string tlog = stem + ".jsonl";
-      if (o.reuse) {  // --reuse: the logs of an earlier run of the same grid, nothing runs
-        try {
-          const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
-          if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
-            throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
-          r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
-          r.logs.push_back(tlog);
-          ++r.rounds;
-          std::vector<double> v;
-          for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
-          r.round_medians.push_back(spread_of(v).median);
-        } catch (const std::exception& e) {
-          r.ok = false;
-          r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
-        }
-        const auto pl = prior_load.find(c.id);  // else not known from the logs
-        load_sum[size_t(idx)] = pl != prior_load.end() ? pl->second.first * o.repeats : std::nan("");
-        r.nivcsw = pl != prior_load.end() ? pl->second.second : -1;
+      if (s.o.reuse) {
+        reuse_round(s, size_t(idx), tlog);
         continue;
       }
-      std::remove(tlog.c_str());
-      try {
-        bed.configure(c.ranks, c.link);
-      } catch (const ValidateError& e) {
-        r.ok = false;
-        r.message = e.what();
-        continue;
-      }
-      std::vector<std::string> a = bed.launch_prefix(o.gcu, c.ranks);
-      const auto t = train_command(o, c, tlog);
-      a.insert(a.end(), t.begin(), t.end());
-      const double load = load_average();
-      log << "gcu validate: [" << run_no << "/" << total_runs << "] round " << round + 1 << ": " << c.label()
-          << " (load " << load << ")" << std::flush;
-      const ProcessResult p = run_process(a, stem + ".out", o.cell_timeout_s);
-      load_sum[size_t(idx)] += load;
-      r.nivcsw += p.nivcsw;
-      r.wall_s += p.wall_s;
-      if (p.interrupted) {
-        log << " interrupted\n";
-        throw ValidateError("interrupted");
-      }
-      if (p.exit_code != 0 || p.timed_out) {
-        r.ok = false;
-        r.message += (r.message.empty() ? "" : "; ") + std::string("round ") + std::to_string(round + 1) + ": " +
-                     (p.timed_out ? "timed out after " + std::to_string(int(o.cell_timeout_s)) + " s"
-                                  : "exit " + std::to_string(p.exit_code)) +
-                     " (" + stem + ".out): " + p.output_tail.substr(0, 600);
-        log << " FAILED (exit " << p.exit_code << ")\n";
-        continue;
-      }
-      try {
-        const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
-        r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
-        r.logs.push_back(tlog);
-        ++r.rounds;
-        double med = 0;
-        if (!tl.iters.empty()) {
-          std::vector<double> v;
-          for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
-          med = spread_of(v).median;
-        }
-        r.round_medians.push_back(med);
-        log << " " << med * 1e3 << " ms\n";
-      } catch (const std::exception& e) {
-        r.ok = false;
-        r.message += std::string(r.message.empty() ? "" : "; ") + e.what();
-        log << " FAILED (log)\n";
-      }
+      run_round(s, size_t(idx), round, stem, tlog);
     }
   }
-  bed.down();
+}
 
-  for (size_t i = 0; i < cells.size(); ++i) {
+// Per cell: the mean load, the link rate predicted with, the prediction and the statistics.
+void finish_cells(const ValidateOptions& o, const Report& rep,
+                  const std::vector<std::unique_ptr<CellPredictor>>& preds, const std::vector<double>& load_sum,
+                  std::vector<CellResult>& res) {
+  for (size_t i = 0; i < res.size(); ++i) {
     CellResult& r = res[i];
     r.load_average = load_sum[i] / o.repeats;
     r.rate_used_gbps = rate_for(o, r.cell, rep.links, rep.testbed == "netns", &r.measured_link_gbps);
@@ -317,6 +364,44 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
     }
     if (r.ok) compute_stats(r);
   }
+}
+
+}  // namespace
+
+Report run_validate(const ValidateOptions& opt, std::ostream& log) {
+  ValidateOptions o = checked_options(opt);
+  const std::vector<Cell> cells = expand_grid(o.grid);
+  check_before_running(o, cells);
+  setenv("OMP_NUM_THREADS", std::to_string(std::max(1, o.threads)).c_str(), 1);
+  install_signal_handlers();
+
+  Report rep;
+  Testbed bed(o.testbed, o.netbed, o.out_dir);
+  rep.testbed = bed.shaped() ? "netns" : "loopback";
+  rep.testbed_note = bed.note();
+  if (!bed.note().empty()) log << "gcu validate: " << bed.note() << "\n";
+
+  if (o.calibrate && o.reuse) throw ValidateError("--reuse re-predicts from a profile: give -p, not --calibrate");
+  if (o.calibrate) run_calibration(o, cells, bed, rep.testbed, log);
+  const auto lp = simulate::load_profile_file(o.profile);
+  rep.profile_path = o.profile;
+  rep.profile_model = lp.profile.model.name;
+  std::vector<std::unique_ptr<CellPredictor>> preds;
+  for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
+  rep.links = link_rates(o, cells, bed, log);
+
+  std::vector<CellResult> res(cells.size());
+  std::vector<double> load_sum(cells.size(), 0);
+  const PriorLoads prior_load = prior_loads(o);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    res[i].cell = cells[i];
+    res[i].ok = true;
+  }
+  Rounds rounds{o, cells, bed, prior_load, res, load_sum, log};
+  run_rounds(rounds);
+  bed.down();
+
+  finish_cells(o, rep, preds, load_sum, res);
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);
