@@ -1,7 +1,7 @@
 // Device twins of compressors/low_precision.cpp: float <-> IEEE half / bfloat16 with the
 // SAME integer bit manipulation as the CPU helpers (not __float2half_rn), so that the
 // wire words are bit-identical to the CPU ones, NaN payloads included.
-// C++17; included by fp16.cu and bf16.cu only.
+// C++17; included by cast16.cu (fp16 and bf16) only.
 #pragma once
 
 #include <cstdint>

@@ -75,6 +75,31 @@ TrainState state_for(const Trainee& s) {
   return st;
 }
 
+// A checkpoint of a trainee after one step in `d`: its path, and its bytes.
+std::string one_step_checkpoint(const Dir& d, Trainee& a, std::string* bytes) {
+  const std::string file = d / "ck.rank0";
+  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
+  const auto size = fs::file_size(file);
+  bytes->assign(size, '\0');
+  std::ifstream(file, std::ios::binary).read(bytes->data(), static_cast<std::streamsize>(size));
+  return file;
+}
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+// load_checkpoint(path) must throw a TrainError naming the file and containing `needle`.
+void expect_load_error(const std::string& path, const Trainee& a, const std::string& needle) {
+  Trainee b(1);
+  try {
+    load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
+    ADD_FAILURE() << "no error for " << path;
+  } catch (const TrainError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(path), std::string::npos) << m;
+    EXPECT_NE(m.find(needle), std::string::npos) << m;
+  }
+}
+
 TEST(Checkpoint, RoundTripRestoresModelOptimizerCompressorAndCounters) {
   Dir d;
   Trainee a(1);
@@ -132,62 +157,28 @@ TEST(Checkpoint, MissingTruncatedOrCorruptedFileGivesClearError) {
   Dir d;
   Trainee a(1);
   a.step(0);
-  const std::string file = d / "ck.rank0";
-  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
-  const auto size = fs::file_size(file);
-  std::string bytes(size, '\0');
-  std::ifstream(file, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
-
-  auto expect_error = [&](const std::string& path, const std::string& needle) {
-    Trainee b(1);
-    try {
-      load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
-      ADD_FAILURE() << "no error for " << path;
-    } catch (const TrainError& e) {
-      const std::string m = e.what();
-      EXPECT_NE(m.find(path), std::string::npos) << m;
-      EXPECT_NE(m.find(needle), std::string::npos) << m;
-    }
-  };
-  expect_error(d / "nope.rank0", "does not exist");
-
-  const std::string truncated = d / "truncated.rank0";
-  std::ofstream(truncated, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(size / 2));
-  expect_error(truncated, "cannot read checkpoint");
-
-  const std::string garbage = d / "garbage.rank0";
-  std::ofstream(garbage, std::ios::binary) << std::string(size, 'x');
-  expect_error(garbage, "cannot read checkpoint");
-
-  const std::string empty = d / "empty.rank0";
-  std::ofstream(empty, std::ios::binary).flush();
-  expect_error(empty, "cannot read checkpoint");
+  std::string bytes;
+  one_step_checkpoint(d, a, &bytes);
+  expect_load_error(d / "nope.rank0", a, "does not exist");
+  write_bytes(d / "truncated.rank0", bytes.substr(0, bytes.size() / 2));
+  expect_load_error(d / "truncated.rank0", a, "cannot read checkpoint");
+  write_bytes(d / "garbage.rank0", std::string(bytes.size(), 'x'));
+  expect_load_error(d / "garbage.rank0", a, "cannot read checkpoint");
+  write_bytes(d / "empty.rank0", "");
+  expect_load_error(d / "empty.rank0", a, "cannot read checkpoint");
 }
 
-// fuzz/corpus/checkpoint/regress-oom-libtorch-reader: LibTorch's reader allocates what the zip
-// directory declares (> 2 GB for the finding); the archive is checked against the file
+// fuzz/corpus/checkpoint/regress-oom-libtorch-reader: LibTorch's reader allocates what the
+// zip directory declares (> 2 GB for the finding); the archive is checked against the file
 // size first.
 TEST(Checkpoint, ZipDirectoryBeyondTheFileIsRejectedBeforeLibTorchReadsIt) {
   Dir d;
   Trainee a(1);
   a.step(0);
-  const std::string file = d / "ck.rank0";
-  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
-  const auto size = fs::file_size(file);
-  std::string bytes(size, '\0');
-  std::ifstream(file, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
-  auto expect_error = [&](const std::string& path) {
-    Trainee b(1);
-    try {
-      load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
-      ADD_FAILURE() << "no error for " << path;
-    } catch (const TrainError& e) {
-      const std::string m = e.what();
-      EXPECT_NE(m.find(path), std::string::npos) << m;
-      EXPECT_NE(m.find("not a valid checkpoint archive"), std::string::npos) << m;
-    }
-  };
-  expect_error(std::string(GCU_SOURCE_DIR) + "/fuzz/corpus/checkpoint/regress-oom-libtorch-reader");
+  std::string bytes;
+  const std::string file = one_step_checkpoint(d, a, &bytes);
+  expect_load_error(std::string(GCU_SOURCE_DIR) + "/fuzz/corpus/checkpoint/regress-oom-libtorch-reader", a,
+                    "not a valid checkpoint archive");
 
   // Every central-directory entry declaring 2 GB - 1 of data (sizes at +20 and +24).
   std::string big = bytes;
@@ -200,10 +191,8 @@ TEST(Checkpoint, ZipDirectoryBeyondTheFileIsRejectedBeforeLibTorchReadsIt) {
   ASSERT_GT(mutated, 0);
   // With a header and digest that match the mutated archive: the zip checks must catch it.
   const std::string payload = big.substr(kCheckpointHeaderBytes);
-  big = checkpoint_header(payload) + payload;
-  const std::string huge = d / "huge.rank0";
-  std::ofstream(huge, std::ios::binary).write(big.data(), static_cast<std::streamsize>(big.size()));
-  expect_error(huge);
+  write_bytes(d / "huge.rank0", checkpoint_header(payload) + payload);
+  expect_load_error(d / "huge.rank0", a, "not a valid checkpoint archive");
 
   Trainee c(1);  // the unmutated file still loads
   EXPECT_NO_THROW(load_checkpoint(file, *c.net, *c.opt, *c.comp, state_for(a)));
@@ -216,30 +205,19 @@ TEST(Checkpoint, AnyFlippedByteIsRejectedBeforeLibTorchReadsIt) {
   Dir d;
   Trainee a(1);
   a.step(0);
-  const std::string file = d / "ck.rank0";
-  save_checkpoint(file, *a.net, *a.opt, *a.comp, state_for(a));
-  const auto size = fs::file_size(file);
-  std::string bytes(size, '\0');
-  std::ifstream(file, std::ios::binary).read(bytes.data(), static_cast<std::streamsize>(size));
+  std::string bytes;
+  one_step_checkpoint(d, a, &bytes);
   ASSERT_EQ(bytes.compare(0, 8, "GCUCKPT1"), 0);
+  const size_t size = bytes.size();
   for (size_t at : {size_t{3}, size_t{12}, size_t{20}, kCheckpointHeaderBytes + 1, size / 2, size - 1}) {
     std::string bad = bytes;
     bad[at] = static_cast<char>(bad[at] ^ 0x20);
     const std::string path = d / ("flip" + std::to_string(at) + ".rank0");
-    std::ofstream(path, std::ios::binary).write(bad.data(), static_cast<std::streamsize>(bad.size()));
-    Trainee b(1);
-    try {
-      load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a));
-      ADD_FAILURE() << "byte " << at << " flipped and accepted";
-    } catch (const TrainError& e) {
-      EXPECT_NE(std::string(e.what()).find("not a valid checkpoint archive"), std::string::npos) << e.what();
-    }
+    write_bytes(path, bad);
+    expect_load_error(path, a, "not a valid checkpoint archive");
   }
-  std::string appended = bytes + "x";
-  const std::string path = d / "appended.rank0";
-  std::ofstream(path, std::ios::binary).write(appended.data(), static_cast<std::streamsize>(appended.size()));
-  Trainee b(1);
-  EXPECT_THROW(load_checkpoint(path, *b.net, *b.opt, *b.comp, state_for(a)), TrainError);
+  write_bytes(d / "appended.rank0", bytes + "x");
+  expect_load_error(d / "appended.rank0", a, "truncated or appended to");
 }
 
 }  // namespace
