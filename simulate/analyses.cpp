@@ -8,6 +8,7 @@
 #include "compressors/registry.h"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 namespace gcu::simulate {
@@ -118,6 +119,10 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
   double fp16_s = 0;
   for (const auto& x : recs)
     if (x.scheme == fp16 && x.iteration) fp16_s = x.iteration->total_s;
+  std::set<std::string> cost_assumptions;  // candidates costed beyond the measured fits
+  for (const auto& x : recs)
+    if (x.iteration) cost_assumptions.insert(x.iteration->cost_assumptions.begin(), x.iteration->cost_assumptions.end());
+  r.context.assumptions.insert(r.context.assumptions.end(), cost_assumptions.begin(), cost_assumptions.end());
   int rank = 0;
   for (const auto& x : recs) {
     RecommendRow row;
