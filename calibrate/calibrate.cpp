@@ -4,6 +4,7 @@
 #include "calibrate/calibrate.h"
 
 #include "calibrate/calibrate_run.h"
+#include "calibrate/codecs.h"
 #include "compressors/registry.h"
 #include "model/profile_json.h"
 #include "util/output_file.h"
@@ -123,6 +124,7 @@ void plan_steps(CalibrationRun& r) {
   r.compute.iters = o.iters;
   r.main_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());
   r.schemes = o.schemes.empty() ? default_schemes() : o.schemes;
+  r.codec_schemes = o.schemes.empty() ? default_codec_specs() : o.schemes;  // + other parameter values
   r.convergence_off = o.convergence_schemes.size() == 1 && o.convergence_schemes[0] == "-";
   std::vector<std::string> conv_schemes = r.convergence_off ? std::vector<std::string>{} : o.convergence_schemes;
   if (!r.convergence_off && conv_schemes.empty())

@@ -20,7 +20,8 @@ struct CalibrateOptions {
   int iters = 10;
   int64_t min_bytes = 4;
   int64_t max_bytes = 64LL << 20;    // collective sweep (nccl-tests size)
-  std::vector<std::string> schemes;  // codec timing and errors; empty = all registered
+  std::vector<std::string> schemes;  // codec timing and errors; empty = all registered (codec timing:
+                                     // also other parameter values, default_codec_specs())
   std::vector<int64_t> codec_sizes;  // elements; empty = defaults (up to 4 Mi)
   std::string contention_scheme;     // empty: first registered of powersgd, topk, signsgd
   int error_snapshots = 4;

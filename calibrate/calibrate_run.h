@@ -63,7 +63,8 @@ struct CalibrationRun {
   std::set<std::string> done;          // steps completed before a resume (all ranks agree)
   ComputeOptions compute;              // model, batch sizes, iterations
   int main_batch = 0;                  // the largest batch size
-  std::vector<std::string> schemes;    // codec timing
+  std::vector<std::string> schemes;    // --schemes, else every registered scheme's default spec
+  std::vector<std::string> codec_schemes;  // codec timing: --schemes, else default_codec_specs()
   std::string contention_scheme;
   bool convergence_off = false;        // --convergence-schemes -
   std::vector<std::string> convergence_schemes;

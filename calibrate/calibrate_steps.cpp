@@ -67,7 +67,7 @@ void step_codecs(CalibrationRun& r) {
   const double share = r.opt.budget_s > 0 ? r.left() * kCodecsBudgetShare : kUnlimitedS;
   const double start = now_s();
   BySpec<CodecState> codecs;
-  for (const auto& s : r.schemes) {
+  for (const auto& s : r.codec_schemes) {
     // Decided together: the low-precision all-reduce timing below is collective.
     if (r.group->allreduce_max(now_s() - start > share ? 1.0 : 0.0) > 0) {
       r.skip("codecs " + s, "time budget");

@@ -4,11 +4,13 @@
 #include "compressors/error_measure.h"
 #include "compressors/registry.h"
 #include "model/buckets.h"
+#include "model/whatif.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 namespace gcu::calibrate {
 
@@ -91,6 +93,25 @@ CodecRow time_step(const std::string& spec, int64_t n, int p, const CodecTimingO
 }
 
 }  // namespace
+
+std::vector<std::string> default_codec_specs() {
+  const auto& registry = compress::Registry::instance();
+  std::vector<std::string> wanted;
+  for (const auto& s : registry.list()) wanted.push_back(s.name);
+  for (const auto& pattern : registry.cost_grid())
+    for (auto& s : model::expand_candidates(pattern)) wanted.push_back(std::move(s));
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& s : wanted) {
+    try {
+      const std::string c = compress::make_compressor(s)->spec();
+      if (seen.insert(c).second) out.push_back(s);  // measure_codec records the canonical spec
+    } catch (const compress::CompressorError&) {
+      // not in this build (or a parameter it does not take): left out
+    }
+  }
+  return out;
+}
 
 CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions& opt) {
   if (opt.sizes.empty()) throw FitError("codec timing: no sizes");

@@ -72,6 +72,14 @@ struct CodecMeasurement {
   FitQuality encode_quality, decode_quality;
 };
 
+// calibrate's default codec timings: every registered scheme's default spec (in
+// registration order, as before), then the registry's cost_grid (other values of each
+// numeric parameter, and an ef(...) spec), canonical and without duplicates; specs this
+// build cannot make are left out. The defaults come first so that a time budget that
+// runs out still leaves one fit per scheme; the extra values let the model interpolate
+// (model/codec_cost.h).
+std::vector<std::string> default_codec_specs();
+
 // Throws compress::CompressorError for a bad spec.
 CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions& opt);
 

@@ -40,7 +40,9 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--iters", o.iters, "Timed iterations per measurement")->capture_default_str();
   sub->add_option("--min-bytes", o.min_bytes, "Smallest collective message (bytes)")->capture_default_str();
   sub->add_option("--max-bytes", o.max_bytes, "Largest collective message (bytes, nccl-tests size)")->capture_default_str();
-  sub->add_option("--schemes", o.schemes, "Compressor specs to time and measure errors of (default: all registered)")
+  sub->add_option("--schemes", o.schemes,
+                  "Compressor specs to time and measure errors of (default: all registered; codec timing "
+                  "adds other values of each numeric parameter and an ef(...) spec, docs/calibrate.md)")
       ->delimiter(';');
   sub->add_option("--codec-sizes", o.codec_sizes, "Bucket sizes (elements) of the codec timing sweep")->delimiter(',');
   sub->add_option("--contention-scheme", o.contention_scheme, "Compressor overlapped with backward for the contention factor");

@@ -118,7 +118,7 @@ void register_dgc(Registry& r) {
                                                   a.get_fraction("sample", 0.01),
                                                   static_cast<uint64_t>(seed));
          },
-         .facts = {.recommend_grid = {"dgc:k={0.01|0.001}"}}});
+         .facts = {.recommend_grid = {"dgc:k={0.01|0.001}"}, .cost_grid = {"dgc:k={0.1|0.001}"}}});
 }
 
 }  // namespace gcu::compress

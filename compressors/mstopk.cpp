@@ -146,7 +146,7 @@ void register_mstopk(Registry& r) {
            return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01),
                                                      a.get_positive_int("iters", 20));
          },
-         .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}}});
+         .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}, .cost_grid = {"mstopk:k={0.1|0.001}"}}});
 }
 
 }  // namespace gcu::compress

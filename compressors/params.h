@@ -17,6 +17,9 @@ class SchemeArgs {
 
   const std::string& name() const { return name_; }
   bool has(const std::string& key) const { return kv_.count(key) != 0; }
+  // Every key=value as written (does not count as use): the model compares the
+  // parameters of two canonical specs with it (model/codec_cost.h).
+  const std::map<std::string, std::string>& values() const { return kv_; }
   // Typed getters; throw CompressorError naming the key, the value and the scheme.
   double get_double(const std::string& key, double fallback) const;
   int64_t get_int(const std::string& key, int64_t fallback) const;

@@ -458,7 +458,7 @@ void register_powersgd(Registry& r) {
            return std::make_unique<PowerSgdCompressor>(p);
          },
          .facts = {.recommend_grid = {"powersgd:rank={1|2|4|8|16|32}"}, .convergence_specs = {"powersgd:rank=2"},
-                    .contention_probe = true}});
+                    .cost_grid = {"powersgd:rank={1|16}"}, .contention_probe = true}});
 }
 
 }  // namespace gcu::compress

@@ -101,7 +101,7 @@ void register_qsgd(Registry& r) {
              throw CompressorError("qsgd: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
            return std::make_unique<QsgdCompressor>(levels, bucket, static_cast<uint64_t>(seed));
          },
-         .facts = {.recommend_grid = {"qsgd"}, .convergence_specs = {"qsgd"}}});
+         .facts = {.recommend_grid = {"qsgd"}, .convergence_specs = {"qsgd"}, .cost_grid = {"qsgd:levels={1|15}"}}});
 }
 
 }  // namespace gcu::compress

@@ -124,7 +124,7 @@ void register_randomk(Registry& r) {
                                                       static_cast<uint64_t>(seed),
                                                       a.get_bool("unbiased", false));
          },
-         .facts = {.recommend_grid = {"randomk:k={0.1|0.01|0.001}"}}});
+         .facts = {.recommend_grid = {"randomk:k={0.1|0.01|0.001}"}, .cost_grid = {"randomk:k={0.1|0.001}"}}});
 }
 
 }  // namespace gcu::compress

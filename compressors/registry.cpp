@@ -124,6 +124,12 @@ std::vector<std::string> Registry::convergence_specs() const {
   return out;
 }
 
+std::vector<std::string> Registry::cost_grid() const {
+  std::vector<std::string> out;
+  for (const auto& s : schemes_) out.insert(out.end(), s.facts.cost_grid.begin(), s.facts.cost_grid.end());
+  return out;
+}
+
 std::string Registry::contention_probe() const {
   for (const auto& s : schemes_)
     if (s.facts.contention_probe) return s.name;

@@ -49,6 +49,11 @@ struct SchemeFacts {
   std::vector<std::string> recommend_grid;
   // calibrate's default convergence (pilot-run) specs.
   std::vector<std::string> convergence_specs;
+  // calibrate's default codec timings beyond the scheme's default spec, "{a|b}"
+  // expanding: other values of each numeric parameter (at least two measured values in
+  // all), so that the model interpolates the cost of the values in between
+  // (model/codec_cost.h); an "ef(...)" spec measures the error-feedback overhead.
+  std::vector<std::string> cost_grid;
   // calibrate measures the overlap contention with the first registered such scheme.
   bool contention_probe = false;
 };
@@ -73,9 +78,11 @@ class Registry {
   const SchemeFacts& facts(const std::string& spec) const;
   // The scheme registered as `b` (its name is its spec); throws when there is none.
   const SchemeInfo& baseline(Baseline b) const;
-  // Every registered scheme's recommend_grid / convergence_specs, in registration order.
+  // Every registered scheme's recommend_grid / convergence_specs / cost_grid, in
+  // registration order.
   std::vector<std::string> recommend_grid() const;
   std::vector<std::string> convergence_specs() const;
+  std::vector<std::string> cost_grid() const;
   // The first registered contention_probe scheme's name; "" when none.
   std::string contention_probe() const;
   std::vector<SchemeInfo> list() const;

@@ -420,7 +420,7 @@ void register_thc(Registry& r) {
            p.seed = static_cast<uint64_t>(a.get_int("seed", 0));
            return std::make_unique<ThcCompressor>(p);
          },
-         .facts = {.recommend_grid = {"thc"}}});
+         .facts = {.recommend_grid = {"thc"}, .cost_grid = {"thc:bits={2|8}"}}});
 }
 
 }  // namespace gcu::compress

@@ -44,7 +44,8 @@ void register_topk(Registry& r) {
          .cpu = [](const SchemeArgs& a) {
            return std::make_unique<TopkCompressor>(a.get_fraction("k", 0.01));
          },
-         .facts = {.recommend_grid = {"topk:k={0.1|0.01|0.001}"}, .convergence_specs = {"ef(topk:k=0.01)", "topk:k=0.1"}}});
+         .facts = {.recommend_grid = {"topk:k={0.1|0.01|0.001}"}, .convergence_specs = {"ef(topk:k=0.01)", "topk:k=0.1"},
+                   .cost_grid = {"topk:k={0.1|0.001}", "ef(topk:k=0.01)"}}});
 }
 
 }  // namespace gcu::compress

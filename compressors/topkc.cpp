@@ -118,7 +118,7 @@ void register_topkc(Registry& r) {
              throw CompressorError("topkc: chunk=" + std::to_string(chunk) + " is above 2^31-1");
            return std::make_unique<TopkcCompressor>(a.get_fraction("k", 0.01), chunk);
          },
-         .facts = {.recommend_grid = {"topkc:k={0.1|0.01|0.001}"}}});
+         .facts = {.recommend_grid = {"topkc:k={0.1|0.01|0.001}"}, .cost_grid = {"topkc:k={0.1|0.001}"}}});
 }
 
 }  // namespace gcu::compress

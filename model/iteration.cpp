@@ -305,6 +305,8 @@ IterationResult Predictor::predict(const Conditions& cond, bool timeline) const 
   r.batch_size = compute_.compute.batch_size;
   r.compute_exact = compute_.exact;
   r.note = note_;
+  r.cost_notes = plan_.cost_notes;
+  r.cost_assumptions = plan_.cost_assumptions;
   const double cf = 1.0 / cond.compute_speedup;
   const ComputeEntry& c = compute_.compute;
   r.data_s = c.data_s * cf;

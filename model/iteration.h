@@ -73,6 +73,8 @@ struct IterationResult {
   int batch_size = 0;
   bool compute_exact = true;     // false: compute interpolated/extrapolated (see note)
   std::string note;              // compute lookup and ready-time basis, "; "-separated
+  std::vector<std::string> cost_notes;        // encode/decode fit not measured for this
+  std::vector<std::string> cost_assumptions;  // exact spec (SchemePlan, codec_cost.h)
   Seconds data_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;  // after speed-up
   Seconds backward_comm_s = 0;   // backward start -> last decode done
   Seconds comm_s = 0;            // sum of collective times

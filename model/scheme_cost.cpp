@@ -1,11 +1,13 @@
 // Per-scheme cost plans (scheme_cost.h): exact wire bytes from the compressor registry,
 // encode/decode seconds from the profile's fits.
 #include "model/scheme_cost.h"
+#include "model/codec_cost.h"
 #include "util/text.h"
 
 #include "compressors/registry.h"
 
 #include <memory>
+#include <optional>
 
 namespace gcu::model {
 
@@ -35,18 +37,18 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
   plan.traits = c->traits();
   plan.world = world;
 
-  const CodecFit* fit = nullptr;
+  std::optional<CodecFit> fit;
   if (scheme_needs_codec_fit(plan.scheme)) {
     auto it = fits.find(plan.scheme);
     if (it == fits.end()) it = fits.find(scheme);  // as the user typed it
-    if (it == fits.end()) {
-      std::string known;
-      for (const auto& [k, v] : fits) known += (known.empty() ? "" : ", ") + k;
-      throw ModelError("scheme '" + plan.scheme + "' has no encode/decode cost fit in the profile: "
-                       "add field compressors.\"" + plan.scheme + "\" (profile has: " +
-                       (known.empty() ? "none" : known) + ")");
+    if (it != fits.end()) {
+      fit = it->second;
+    } else {
+      ResolvedCodec r = resolve_codec_fit(plan.scheme, fits);
+      fit = r.fit;
+      plan.cost_notes = std::move(r.notes);
+      plan.cost_assumptions = std::move(r.assumptions);
     }
-    fit = &it->second;
   }
 
   for (const Bucket& b : buckets) {

@@ -41,6 +41,11 @@ struct SchemePlan {
   std::vector<PlannedCall> calls;
   Bytes raw_bytes = 0;           // sum over buckets
   Bytes wire_bytes = 0;          // per rank, sum over all calls
+  // How a cost fit that the profile does not hold for this exact spec was derived
+  // (model/codec_cost.h): notes (interpolated, measured ef overhead) and assumptions
+  // (extrapolated, one measured value, assumed ef overhead). Empty for exact fits.
+  std::vector<std::string> cost_notes;
+  std::vector<std::string> cost_assumptions;
   double compression_ratio() const { return wire_bytes > 0 ? raw_bytes / wire_bytes : kInf; }
 };
 
@@ -53,8 +58,10 @@ Seconds decode_seconds(const DecodeFit& f, int64_t n, int p);
 // Throws compress::CompressorError for an unknown scheme.
 bool scheme_needs_codec_fit(const std::string& canonical_spec);
 
-// Throws ModelError when the scheme is not registered (naming it and the known ones),
-// its parameters are bad, or the profile has no cost fit for it ("compressors.<spec>").
+// Encode/decode costs: the profile's fit of the spec, else one derived from the fits of
+// other parameter values of the same scheme (model/codec_cost.h). Throws ModelError when
+// the scheme is not registered (naming it and the known ones), its parameters are bad, or
+// the profile has no usable cost fit for it (naming the field "compressors.<spec>").
 SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buckets, int world,
                        const std::map<std::string, CodecFit>& fits);
 

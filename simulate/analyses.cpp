@@ -8,6 +8,7 @@
 #include "compressors/registry.h"
 
 #include <cmath>
+#include <set>
 #include <sstream>
 
 namespace gcu::simulate {
@@ -31,6 +32,23 @@ AnalysisContext context_of(const model::Profile& p, const AnalysisBase& a, const
   c.mode = model::mode_name(a.setup.mode);
   if (tta) c.assumptions.push_back(model::batch_scaling_assumption(p));
   return c;
+}
+
+// The assumption lines behind the schemes' encode/decode costs (model/codec_cost.h:
+// extrapolated or assumed fits). A scheme that cannot be costed is the analysis' to report.
+void add_cost_assumptions(AnalysisContext& c, const model::Profile& p, const model::Setup& setup,
+                          const std::vector<std::string>& schemes) {
+  std::set<std::string> lines;
+  for (const auto& s : schemes) {
+    try {
+      model::Setup x = setup;
+      x.scheme = s;
+      const model::Predictor pred(p, x);
+      lines.insert(pred.plan().cost_assumptions.begin(), pred.plan().cost_assumptions.end());
+    } catch (const std::exception&) {
+    }
+  }
+  c.assumptions.insert(c.assumptions.end(), lines.begin(), lines.end());
 }
 
 std::string header(const AnalysisContext& c, const std::string& what) {
@@ -77,6 +95,9 @@ CrossoverResult run_crossover(const model::Profile& p, const AnalysisBase& a, co
     const auto c = model::crossover_bandwidth(p, s, baseline, a.setup, a.cond, lo_gbps, hi_gbps, metric);
     r.rows.push_back({s, c.gbps, c.scheme_wins_below, c.note});
   }
+  std::vector<std::string> costed = schemes;
+  costed.push_back(baseline);
+  add_cost_assumptions(r.context, p, a.setup, costed);
   return r;
 }
 
@@ -91,6 +112,7 @@ RatioResult run_ratio(const model::Profile& p, const AnalysisBase& a, const std:
     const auto n = model::ratio_for_linear_scaling(p, st, a.cond, within);
     r.rows.push_back({s, n.at_ratio_1_s, n.target_s / (1 + within), n.target_s, n.ratio, n.note});
   }
+  add_cost_assumptions(r.context, p, a.setup, schemes);
   return r;
 }
 
@@ -103,6 +125,7 @@ TradeResult run_trade(const model::Profile& p, const AnalysisBase& a, const std:
   model::Setup st = a.setup;
   st.scheme = scheme;
   r.rows = model::codec_ratio_trade(p, st, a.cond, ks, l);
+  add_cost_assumptions(r.context, p, a.setup, {scheme});
   return r;
 }
 
@@ -118,6 +141,10 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
   double fp16_s = 0;
   for (const auto& x : recs)
     if (x.scheme == fp16 && x.iteration) fp16_s = x.iteration->total_s;
+  std::set<std::string> cost_assumptions;  // candidates costed beyond the measured fits
+  for (const auto& x : recs)
+    if (x.iteration) cost_assumptions.insert(x.iteration->cost_assumptions.begin(), x.iteration->cost_assumptions.end());
+  r.context.assumptions.insert(r.context.assumptions.end(), cost_assumptions.begin(), cost_assumptions.end());
   int rank = 0;
   for (const auto& x : recs) {
     RecommendRow row;

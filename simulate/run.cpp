@@ -178,7 +178,7 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   // Group by point; speed-ups against the baselines at the same point.
   const model::Gbps base_inter =
       req.cond.inter_bandwidth_gbps > 0 ? req.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
-  std::set<std::string> notes;
+  std::set<std::string> notes, cost_assumptions;
   const std::set<std::string> wanted(out.schemes.begin(), out.schemes.end());
   for (size_t i = 0; i < rows.size(); i += all.size()) {
     const model::SweepRow* fp32_row = nullptr;
@@ -203,6 +203,8 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       r.tta_note = s.tta_note;
       check_finite(r, req);
       if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
+      notes.insert(s.iteration.cost_notes.begin(), s.iteration.cost_notes.end());
+      cost_assumptions.insert(s.iteration.cost_assumptions.begin(), s.iteration.cost_assumptions.end());
       if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
       if (r.tta && !r.tta->evidence.empty()) {  // pilot predictions: why never / uncertain / widened
         std::string e;
@@ -225,6 +227,7 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
   out.notes.assign(notes.begin(), notes.end());
   if (std::any_of(out.rows.begin(), out.rows.end(), [](const ResultRow& r) { return r.tta.has_value(); }))
     out.assumptions.push_back(model::batch_scaling_assumption(p));
+  out.assumptions.insert(out.assumptions.end(), cost_assumptions.begin(), cost_assumptions.end());
   out.context = context_of(p, req, base, base_inter);
   return out;
 }

@@ -2,9 +2,13 @@
 // recovers a scheme's per-element cost shape, and errors on gradients are sane.
 #include "calibrate/codecs.h"
 
+#include "compressors/error_feedback.h"
+#include "compressors/registry.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 namespace gcu::calibrate {
 namespace {
@@ -54,6 +58,33 @@ TEST(CompressionError, NoneIsExactAndBucketsFollowDdp) {
   GradientSet bad = g;
   bad.snapshots[0].pop_back();
   EXPECT_THROW(measure_error("none", bad), FitError);
+}
+
+// The default codec timings start with each scheme's default spec (as before) and time at
+// least two values of every scheme with a numeric parameter, so that the model can
+// interpolate (model/codec_cost.h), plus one ef(...) spec for the error-feedback overhead.
+TEST(DefaultCodecSpecs, AtLeastTwoValuesOfEachParametricScheme) {
+  const auto specs = default_codec_specs();
+  const auto schemes = compress::Registry::instance().list();
+  ASSERT_GE(specs.size(), schemes.size());
+  for (size_t i = 0; i < schemes.size(); ++i) EXPECT_EQ(specs[i], schemes[i].name);
+  bool ef = false;
+  for (const auto& info : schemes) {
+    const auto def = compress::SchemeArgs::parse(compress::make_compressor(info.name)->spec());
+    bool numeric = false;
+    for (const auto& [k, v] : def.values()) numeric |= std::strtod(v.c_str(), nullptr) != 0 || v == "0";
+    int n = 0;
+    for (const auto& s : specs) {
+      std::string inner;
+      if (compress::parse_ef_spec(s, &inner)) {
+        ef = true;
+        continue;
+      }
+      n += compress::SchemeArgs::parse(s).name() == info.name;
+    }
+    EXPECT_GE(n, numeric ? 2 : 1) << info.name;
+  }
+  EXPECT_TRUE(ef);
 }
 
 }  // namespace

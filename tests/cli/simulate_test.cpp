@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -108,6 +109,36 @@ TEST_F(SimulateCli, FormatsOnStdout) {
   ASSERT_EQ(j.rc, 0) << j.out;
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["setup"]["iteration_model"], "closed-form");
+}
+
+// Parameter values the profile did not measure (model/codec_cost.h): PowerSGD rank 3 is
+// interpolated between ranks 2 and 4 (a note), ef(topkc) adds an assumed error-feedback
+// overhead (an assumption line); a scheme with no measured value at all still stops.
+TEST_F(SimulateCli, UnmeasuredParameterValuesAreCosted) {
+  const Result j = gcu(std::string("simulate -p ") + kProfile +
+                       " --schemes 'powersgd:rank=3,ef(topkc)' --format json 2>/dev/null");
+  ASSERT_EQ(j.rc, 0) << j.out;
+  const auto doc = nlohmann::json::parse(j.out);
+  ASSERT_EQ(doc["rows"].size(), 2u);
+  for (const auto& row : doc["rows"]) {
+    const double t = row["iteration_s"].get<double>();
+    EXPECT_TRUE(std::isfinite(t) && t > 0) << row.dump();
+  }
+  const std::string notes = doc["notes"].dump(), assumptions = doc["assumptions"].dump();
+  EXPECT_NE(notes.find("powersgd:rank=3,warm_start=true,min_rate=2 interpolated"), std::string::npos) << notes;
+  EXPECT_NE(assumptions.find("error-feedback overhead of ef(topkc:k=0.01,chunk=256)"), std::string::npos)
+      << assumptions;
+  const Result t = gcu(std::string("simulate -p ") + kProfile + " --schemes powersgd:rank=64");
+  ASSERT_EQ(t.rc, 0) << t.out;
+  EXPECT_NE(t.out.find("assumption: encode/decode cost of powersgd:rank=64,warm_start=true,min_rate=2 "
+                       "extrapolated (linear in rank) from rank=16..32 measured"),
+            std::string::npos)
+      << t.out;
+
+  const std::string f = broken_profile("/compressors", nlohmann::json::object());
+  const Result e = gcu("simulate -p " + f + " --schemes qsgd:levels=7");
+  EXPECT_EQ(e.rc, 2) << e.out;
+  EXPECT_NE(e.out.find("add field compressors.\"qsgd:levels=7\""), std::string::npos) << e.out;
 }
 
 TEST_F(SimulateCli, InconsistentProfileNamesTheField) {
