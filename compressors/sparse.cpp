@@ -28,33 +28,43 @@ inline void select_all(const float* x, int64_t n, float* values, int32_t* indice
   for (int64_t i = 0; i < n; ++i) { values[i] = x[i]; indices[i] = static_cast<int32_t>(i); }
 }
 
+// A key (or a bin of the upper 16 bits) and how many elements equal to it are needed.
+struct Boundary {
+  uint32_t key = 0;
+  int64_t ties = 0;
+};
+
 // From the top of the nt per-thread histograms of the upper 16 bits: the bin holding the
-// k-th largest key, and how many of the k fall in it.
-inline void find_boundary_bin(const uint32_t* h1, int nt, int64_t k, uint32_t& hi_bin, int64_t& ties_needed) {
+// k-th largest key, and how many of the k fall in it. (Returned by value: the shared
+// variables the caller assigns stay non-addressable, so the passes keep them in registers.)
+inline Boundary find_boundary_bin(const uint32_t* h1, int nt, int64_t k) {
+  Boundary r;
   int64_t acc = 0;
   for (int b = kBins - 1; b >= 0; --b) {
     int64_t c = 0;
     for (int s = 0; s < nt; ++s) c += h1[static_cast<size_t>(s) * kBins + b];
-    if (acc + c >= k) { hi_bin = static_cast<uint32_t>(b); ties_needed = k - acc; break; }
+    if (acc + c >= k) { r.key = static_cast<uint32_t>(b); r.ties = k - acc; break; }
     acc += c;
   }
+  return r;
 }
 
 // Inside the boundary bin (histograms of the lower 16 bits): the threshold key, and how
-// many elements equal to it are needed (ties_needed, updated).
-inline void find_threshold(const uint32_t* h2, int nt, uint32_t hi_bin, uint32_t& threshold,
-                           int64_t& ties_needed) {
+// many elements equal to it are needed.
+inline Boundary find_threshold(const uint32_t* h2, int nt, uint32_t hi_bin, int64_t ties_needed) {
+  Boundary r{0, ties_needed};
   int64_t acc = 0;  // among the boundary bin, from the top
   for (int b = kBins - 1; b >= 0; --b) {
     int64_t c = 0;
     for (int s = 0; s < nt; ++s) c += h2[static_cast<size_t>(s) * kBins + b];
     if (acc + c >= ties_needed) {
-      threshold = (hi_bin << 16) | static_cast<uint32_t>(b);
-      ties_needed -= acc;
+      r.key = (hi_bin << 16) | static_cast<uint32_t>(b);
+      r.ties = ties_needed - acc;
       break;
     }
     acc += c;
   }
+  return r;
 }
 
 // Per thread s: how many of its keys are above the threshold (gt), equal to it (eq), how
@@ -126,7 +136,11 @@ void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* i
     for (int64_t i = lo; i < hi; ++i) ++my1[mag_key(x[i]) >> 16];
 #pragma omp barrier
 #pragma omp single
-    find_boundary_bin(h1.data(), nt, k, hi_bin, ties_needed);
+    {
+      const Boundary b = find_boundary_bin(h1.data(), nt, k);
+      hi_bin = b.key;
+      ties_needed = b.ties;
+    }
     // Pass 2: histogram of the lower 16 bits inside the boundary bin.
     for (int64_t i = lo; i < hi; ++i) {
       const uint32_t key = mag_key(x[i]);
@@ -135,7 +149,9 @@ void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* i
 #pragma omp barrier
 #pragma omp single
     {
-      find_threshold(h2.data(), nt, hi_bin, threshold, ties_needed);
+      const Boundary b = find_threshold(h2.data(), nt, hi_bin, ties_needed);
+      threshold = b.key;
+      ties_needed = b.ties;
       plan_output(h1.data(), h2.data(), nt, hi_bin, threshold, ties_needed, gt.data(), eq.data(), take.data(),
                   offset.data());
     }
