@@ -8,10 +8,8 @@
 
 namespace {
 
-void setup_train(CLI::App& app) {
-  auto opt = std::make_shared<gcu::trainer::TrainOptions>();
-  auto* sub = app.add_subcommand("train", "Run real compressed data-parallel training (one rank)");
-  sub->footer(R"EX(Rank information comes from the environment: RANK, WORLD_SIZE, LOCAL_RANK,
+// The footer of `gcu train --help`.
+constexpr const char* kFooter = R"EX(Rank information comes from the environment: RANK, WORLD_SIZE, LOCAL_RANK,
 MASTER_ADDR, MASTER_PORT (torchrun style, set by `gcu launch`), or Open MPI's
 OMPI_COMM_WORLD_* or Slurm's SLURM_PROCID/NTASKS/LOCALID plus MASTER_ADDR/MASTER_PORT.
 With none of them, it is a single process (world size 1). See docs/trainer.md.
@@ -28,7 +26,10 @@ Examples:
   gcu launch -n 2 -- gcu train --iters 1000 --checkpoint ck --resume
   # one node of a multi-node job (repeat on each node with its NODE_RANK)
   torchrun-style: RANK=... WORLD_SIZE=8 MASTER_ADDR=node0 MASTER_PORT=29500 gcu train ...
-Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01)").)EX");
+Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01)").)EX";
+
+// Network, data, batch, length, seed and threads.
+void add_workload_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--model", opt->model, "network spec (cnn, resnet18, resnet50, vgg19, bert:...)")
       ->capture_default_str();
   sub->add_option("--data", opt->data, "fashion-mnist or synthetic")
@@ -41,6 +42,10 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
   sub->add_option("--seed", opt->seed, "random seed (same on all ranks)")->capture_default_str();
   sub->add_option("--threads", opt->threads, "intra-op threads per rank (0: LibTorch default)")
       ->check(gcu::cli::kNonNegativeFinite)->capture_default_str();
+}
+
+// Optimizer and learning-rate schedule.
+void add_optimizer_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--optimizer", opt->optimizer, "sgd or adamw")
       ->check(CLI::IsMember({"sgd", "adamw"}))->capture_default_str();
   sub->add_option("--lr", opt->lr, "base learning rate")->check(gcu::cli::kPositiveFinite)
@@ -56,6 +61,10 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
   sub->add_option("--lr-step-every", opt->step_every, "step schedule: iterations per step");
   sub->add_option("--lr-step-gamma", opt->step_gamma, "step schedule: factor per step")
       ->check(gcu::cli::kFinite)->capture_default_str();
+}
+
+// Compression scheme, buckets, backend, device and timeout.
+void add_communication_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--scheme", opt->scheme, "compression scheme spec (see `gcu schemes`)")
       ->capture_default_str();
   sub->add_option("--mode", opt->mode, "overlap: per-bucket during backward; after: after backward")
@@ -71,6 +80,10 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
   sub->add_option("--timeout", opt->timeout_s, "seconds a rank waits for the others in a "
                   "collective or the rendezvous before failing")->check(gcu::cli::kPositiveFinite)
       ->check(gcu::cli::kFinite)->capture_default_str();
+}
+
+// Timing, evaluation, stopping and logging.
+void add_reporting_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--warmup", opt->warmup, "iterations left out of the timing summary")
       ->check(gcu::cli::kNonNegativeFinite)->capture_default_str();
   sub->add_option("--eval-every", opt->eval_every, "evaluate test accuracy every N iterations (0: "
@@ -82,15 +95,35 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
   sub->add_option("--log", opt->log, "JSON-lines log (schema gcu.trainlog/1; '-' = stdout)");
   sub->add_flag("--log-all-ranks", opt->log_all_ranks, "every rank writes <log>.rank<r>");
   sub->add_flag("--quiet", opt->quiet, "no progress lines");
+}
+
+// Checkpoints, resuming and the final parameters.
+void add_checkpoint_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--checkpoint", opt->checkpoint, "checkpoint prefix: rank r writes <prefix>.rank<r>");
   sub->add_option("--checkpoint-every", opt->checkpoint_every, "also checkpoint every N iterations")
       ->check(gcu::cli::kNonNegativeFinite);
   sub->add_flag("--resume", opt->resume, "continue from the checkpoint files");
   sub->add_option("--dump-params", opt->dump_params,
                   "write final parameters (raw float32) to <file>.rank<r> (testing)");
+}
+
+// Hidden testing options (a stalled rank).
+void add_testing_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--stall-at-iter", opt->stall_at_iter, "testing: --stall-rank sleeps forever here")
       ->group("");
   sub->add_option("--stall-rank", opt->stall_rank, "testing: which rank stalls")->group("");
+}
+
+void setup_train(CLI::App& app) {
+  auto opt = std::make_shared<gcu::trainer::TrainOptions>();
+  auto* sub = app.add_subcommand("train", "Run real compressed data-parallel training (one rank)");
+  sub->footer(kFooter);
+  add_workload_options(sub, opt.get());
+  add_optimizer_options(sub, opt.get());
+  add_communication_options(sub, opt.get());
+  add_reporting_options(sub, opt.get());
+  add_checkpoint_options(sub, opt.get());
+  add_testing_options(sub, opt.get());
   sub->callback([opt] {
     try {
       const int rc = gcu::trainer::run_train(*opt);

@@ -18,6 +18,95 @@ int64_t count_ge(const float* x, int64_t n, float thr) {
   for (int64_t i = 0; i < n; ++i) c += std::fabs(x[i]) >= thr ? 1 : 0;
   return c;
 }
+
+// The binary search's result: Set1 = {|x| >= thr1} holds k1 <= K elements; the band
+// [thr2, thr1) supplies the remaining K - k1.
+struct Band {
+  int64_t k1 = 0;
+  float thr1 = std::numeric_limits<float>::infinity(), thr2 = 0.0f;
+};
+
+// Narrows the candidates to [lo_thr, hi_thr): compacted ones in place, or the whole
+// buffer (|x|, branch-free) once `inside` is small enough. Kept out of line: inlined into
+// search_band, GCC 12 reloads the |x| mask from memory in the loop over the whole buffer
+// (select measured ~2% slower).
+[[gnu::noinline]] void narrow_candidates(const float* x, int64_t n, std::vector<float>& cand, bool& compacted,
+                                         int64_t inside, float lo_thr, float hi_thr) {
+  if (compacted) {
+    size_t o = 0;
+    for (size_t i = 0; i < cand.size(); ++i) {
+      const float a = cand[i];
+      cand[o] = a;
+      o += (a >= lo_thr && a < hi_thr) ? 1 : 0;
+    }
+    cand.resize(o);
+  } else if (inside <= n / 16) {
+    cand.resize(static_cast<size_t>(inside) + 1);
+    size_t o = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float a = std::fabs(x[i]);
+      cand[o] = a;
+      o += (a >= lo_thr && a < hi_thr) ? 1 : 0;
+    }
+    cand.resize(o);
+    compacted = true;
+  }
+}
+
+// Binary search of the threshold ratio in [0, 1] between mean and u = max |x|, iters passes.
+// Counting: thresholds are monotone in ratio, so every later threshold lies in
+// [lo_thr, hi_thr] (the last l- and r-thresholds). Count on the whole buffer (one
+// vectorized pass each) while that interval holds many elements, then compact it once
+// (branch-free) and count on the candidates: #{a >= thr} = above + #{cand >= thr}.
+Band search_band(const float* x, int64_t n, int64_t K, int64_t iters, float mean, float u) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Band band;
+  float l = 0.0f, r = 1.0f;
+  int64_t k2 = n;
+  std::vector<float> cand;
+  bool compacted = false;
+  float lo_thr = mean, hi_thr = inf;
+  int64_t above = 0, inside = n;  // above = #{a >= hi_thr}; inside >= #{lo_thr <= a < hi_thr}
+  for (int64_t it = 0; it < iters; ++it) {
+    const float ratio = l + (r - l) / 2.0f;
+    const float thr = mean + ratio * (u - mean);
+    const int64_t nnz = compacted
+        ? above + count_ge(cand.data(), static_cast<int64_t>(cand.size()), thr)
+        : count_ge(x, n, thr);
+    if (nnz <= K) {
+      r = ratio;
+      inside -= nnz - above;
+      above = nnz;
+      hi_thr = thr;
+      if (nnz > band.k1) { band.k1 = nnz; band.thr1 = thr; }
+    } else {
+      l = ratio;
+      inside = nnz - above;
+      lo_thr = thr;
+      if (nnz < k2) { k2 = nnz; band.thr2 = thr; }
+    }
+    if (it + 1 == iters) break;
+    narrow_candidates(x, n, cand, compacted, inside, lo_thr, hi_thr);
+  }
+  return band;
+}
+
+// Output: Set1 plus the first K - k1 of the band, ascending index.
+inline void write_selection(const float* x, int64_t n, int64_t K, const Band& band, float* values,
+                            int32_t* indices) {
+  int64_t o = 0, band_left = K - band.k1;
+  for (int64_t i = 0; i < n && o < K; ++i) {
+    const float a = std::fabs(x[i]);
+    if (a >= band.thr1) {
+      values[o] = x[i];
+      indices[o++] = static_cast<int32_t>(i);
+    } else if (band_left > 0 && a >= band.thr2) {
+      --band_left;
+      values[o] = x[i];
+      indices[o++] = static_cast<int32_t>(i);
+    }
+  }
+}
 }  // namespace
 
 std::string MstopkCompressor::spec() const {
@@ -47,69 +136,7 @@ void MstopkCompressor::select(const float* x, int64_t n, float* values, int32_t*
   std::memcpy(&u, &kmax, 4);
   // (mean <= u mathematically; the clamp keeps every threshold >= mean after rounding)
   const float mean = std::min(u, static_cast<float>(sum / static_cast<double>(n)));
-  const float inf = std::numeric_limits<float>::infinity();
-  float l = 0.0f, r = 1.0f, thr1 = inf, thr2 = 0.0f;
-  int64_t k1 = 0, k2 = n;
-  // Counting: thresholds are monotone in ratio, so every later threshold lies in
-  // [lo_thr, hi_thr] (the last l- and r-thresholds). Count on the whole buffer (one
-  // vectorized pass each) while that interval holds many elements, then compact it once
-  // (branch-free) and count on the candidates: #{a >= thr} = above + #{cand >= thr}.
-  std::vector<float> cand;
-  bool compacted = false;
-  float lo_thr = mean, hi_thr = inf;
-  int64_t above = 0, inside = n;  // above = #{a >= hi_thr}; inside >= #{lo_thr <= a < hi_thr}
-  for (int64_t it = 0; it < iters_; ++it) {
-    const float ratio = l + (r - l) / 2.0f;
-    const float thr = mean + ratio * (u - mean);
-    const int64_t nnz = compacted
-        ? above + count_ge(cand.data(), static_cast<int64_t>(cand.size()), thr)
-        : count_ge(x, n, thr);
-    if (nnz <= K) {
-      r = ratio;
-      inside -= nnz - above;
-      above = nnz;
-      hi_thr = thr;
-      if (nnz > k1) { k1 = nnz; thr1 = thr; }
-    } else {
-      l = ratio;
-      inside = nnz - above;
-      lo_thr = thr;
-      if (nnz < k2) { k2 = nnz; thr2 = thr; }
-    }
-    if (it + 1 == iters_) break;
-    if (compacted) {
-      size_t o = 0;
-      for (size_t i = 0; i < cand.size(); ++i) {
-        const float a = cand[i];
-        cand[o] = a;
-        o += (a >= lo_thr && a < hi_thr) ? 1 : 0;
-      }
-      cand.resize(o);
-    } else if (inside <= n / 16) {
-      cand.resize(static_cast<size_t>(inside) + 1);
-      size_t o = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const float a = std::fabs(x[i]);
-        cand[o] = a;
-        o += (a >= lo_thr && a < hi_thr) ? 1 : 0;
-      }
-      cand.resize(o);
-      compacted = true;
-    }
-  }
-  // Output: Set1 plus the first K - k1 of the band, ascending index.
-  int64_t o = 0, band_left = K - k1;
-  for (int64_t i = 0; i < n && o < K; ++i) {
-    const float a = std::fabs(x[i]);
-    if (a >= thr1) {
-      values[o] = x[i];
-      indices[o++] = static_cast<int32_t>(i);
-    } else if (band_left > 0 && a >= thr2) {
-      --band_left;
-      values[o] = x[i];
-      indices[o++] = static_cast<int32_t>(i);
-    }
-  }
+  write_selection(x, n, K, search_band(x, n, K, iters_, mean, u), values, indices);
 }
 
 void MstopkCompressor::step(GradBucket b, Communicator& comm) { step_with_local(b, comm, nullptr); }

@@ -237,6 +237,100 @@ void matrix_pqt(float* M, const PowerSgdPlan::Matrix& m, const float* P, const f
     pqt_rows(M, m.rows, m.cols, P, Q, m.rank, blk * 64, std::min(m.rows, blk * 64 + 64));
   }
 }
+
+// Step 1: the uncompressed tensors, copied to data and (with a communicator) averaged in
+// one all-reduce through the staging buffer u.
+void reduce_uncompressed(const PowerSgdPlan& pl, const float* src, float* data, Communicator* comm, float inv_p,
+                         std::vector<float>& u) {
+  if (src != data)
+    for (auto [off, len] : pl.uncompressed)
+      std::memcpy(data + off, src + off, static_cast<size_t>(len) * sizeof(float));
+  if (pl.uncompressed_numel > 0 && comm) {
+    u.resize(static_cast<size_t>(pl.uncompressed_numel));
+    int64_t at = 0;
+    for (auto [off, len] : pl.uncompressed) {
+      std::memcpy(u.data() + at, data + off, static_cast<size_t>(len) * sizeof(float));
+      at += len;
+    }
+    comm->all_reduce(u.data(), pl.uncompressed_numel, WireType::F32, ReduceOp::Sum);
+    at = 0;
+    for (auto [off, len] : pl.uncompressed) {
+      for (int64_t i = 0; i < len; ++i) data[off + i] = u[at + i] * inv_p;
+      at += len;
+    }
+  }
+}
+
+// The bucket's Q for this step: checked against the plan, and drawn afresh (normal, from
+// the seed, the bucket and the step) when empty or without warm start.
+void prepare_q(std::vector<float>& q, const PowerSgdPlan& pl, const PowerSgdParams& prm, int64_t index,
+               uint64_t step) {
+  if (!q.empty() && static_cast<int64_t>(q.size()) != pl.q_numel)
+    throw CompressorError("powersgd: bucket " + std::to_string(index) + " needs a Q of " +
+                          std::to_string(pl.q_numel) + " floats, but its state holds " +
+                          std::to_string(q.size()) + " (layout changed?)");
+  if (q.empty() || !prm.warm_start) {
+    q.resize(static_cast<size_t>(pl.q_numel));
+    const uint64_t key = rng::stream_key(prm.seed, static_cast<uint64_t>(index), step, kSalt);
+    for (int64_t j = 0; j < pl.q_numel; ++j) q[j] = rng::normal(key, static_cast<uint64_t>(j));
+  }
+}
+
+// One rank, no collectives: steps 2-6 matrix by matrix, so that the second read of each M
+// (step 4) comes from the cache. The same operations on each matrix. Returns whether Q
+// stayed finite.
+bool local_matrices(const PowerSgdPlan& pl, const float* src, float* data, float* q, float* pbuf, float inv_p,
+                    bool stream) {
+  bool finite = true;
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
+    float* qm = q + m.q_offset;
+    float* pm = pbuf + m.p_offset;
+    orthogonalize_columns(qm, m.cols, m.rank);
+    matrix_mq(src + m.offset, m, qm, pm, par);
+    orthogonalize_columns(pm, m.rows, m.rank);
+    matrix_mtp(src + m.offset, m, pm, qm, par);
+    bool fin = true;
+    for (int64_t j = 0; j < m.cols * m.rank; ++j) {
+      qm[j] *= inv_p;
+      fin = fin && std::isfinite(qm[j]);
+    }
+    matrix_pqt(data + m.offset, m, pm, qm, par, stream);
+    if (!fin) {
+#pragma omp atomic write
+      finite = false;
+    }
+  });
+  return finite;
+}
+
+// Steps 2-6 with the all-reduces of P and Q between them. Returns whether Q stayed finite.
+bool reduced_matrices(const PowerSgdPlan& pl, const float* src, float* data, float* q, float* pbuf, float inv_p,
+                      bool stream, Communicator* comm) {
+  // 2. P = M orth(Q)
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
+    orthogonalize_columns(q + m.q_offset, m.cols, m.rank);
+    matrix_mq(src + m.offset, m, q + m.q_offset, pbuf + m.p_offset, par);
+  });
+  // 3.
+  if (comm) comm->all_reduce(pbuf, pl.p_numel, WireType::F32, ReduceOp::Sum);
+  // 4. Q = M^T orth(P)
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
+    orthogonalize_columns(pbuf + m.p_offset, m.rows, m.rank);
+    matrix_mtp(src + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
+  });
+  // 5.
+  if (comm) comm->all_reduce(q, pl.q_numel, WireType::F32, ReduceOp::Sum);
+  bool finite = true;
+  for (int64_t j = 0; j < pl.q_numel; ++j) {
+    q[j] *= inv_p;
+    finite = finite && std::isfinite(q[j]);
+  }
+  // 6. M = P Q^T
+  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
+    matrix_pqt(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par, stream);
+  });
+  return finite;
+}
 }  // namespace
 
 void orthogonalize_columns(float* a, int64_t rows, int64_t cols) {
@@ -314,88 +408,17 @@ void PowerSgdCompressor::run(int64_t index, const float* src, float* data,
   const PowerSgdPlan pl = PowerSgdPlan::of(prm_, layout);
   const int p = comm ? comm->world_size() : 1;
   const float inv_p = 1.0f / static_cast<float>(p);
-  // 1. uncompressed tensors
-  if (src != data)
-    for (auto [off, len] : pl.uncompressed)
-      std::memcpy(data + off, src + off, static_cast<size_t>(len) * sizeof(float));
-  if (pl.uncompressed_numel > 0 && comm) {
-    u_.resize(static_cast<size_t>(pl.uncompressed_numel));
-    int64_t at = 0;
-    for (auto [off, len] : pl.uncompressed) {
-      std::memcpy(u_.data() + at, data + off, static_cast<size_t>(len) * sizeof(float));
-      at += len;
-    }
-    comm->all_reduce(u_.data(), pl.uncompressed_numel, WireType::F32, ReduceOp::Sum);
-    at = 0;
-    for (auto [off, len] : pl.uncompressed) {
-      for (int64_t i = 0; i < len; ++i) data[off + i] = u_[at + i] * inv_p;
-      at += len;
-    }
-  }
+  reduce_uncompressed(pl, src, data, comm, inv_p, u_);
   if (pl.matrices.empty()) return;
   BucketState& st = state_[index];
   const uint64_t step = st.steps++;
-  if (!st.q.empty() && static_cast<int64_t>(st.q.size()) != pl.q_numel)
-    throw CompressorError("powersgd: bucket " + std::to_string(index) + " needs a Q of " +
-                          std::to_string(pl.q_numel) + " floats, but its state holds " +
-                          std::to_string(st.q.size()) + " (layout changed?)");
-  if (st.q.empty() || !prm_.warm_start) {
-    st.q.resize(static_cast<size_t>(pl.q_numel));
-    const uint64_t key = rng::stream_key(prm_.seed, static_cast<uint64_t>(index), step, kSalt);
-    for (int64_t j = 0; j < pl.q_numel; ++j) st.q[j] = rng::normal(key, static_cast<uint64_t>(j));
-  }
+  prepare_q(st.q, pl, prm_, index, step);
   p_.resize(static_cast<size_t>(pl.p_numel));
   float* q = st.q.data();
   float* pbuf = p_.data();
   const bool stream = layout.numel() >= bits::kStreamMin;
-  if (!comm) {
-    // One rank, no collectives: steps 2-6 matrix by matrix, so that the second read of
-    // each M (step 4) comes from the cache. The same operations on each matrix.
-    bool finite = true;
-    for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
-      float* qm = q + m.q_offset;
-      float* pm = pbuf + m.p_offset;
-      orthogonalize_columns(qm, m.cols, m.rank);
-      matrix_mq(src + m.offset, m, qm, pm, par);
-      orthogonalize_columns(pm, m.rows, m.rank);
-      matrix_mtp(src + m.offset, m, pm, qm, par);
-      bool fin = true;
-      for (int64_t j = 0; j < m.cols * m.rank; ++j) {
-        qm[j] *= inv_p;
-        fin = fin && std::isfinite(qm[j]);
-      }
-      matrix_pqt(data + m.offset, m, pm, qm, par, stream);
-      if (!fin) {
-#pragma omp atomic write
-        finite = false;
-      }
-    });
-    if (!finite) st.q.clear();
-    return;
-  }
-  // 2. P = M orth(Q)
-  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
-    orthogonalize_columns(q + m.q_offset, m.cols, m.rank);
-    matrix_mq(src + m.offset, m, q + m.q_offset, pbuf + m.p_offset, par);
-  });
-  // 3.
-  if (comm) comm->all_reduce(pbuf, pl.p_numel, WireType::F32, ReduceOp::Sum);
-  // 4. Q = M^T orth(P)
-  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
-    orthogonalize_columns(pbuf + m.p_offset, m.rows, m.rank);
-    matrix_mtp(src + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par);
-  });
-  // 5.
-  if (comm) comm->all_reduce(q, pl.q_numel, WireType::F32, ReduceOp::Sum);
-  bool finite = true;
-  for (int64_t j = 0; j < pl.q_numel; ++j) {
-    q[j] *= inv_p;
-    finite = finite && std::isfinite(q[j]);
-  }
-  // 6. M = P Q^T
-  for_matrices(pl, [&](const PowerSgdPlan::Matrix& m, bool par) {
-    matrix_pqt(data + m.offset, m, pbuf + m.p_offset, q + m.q_offset, par, stream);
-  });
+  const bool finite = comm ? reduced_matrices(pl, src, data, q, pbuf, inv_p, stream, comm)
+                           : local_matrices(pl, src, data, q, pbuf, inv_p, stream);
   if (!finite) st.q.clear();
 }
 

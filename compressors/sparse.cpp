@@ -22,6 +22,71 @@ int num_threads_for(int64_t n) {
   return 1;
 #endif
 }
+
+// k == n: every element, in index order.
+inline void select_all(const float* x, int64_t n, float* values, int32_t* indices) {
+  for (int64_t i = 0; i < n; ++i) { values[i] = x[i]; indices[i] = static_cast<int32_t>(i); }
+}
+
+// A key (or a bin of the upper 16 bits) and how many elements equal to it are needed.
+struct Boundary {
+  uint32_t key = 0;
+  int64_t ties = 0;
+};
+
+// From the top of the nt per-thread histograms of the upper 16 bits: the bin holding the
+// k-th largest key, and how many of the k fall in it. (Returned by value: the shared
+// variables the caller assigns stay non-addressable, so the passes keep them in registers.)
+inline Boundary find_boundary_bin(const uint32_t* h1, int nt, int64_t k) {
+  Boundary r;
+  int64_t acc = 0;
+  for (int b = kBins - 1; b >= 0; --b) {
+    int64_t c = 0;
+    for (int s = 0; s < nt; ++s) c += h1[static_cast<size_t>(s) * kBins + b];
+    if (acc + c >= k) { r.key = static_cast<uint32_t>(b); r.ties = k - acc; break; }
+    acc += c;
+  }
+  return r;
+}
+
+// Inside the boundary bin (histograms of the lower 16 bits): the threshold key, and how
+// many elements equal to it are needed.
+inline Boundary find_threshold(const uint32_t* h2, int nt, uint32_t hi_bin, int64_t ties_needed) {
+  Boundary r{0, ties_needed};
+  int64_t acc = 0;  // among the boundary bin, from the top
+  for (int b = kBins - 1; b >= 0; --b) {
+    int64_t c = 0;
+    for (int s = 0; s < nt; ++s) c += h2[static_cast<size_t>(s) * kBins + b];
+    if (acc + c >= ties_needed) {
+      r.key = (hi_bin << 16) | static_cast<uint32_t>(b);
+      r.ties = ties_needed - acc;
+      break;
+    }
+    acc += c;
+  }
+  return r;
+}
+
+// Per thread s: how many of its keys are above the threshold (gt), equal to it (eq), how
+// many of those it takes (first threads first), and where its output starts (offset).
+inline void plan_output(const uint32_t* h1, const uint32_t* h2, int nt, uint32_t hi_bin, uint32_t threshold,
+                        int64_t ties_needed, int64_t* gt, int64_t* eq, int64_t* take, int64_t* offset) {
+  const uint32_t lowb = threshold & 0xffffu;
+  int64_t ties_left = ties_needed, off = 0;
+  for (int s = 0; s < nt; ++s) {
+    const uint32_t* s1 = h1 + static_cast<size_t>(s) * kBins;
+    const uint32_t* s2 = h2 + static_cast<size_t>(s) * kBins;
+    int64_t g = 0;
+    for (int b = static_cast<int>(hi_bin) + 1; b < kBins; ++b) g += s1[b];
+    for (int b = static_cast<int>(lowb) + 1; b < kBins; ++b) g += s2[b];
+    gt[s] = g;
+    eq[s] = s2[lowb];
+    take[s] = std::min(eq[s], ties_left);
+    ties_left -= take[s];
+    offset[s] = off;
+    off += g + take[s];
+  }
+}
 }  // namespace
 
 void check_int32_range(const std::string& scheme, int64_t bucket_index, int64_t n) {
@@ -50,10 +115,7 @@ void select_topk_reference(const float* x, int64_t n, int64_t k, float* values,
 void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* indices) {
   if (k <= 0) return;
   if (n <= kSmallN) return select_topk_reference(x, n, k, values, indices);
-  if (k == n) {
-    for (int64_t i = 0; i < n; ++i) { values[i] = x[i]; indices[i] = static_cast<int32_t>(i); }
-    return;
-  }
+  if (k == n) return select_all(x, n, values, indices);
   const int T = num_threads_for(n);
   std::vector<uint32_t> h1(static_cast<size_t>(T) * kBins), h2(static_cast<size_t>(T) * kBins);
   std::vector<int64_t> gt(T), eq(T), take(T), offset(T);
@@ -75,13 +137,9 @@ void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* i
 #pragma omp barrier
 #pragma omp single
     {
-      int64_t acc = 0;
-      for (int b = kBins - 1; b >= 0; --b) {
-        int64_t c = 0;
-        for (int s = 0; s < nt; ++s) c += h1[static_cast<size_t>(s) * kBins + b];
-        if (acc + c >= k) { hi_bin = static_cast<uint32_t>(b); ties_needed = k - acc; break; }
-        acc += c;
-      }
+      const Boundary b = find_boundary_bin(h1.data(), nt, k);
+      hi_bin = b.key;
+      ties_needed = b.ties;
     }
     // Pass 2: histogram of the lower 16 bits inside the boundary bin.
     for (int64_t i = lo; i < hi; ++i) {
@@ -91,32 +149,11 @@ void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* i
 #pragma omp barrier
 #pragma omp single
     {
-      int64_t acc = 0;  // among the boundary bin, from the top
-      for (int b = kBins - 1; b >= 0; --b) {
-        int64_t c = 0;
-        for (int s = 0; s < nt; ++s) c += h2[static_cast<size_t>(s) * kBins + b];
-        if (acc + c >= ties_needed) {
-          threshold = (hi_bin << 16) | static_cast<uint32_t>(b);
-          ties_needed -= acc;
-          break;
-        }
-        acc += c;
-      }
-      const uint32_t lowb = threshold & 0xffffu;
-      int64_t ties_left = ties_needed, off = 0;
-      for (int s = 0; s < nt; ++s) {
-        const uint32_t* s1 = h1.data() + static_cast<size_t>(s) * kBins;
-        const uint32_t* s2 = h2.data() + static_cast<size_t>(s) * kBins;
-        int64_t g = 0;
-        for (int b = static_cast<int>(hi_bin) + 1; b < kBins; ++b) g += s1[b];
-        for (int b = static_cast<int>(lowb) + 1; b < kBins; ++b) g += s2[b];
-        gt[s] = g;
-        eq[s] = s2[lowb];
-        take[s] = std::min(eq[s], ties_left);
-        ties_left -= take[s];
-        offset[s] = off;
-        off += g + take[s];
-      }
+      const Boundary b = find_threshold(h2.data(), nt, hi_bin, ties_needed);
+      threshold = b.key;
+      ties_needed = b.ties;
+      plan_output(h1.data(), h2.data(), nt, hi_bin, threshold, ties_needed, gt.data(), eq.data(), take.data(),
+                  offset.data());
     }
     // Pass 3: write the selection in ascending index order.
     int64_t o = offset[t], ties = take[t];

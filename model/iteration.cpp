@@ -150,117 +150,151 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
   }
 }
 
-Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<TimelineEvent>* tl,
-                                      Seconds t0) const {
-  if (!(cond.compute_speedup > 0) || !(cond.codec_speedup > 0) || !(cond.wire_scale > 0))
-    throw ModelError("conditions: compute_speedup, codec_speedup and wire_scale must be > 0");
-  const double cf = 1.0 / cond.compute_speedup;
-  const double kf = cf / cond.codec_speedup;
-  const double gamma = cond.gamma > 0 ? cond.gamma : cluster_.gamma;
-  const double cont = cond.overlap_contention > 0 ? cond.overlap_contention : cluster_.overlap_contention;
+// One evaluation of the backward/communication phase under some Conditions: the cost of
+// each segment of a bucket's chain, the tallies, the timeline, and the three ways of
+// running the chains (after backward, closed form, event model).
+struct Predictor::PhaseRun {
+  PhaseRun(const Predictor& pred, const Conditions& c, std::vector<TimelineEvent>* timeline, Seconds start_s);
+
+  Phase after_backward();
+  Phase closed_form();
+  Phase event();
+
+ private:
+  CollectiveCost call_cost(int ci) const;
+  void emit(int b, int seg, Seconds start, Seconds dur) const;
+  Seconds seg_work(int b, int seg) const;
+  void tally(int b, int seg, Seconds work);
+  void closed_form_timeline(Seconds comm_first, Seconds codec_first) const;
+
+  const SchemePlan& plan;
+  const ClusterCost& cost;
+  const std::vector<double>& ready_frac;  // per bucket
+  const Conditions& cond;
+  std::vector<TimelineEvent>* tl;
+  Seconds t0;
+  double kf, gamma, cont;
   LinkOverride o;
+  int B;
+  Seconds W;  // backward, after speed-up
+  Phase ph;
+};
+
+Predictor::PhaseRun::PhaseRun(const Predictor& pred, const Conditions& c, std::vector<TimelineEvent>* timeline,
+                              Seconds start_s)
+    : plan(pred.plan_), cost(pred.cost_), ready_frac(pred.bucket_ready_frac_), cond(c), tl(timeline), t0(start_s) {
+  const double cf = 1.0 / cond.compute_speedup;
+  kf = cf / cond.codec_speedup;
+  gamma = cond.gamma > 0 ? cond.gamma : pred.cluster_.gamma;
+  cont = cond.overlap_contention > 0 ? cond.overlap_contention : pred.cluster_.overlap_contention;
   if (cond.inter_bandwidth_gbps > 0) o.inter_beta_s_per_byte = beta_s_per_byte_from_gbps(cond.inter_bandwidth_gbps);
   if (cond.intra_bandwidth_gbps > 0) o.intra_beta_s_per_byte = beta_s_per_byte_from_gbps(cond.intra_bandwidth_gbps);
-
-  const int B = int(plan_.buckets.size());
-  Phase ph;
-  const Seconds W = compute_.compute.backward_s * cf;
+  B = int(plan.buckets.size());
+  W = pred.compute_.compute.backward_s * cf;
   ph.backward_s = W;
-  auto call_cost = [&](int ci) {
-    const PlannedCall& c = plan_.calls[size_t(ci)];
-    return cost_.cost(c.kind, c.bytes * cond.wire_scale, o);
-  };
-  auto emit = [&](int b, int seg, Seconds start, Seconds dur) {
-    if (!tl) return;
-    const PlannedBucket& pb = plan_.buckets[size_t(b)];
-    if (seg == 0 || seg == pb.n_calls + 1) {
-      if (dur <= 0) return;
-      tl->push_back({"bucket " + std::to_string(b) + (seg == 0 ? " encode" : " decode"),
-                     seg == 0 ? Lane::Encode : Lane::Decode, t0 + start, dur});
-    } else {
-      const PlannedCall& c = plan_.calls[size_t(pb.first_call + seg - 1)];
-      const CollectiveCost cc = call_cost(pb.first_call + seg - 1);
-      tl->push_back({"bucket " + std::to_string(b) + " " + compress::collective_name(c.kind) + " " +
-                         c.label + " (" + cost_label(cc) + ")",
-                     Lane::Comm, t0 + start, dur});
-    }
-  };
-  // Duration (work) of segment `seg` of bucket b's chain: 0 = encode, 1..n = calls, n+1 = decode.
-  auto seg_work = [&](int b, int seg) -> Seconds {
-    const PlannedBucket& pb = plan_.buckets[size_t(b)];
-    if (seg == 0) return pb.encode_s * kf;
-    if (seg == pb.n_calls + 1) return pb.decode_s * kf;
-    return call_cost(pb.first_call + seg - 1).time_s;
-  };
-  auto tally = [&](int b, int seg, Seconds work) {
-    const PlannedBucket& pb = plan_.buckets[size_t(b)];
-    if (seg == 0) ph.encode_s += work;
-    else if (seg == pb.n_calls + 1) ph.decode_s += work;
-    else ph.comm_s += work;
-  };
+}
 
-  if (mode_ == CompressionMode::AfterBackward) {
-    // Backward alone, then each bucket's chain in order (nothing overlaps, no gamma).
-    if (tl && W > 0) tl->push_back({"backward", Lane::Compute, t0, W});
-    Seconds t = W;
-    for (int b = 0; b < B; ++b)
-      for (int s = 0; s <= plan_.buckets[size_t(b)].n_calls + 1; ++s) {
-        const Seconds d = seg_work(b, s);
-        tally(b, s, d);
-        emit(b, s, t, d);
-        t += d;
-      }
-    ph.backward_comm_s = after_backward_s(W, t - W);
-    return ph;
+CollectiveCost Predictor::PhaseRun::call_cost(int ci) const {
+  const PlannedCall& c = plan.calls[size_t(ci)];
+  return cost.cost(c.kind, c.bytes * cond.wire_scale, o);
+}
+
+void Predictor::PhaseRun::emit(int b, int seg, Seconds start, Seconds dur) const {
+  if (!tl) return;
+  const PlannedBucket& pb = plan.buckets[size_t(b)];
+  if (seg == 0 || seg == pb.n_calls + 1) {
+    if (dur <= 0) return;
+    tl->push_back({"bucket " + std::to_string(b) + (seg == 0 ? " encode" : " decode"),
+                   seg == 0 ? Lane::Encode : Lane::Decode, t0 + start, dur});
+  } else {
+    const PlannedCall& c = plan.calls[size_t(pb.first_call + seg - 1)];
+    const CollectiveCost cc = call_cost(pb.first_call + seg - 1);
+    tl->push_back({"bucket " + std::to_string(b) + " " + compress::collective_name(c.kind) + " " +
+                       c.label + " (" + cost_label(cc) + ")",
+                   Lane::Comm, t0 + start, dur});
   }
+}
 
-  if (setup_.model == IterationModel::ClosedForm) {
-    // max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1), with
-    // the first chains' encode/decode slowed by contention (§3.1; none without codec work).
-    Seconds comm_first = 0, codec_first = 0, last = 0;
-    for (int b = 0; b < B; ++b) {
-      const int n = plan_.buckets[size_t(b)].n_calls;
-      for (int s = 0; s <= n + 1; ++s) {
-        const Seconds d = seg_work(b, s);
-        tally(b, s, d);
-        if (b + 1 == B) last += d;
-        else (s == 0 || s == n + 1 ? codec_first : comm_first) += d;
-      }
+// Duration (work) of segment `seg` of bucket b's chain: 0 = encode, 1..n = calls, n+1 = decode.
+Seconds Predictor::PhaseRun::seg_work(int b, int seg) const {
+  const PlannedBucket& pb = plan.buckets[size_t(b)];
+  if (seg == 0) return pb.encode_s * kf;
+  if (seg == pb.n_calls + 1) return pb.decode_s * kf;
+  return call_cost(pb.first_call + seg - 1).time_s;
+}
+
+void Predictor::PhaseRun::tally(int b, int seg, Seconds work) {
+  const PlannedBucket& pb = plan.buckets[size_t(b)];
+  if (seg == 0) ph.encode_s += work;
+  else if (seg == pb.n_calls + 1) ph.decode_s += work;
+  else ph.comm_s += work;
+}
+
+// Backward alone, then each bucket's chain in order (nothing overlaps, no gamma).
+Predictor::Phase Predictor::PhaseRun::after_backward() {
+  if (tl && W > 0) tl->push_back({"backward", Lane::Compute, t0, W});
+  Seconds t = W;
+  for (int b = 0; b < B; ++b)
+    for (int s = 0; s <= plan.buckets[size_t(b)].n_calls + 1; ++s) {
+      const Seconds d = seg_work(b, s);
+      tally(b, s, d);
+      emit(b, s, t, d);
+      t += d;
     }
-    ph.backward_comm_s = closed_form_contention_s(W, gamma, cont, comm_first, codec_first, last);
-    if (tl) {
-      // Backward stretched by g; the first chains' encode/decode by 1 + (cont-1) f.
-      const Seconds covered = codec_first + comm_first / gamma;
-      const double g = codec_first > 0 ? (cont * codec_first + comm_first) / covered : gamma;
-      const double stretch = codec_first > 0 ? 1 + (cont - 1) * std::min(1.0, W / covered) : 1.0;
-      if (W > 0) tl->push_back({"backward (x " + std::string(codec_first > 0 ? "gamma, contention" : "gamma") + ")",
-                                Lane::Compute, t0, g * W});
-      Seconds t = 0;
-      for (int b = 0; b < B; ++b) {
-        const int n = plan_.buckets[size_t(b)].n_calls;
-        if (b + 1 == B) t = std::max(t, g * W);
-        for (int s = 0; s <= n + 1; ++s) {
-          const bool codec = s == 0 || s == n + 1;
-          const Seconds d = seg_work(b, s) * (codec && b + 1 < B ? stretch : 1.0);
-          emit(b, s, t, d);
-          t += d;
-        }
-      }
+  ph.backward_comm_s = after_backward_s(W, t - W);
+  return ph;
+}
+
+// max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1), with
+// the first chains' encode/decode slowed by contention (§3.1; none without codec work).
+Predictor::Phase Predictor::PhaseRun::closed_form() {
+  Seconds comm_first = 0, codec_first = 0, last = 0;
+  for (int b = 0; b < B; ++b) {
+    const int n = plan.buckets[size_t(b)].n_calls;
+    for (int s = 0; s <= n + 1; ++s) {
+      const Seconds d = seg_work(b, s);
+      tally(b, s, d);
+      if (b + 1 == B) last += d;
+      else (s == 0 || s == n + 1 ? codec_first : comm_first) += d;
     }
-    return ph;
   }
+  ph.backward_comm_s = closed_form_contention_s(W, gamma, cont, comm_first, codec_first, last);
+  if (tl) closed_form_timeline(comm_first, codec_first);
+  return ph;
+}
 
-  // Event model (docs/model.md §2.2). w = backward work done (seconds of unslowed backward),
-  // t = wall time. Bucket b is ready when w reaches ready_frac[b] * W. The stream runs the
-  // chains of ready buckets in order. Rates: a collective slows backward to 1/gamma; an
-  // encode/decode kernel and backward share the device, each at 1/cont; alone, rate 1.
+// Backward stretched by g; the first chains' encode/decode by 1 + (cont-1) f.
+void Predictor::PhaseRun::closed_form_timeline(Seconds comm_first, Seconds codec_first) const {
+  const Seconds covered = codec_first + comm_first / gamma;
+  const double g = codec_first > 0 ? (cont * codec_first + comm_first) / covered : gamma;
+  const double stretch = codec_first > 0 ? 1 + (cont - 1) * std::min(1.0, W / covered) : 1.0;
+  if (W > 0) tl->push_back({"backward (x " + std::string(codec_first > 0 ? "gamma, contention" : "gamma") + ")",
+                            Lane::Compute, t0, g * W});
+  Seconds t = 0;
+  for (int b = 0; b < B; ++b) {
+    const int n = plan.buckets[size_t(b)].n_calls;
+    if (b + 1 == B) t = std::max(t, g * W);
+    for (int s = 0; s <= n + 1; ++s) {
+      const bool codec = s == 0 || s == n + 1;
+      const Seconds d = seg_work(b, s) * (codec && b + 1 < B ? stretch : 1.0);
+      emit(b, s, t, d);
+      t += d;
+    }
+  }
+}
+
+// Event model (docs/model.md §2.2). w = backward work done (seconds of unslowed backward),
+// t = wall time. Bucket b is ready when w reaches ready_frac[b] * W. The stream runs the
+// chains of ready buckets in order. Rates: a collective slows backward to 1/gamma; an
+// encode/decode kernel and backward share the device, each at 1/cont; alone, rate 1.
+Predictor::Phase Predictor::PhaseRun::event() {
   int nb = 0;           // next bucket to become ready
   int sb = 0, sseg = 0; // segment on the stream: bucket, index in its chain
   Seconds rem = -1;     // remaining work of that segment (-1 = not started)
   Seconds seg_start = 0, seg_w = 0;
   Seconds t = 0, w = 0, bwd_end = W > 0 ? -1 : 0;
   for (;;) {
-    while (nb < B && bucket_ready_frac_[size_t(nb)] * W <= w) ++nb;
+    while (nb < B && ready_frac[size_t(nb)] * W <= w) ++nb;
     const bool bwd = w < W;
     const bool side = sb < nb;
     if (!bwd && !side) break;
@@ -268,13 +302,13 @@ Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<Timeli
       rem = seg_w = seg_work(sb, sseg);
       seg_start = t;
     }
-    const bool net = side && sseg >= 1 && sseg <= plan_.buckets[size_t(sb)].n_calls;
+    const bool net = side && sseg >= 1 && sseg <= plan.buckets[size_t(sb)].n_calls;
     double rb = 1, rs = 1;
     if (side && bwd) {
       if (net) rb = 1.0 / gamma;
       else rb = rs = 1.0 / cont;
     }
-    const Seconds target = nb < B ? std::min(bucket_ready_frac_[size_t(nb)] * W, W) : W;
+    const Seconds target = nb < B ? std::min(ready_frac[size_t(nb)] * W, W) : W;
     const Seconds dt_b = bwd ? (target - w) / rb : kInf;
     const Seconds dt_s = side ? rem / rs : kInf;
     if (dt_s <= dt_b) {
@@ -283,7 +317,7 @@ Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<Timeli
       tally(sb, sseg, seg_w);
       emit(sb, sseg, seg_start, t - seg_start);
       rem = -1;
-      if (++sseg > plan_.buckets[size_t(sb)].n_calls + 1) { ++sb; sseg = 0; }
+      if (++sseg > plan.buckets[size_t(sb)].n_calls + 1) { ++sb; sseg = 0; }
     } else {
       t += dt_b;
       w = target;
@@ -294,6 +328,16 @@ Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<Timeli
   if (tl && W > 0) tl->push_back({"backward", Lane::Compute, t0, bwd_end});
   ph.backward_comm_s = std::max(t, bwd_end);
   return ph;
+}
+
+Predictor::Phase Predictor::run_phase(const Conditions& cond, std::vector<TimelineEvent>* tl,
+                                      Seconds t0) const {
+  if (!(cond.compute_speedup > 0) || !(cond.codec_speedup > 0) || !(cond.wire_scale > 0))
+    throw ModelError("conditions: compute_speedup, codec_speedup and wire_scale must be > 0");
+  PhaseRun run(*this, cond, tl, t0);
+  if (mode_ == CompressionMode::AfterBackward) return run.after_backward();
+  if (setup_.model == IterationModel::ClosedForm) return run.closed_form();
+  return run.event();
 }
 
 IterationResult Predictor::predict(const Conditions& cond, bool timeline) const {

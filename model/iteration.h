@@ -123,7 +123,8 @@ class Predictor {
   int world() const { return cost_.world(); }
 
  private:
-  struct Phase;  // result of the backward/communication phase
+  struct Phase;     // result of the backward/communication phase
+  struct PhaseRun;  // one evaluation of that phase (iteration.cpp)
   Phase run_phase(const Conditions& cond, std::vector<TimelineEvent>* tl, Seconds t0) const;
 
   Setup setup_;

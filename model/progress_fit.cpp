@@ -308,27 +308,21 @@ Replicate replicate(const std::vector<LossCurve>& base, const std::vector<LossCu
   return r;
 }
 
-}  // namespace
-
-ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const std::vector<LossCurve>& sch,
-                                    const ProgressOptions& o) {
-  if (base.empty() || base.size() != sch.size())
-    throw std::invalid_argument("predict_progress: need the same number (>= 1) of baseline and scheme seeds, got " +
-                                std::to_string(base.size()) + " and " + std::to_string(sch.size()));
-  ProgressPrediction p;
+// Divergence: a NaN/inf or a final loss above the initial one in most seeds. When so, p
+// says never (with the evidence) and the answer is true.
+bool diverged_majority(const std::vector<LossCurve>& sch, ProgressPrediction& p) {
   const size_t n = sch.size();
-  // Divergence first: a NaN/inf or a final loss above the initial one in most seeds.
   size_t div = 0;
   for (const auto& c : sch) div += diverged(c);
-  if (2 * div > n) {
-    p.status = PilotStatus::Never;
-    p.evidence.push_back("divergence: " + std::to_string(div) + " of " + std::to_string(n) +
-                         " seeds hit NaN/inf or ended above their initial loss");
-    return p;
-  }
-  std::vector<size_t> all(n);
-  for (size_t i = 0; i < n; ++i) all[i] = i;
-  const Replicate top = replicate(base, sch, all, o);
+  if (2 * div <= n) return false;
+  p.status = PilotStatus::Never;
+  p.evidence.push_back("divergence: " + std::to_string(div) + " of " + std::to_string(n) +
+                       " seeds hit NaN/inf or ended above their initial loss");
+  return true;
+}
+
+// The point prediction's fit (all seeds) into p.
+void take_point_fit(ProgressPrediction& p, const Replicate& top, const ProgressOptions& o) {
   p.basis = top.fit.basis;
   p.rho = top.fit.rho, p.tau = top.fit.tau;
   p.holdout_rmse_multiplier = top.fit.holdout_rmse_multiplier;
@@ -336,80 +330,93 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
   p.baseline_extrapolated = !o.baseline_iterations.has_value();
   p.baseline_iterations = top.t0.value_or(kNan);
   if (std::isfinite(top.asymptote)) p.asymptote = top.asymptote;
-  if (!top.t0) {
-    p.status = PilotStatus::Uncertain;
-    p.evidence.push_back("the baseline's extrapolated curve does not reach the target (asymptote " +
-                         fmt(ReferenceCurve(mean_curve(base)).tail().a) + "): no T_0");
-    return p;
-  }
-  p.iterations = top.iterations;
-  p.multiplier = *top.iterations / *top.t0;
-  // Bootstrap over seeds (paired), each replicate refitting both models and choosing.
-  std::mt19937_64 rng(o.seed);
-  std::vector<double> its;
+}
+
+// Tallies of the bootstrap over seeds.
+struct Bootstrap {
+  std::vector<double> its;  // predicted iterations of the replicates that reach below the cap
   int reach = 0, plateau = 0, usable = 0;
-  const int B = std::max(1, o.bootstrap);
+  int replicates = 1;
+};
+
+// Bootstrap over seeds (paired), each replicate refitting both models and choosing.
+Bootstrap bootstrap(const std::vector<LossCurve>& base, const std::vector<LossCurve>& sch,
+                    const ProgressOptions& o) {
+  const size_t n = sch.size();
+  Bootstrap bs;
+  std::mt19937_64 rng(o.seed);
+  bs.replicates = std::max(1, o.bootstrap);
   std::map<std::vector<size_t>, Replicate> memo;  // few seeds: few distinct resamples
-  for (int k = 0; k < B; ++k) {
+  for (int k = 0; k < bs.replicates; ++k) {
     std::vector<size_t> idx(n);
     for (auto& i : idx) i = rng() % n;
     std::sort(idx.begin(), idx.end());
     auto m = memo.find(idx);
     if (m == memo.end()) m = memo.emplace(idx, replicate(base, sch, idx, o)).first;
     const Replicate& r = m->second;
-    plateau += r.plateau, usable += r.plateau_usable;
+    bs.plateau += r.plateau, bs.usable += r.plateau_usable;
     if (r.iterations && r.t0 && *r.iterations <= o.max_multiplier * *r.t0) {
-      ++reach;
-      its.push_back(*r.iterations);
+      ++bs.reach;
+      bs.its.push_back(*r.iterations);
       // Model uncertainty: when the other model predicts the last third about as well
       // (rmse within kModelTie x), its prediction is a replicate too.
       const double a = r.fit.holdout_rmse_multiplier, b = r.fit.holdout_rmse_lag;
-      if (r.other && std::max(a, b) <= kModelTie * std::min(a, b) + 1e-12) its.push_back(*r.other);
+      if (r.other && std::max(a, b) <= kModelTie * std::min(a, b) + 1e-12) bs.its.push_back(*r.other);
     }
   }
-  p.reach_fraction = double(reach) / B;
-  const double q = (1 - o.interval) / 2;
-  if (!its.empty()) p.lo = std::min(quantile(its, q), *p.iterations), p.hi = std::max(quantile(its, 1 - q), *p.iterations);
-  const ReferenceCurve l0(mean_curve(base));
-  const LossCurve ms = mean_curve(sch);
-  // Crossing noise: the measured iterations-to-target is the mean over n seeds of where
-  // noisy curves cross the target, so it scatters by sigma_L / |L_s'(T)| / sqrt(n)
-  // (sigma_L: seed-to-seed spread on the pilot's second half; L_s'(T) = L_0'(T_0)/rho for
-  // the multiplier model, L_0'(T_0) for the lag). Added in quadrature to the bootstrap's
-  // half-widths (z = 1.2816 for 80%).
-  if (p.lo && p.hi && n > 1) {
-    double ss = 0;
-    long k = 0;
-    for (size_t i = ms.t.size() / 2; i < ms.t.size(); ++i)
-      for (const auto& c : sch)
-        if (std::isfinite(c.loss[i]) && std::isfinite(ms.loss[i])) ss += std::pow(c.loss[i] - ms.loss[i], 2), ++k;
-    const double sigma_l = k ? std::sqrt(ss / k * n / (n - 1.0)) : 0;
-    // Slope at T_0 of the baseline's power law made to pass through (T_0, target):
-    // c (target - a) / (T_0 + t0); the crossing noise is capped at kMaxCrossing x T.
-    const double t0 = *top.t0;
-    const PowerLaw& f = l0.tail();
-    // When the fitted asymptote is not below the target (short pilots), the same law
-    // without an asymptote: c target / T_0.
-    double slope = !f.ok ? 0 : o.target > f.a ? f.c * (o.target - f.a) / (t0 + f.t0) : f.c * o.target / t0;
-    if (p.basis == ProgressBasis::Multiplier) slope /= std::max(1e-9, p.rho);
-    if (slope > 0 && sigma_l > 0) {
-      const double z = 1.2816;
-      const double st = std::min(kMaxCrossing * *p.iterations, z * sigma_l / slope / std::sqrt(double(n)));
-      p.crossing_noise = st / z;
-      p.lo = std::max(0.0, *p.iterations - std::hypot(*p.iterations - *p.lo, st));
-      p.hi = *p.iterations + std::hypot(*p.hi - *p.iterations, st);
-    }
+  return bs;
+}
+
+// sigma_L: the seed-to-seed spread of the loss on the pilot's second half.
+double seed_spread(const LossCurve& ms, const std::vector<LossCurve>& sch) {
+  const size_t n = sch.size();
+  double ss = 0;
+  long k = 0;
+  for (size_t i = ms.t.size() / 2; i < ms.t.size(); ++i)
+    for (const auto& c : sch)
+      if (std::isfinite(c.loss[i]) && std::isfinite(ms.loss[i])) ss += std::pow(c.loss[i] - ms.loss[i], 2), ++k;
+  return k ? std::sqrt(ss / k * n / (n - 1.0)) : 0;
+}
+
+// Crossing noise: the measured iterations-to-target is the mean over n seeds of where
+// noisy curves cross the target, so it scatters by sigma_L / |L_s'(T)| / sqrt(n)
+// (sigma_L: seed-to-seed spread on the pilot's second half; L_s'(T) = L_0'(T_0)/rho for
+// the multiplier model, L_0'(T_0) for the lag). Added in quadrature to the bootstrap's
+// half-widths (z = 1.2816 for 80%).
+void add_crossing_noise(ProgressPrediction& p, const std::vector<LossCurve>& sch, const ReferenceCurve& l0,
+                        const LossCurve& ms, double t0, const ProgressOptions& o) {
+  const size_t n = sch.size();
+  if (!(p.lo && p.hi && n > 1)) return;
+  const double sigma_l = seed_spread(ms, sch);
+  // Slope at T_0 of the baseline's power law made to pass through (T_0, target):
+  // c (target - a) / (T_0 + t0); the crossing noise is capped at kMaxCrossing x T.
+  const PowerLaw& f = l0.tail();
+  // When the fitted asymptote is not below the target (short pilots), the same law
+  // without an asymptote: c target / T_0.
+  double slope = !f.ok ? 0 : o.target > f.a ? f.c * (o.target - f.a) / (t0 + f.t0) : f.c * o.target / t0;
+  if (p.basis == ProgressBasis::Multiplier) slope /= std::max(1e-9, p.rho);
+  if (slope > 0 && sigma_l > 0) {
+    const double z = 1.2816;
+    const double st = std::min(kMaxCrossing * *p.iterations, z * sigma_l / slope / std::sqrt(double(n)));
+    p.crossing_noise = st / z;
+    p.lo = std::max(0.0, *p.iterations - std::hypot(*p.iterations - *p.lo, st));
+    p.hi = *p.iterations + std::hypot(*p.hi - *p.iterations, st);
   }
+}
+
+// The status rule (docs/model.md §4.2) and its evidence: the cap, a plateau, a rising
+// local rho, a misfit, too few replicates reaching.
+void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCurve& ms, double asymptote,
+                   double plateau_frac, const ProgressOptions& o) {
   // Rising local rho: the multiplier fitted on the pilot's second half vs its first half.
   const double mid = ms.t[ms.t.size() / 2];
   const double rho_early = fit_multiplier(l0, ms, ms.t.front(), mid), rho_late = fit_multiplier(l0, ms, mid, ms.t.back());
   const bool rising = rho_late > kRisingRho * rho_early && rho_late > 1.5;
-  const double plateau_frac = usable ? double(plateau) / B : 0;
   const double drop = std::max(1e-12, l0.points().loss.front() - l0.points().loss.back());
   const double misfit = std::min(p.holdout_rmse_lag, p.holdout_rmse_multiplier) / drop;
   if (p.multiplier > o.max_multiplier) p.evidence.push_back("multiplier " + fmt(p.multiplier) + " above the cap " + fmt(o.max_multiplier));
   if (plateau_frac > 0)
-    p.evidence.push_back("plateau: fitted asymptote " + fmt(top.asymptote) + " above the target " + fmt(o.target) +
+    p.evidence.push_back("plateau: fitted asymptote " + fmt(asymptote) + " above the target " + fmt(o.target) +
                          " in " + fmt(100 * plateau_frac) + "% of replicates");
   if (rising) p.evidence.push_back("rising rho: " + fmt(rho_early) + " on the first half, " + fmt(rho_late) + " on the second");
   if (misfit > kMisfit) p.evidence.push_back("misfit: neither model predicts the pilot's last third (rmse " + fmt(100 * misfit) + "% of the loss drop)");
@@ -421,18 +428,56 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
     p.status = PilotStatus::Uncertain;
     if (p.reach_fraction < kDecide) p.evidence.push_back("only " + fmt(100 * p.reach_fraction) + "% of replicates reach below the cap");
   }
-  // Noise-scale cross-check (unbiased schemes).
-  if (o.b_simple && o.variance_w && o.global_batch > 0 && o.workers > 0) {
-    const double m = noise_scale_multiplier(*o.b_simple, o.global_batch, *o.variance_w, o.workers);
-    p.noise_scale_multiplier = m;
-    if (p.status != PilotStatus::Never && (m > kCrossCheck * p.multiplier || p.multiplier > kCrossCheck * m)) {
-      p.widened = true;
-      const double x = m * *top.t0;
-      p.lo = std::min(p.lo.value_or(x), x), p.hi = std::max(p.hi.value_or(x), x);
-      p.evidence.push_back("noise-scale multiplier " + fmt(m) + " disagrees with the fit's " + fmt(p.multiplier) +
-                           " by more than 2x: interval widened to include it");
-    }
+}
+
+// Noise-scale cross-check (unbiased schemes): widens the interval to include the
+// noise-scale prediction when the two disagree by more than kCrossCheck x.
+void cross_check_noise_scale(ProgressPrediction& p, double t0, const ProgressOptions& o) {
+  if (!(o.b_simple && o.variance_w && o.global_batch > 0 && o.workers > 0)) return;
+  const double m = noise_scale_multiplier(*o.b_simple, o.global_batch, *o.variance_w, o.workers);
+  p.noise_scale_multiplier = m;
+  if (p.status != PilotStatus::Never && (m > kCrossCheck * p.multiplier || p.multiplier > kCrossCheck * m)) {
+    p.widened = true;
+    const double x = m * t0;
+    p.lo = std::min(p.lo.value_or(x), x), p.hi = std::max(p.hi.value_or(x), x);
+    p.evidence.push_back("noise-scale multiplier " + fmt(m) + " disagrees with the fit's " + fmt(p.multiplier) +
+                         " by more than 2x: interval widened to include it");
   }
+}
+
+}  // namespace
+
+ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const std::vector<LossCurve>& sch,
+                                    const ProgressOptions& o) {
+  if (base.empty() || base.size() != sch.size())
+    throw std::invalid_argument("predict_progress: need the same number (>= 1) of baseline and scheme seeds, got " +
+                                std::to_string(base.size()) + " and " + std::to_string(sch.size()));
+  ProgressPrediction p;
+  const size_t n = sch.size();
+  if (diverged_majority(sch, p)) return p;
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i;
+  const Replicate top = replicate(base, sch, all, o);
+  take_point_fit(p, top, o);
+  if (!top.t0) {
+    p.status = PilotStatus::Uncertain;
+    p.evidence.push_back("the baseline's extrapolated curve does not reach the target (asymptote " +
+                         fmt(ReferenceCurve(mean_curve(base)).tail().a) + "): no T_0");
+    return p;
+  }
+  p.iterations = top.iterations;
+  p.multiplier = *top.iterations / *top.t0;
+  const Bootstrap bs = bootstrap(base, sch, o);
+  p.reach_fraction = double(bs.reach) / bs.replicates;
+  const double q = (1 - o.interval) / 2;
+  if (!bs.its.empty())
+    p.lo = std::min(quantile(bs.its, q), *p.iterations), p.hi = std::max(quantile(bs.its, 1 - q), *p.iterations);
+  const ReferenceCurve l0(mean_curve(base));
+  const LossCurve ms = mean_curve(sch);
+  add_crossing_noise(p, sch, l0, ms, *top.t0, o);
+  const double plateau_frac = bs.usable ? double(bs.plateau) / bs.replicates : 0;
+  decide_status(p, l0, ms, top.asymptote, plateau_frac, o);
+  cross_check_noise_scale(p, *top.t0, o);
   if (p.status == PilotStatus::Never) p.iterations.reset(), p.lo.reset(), p.hi.reset();
   return p;
 }

@@ -130,6 +130,188 @@ std::string describe(int status) {
                                   " (" + strsignal(WTERMSIG(status)) + ")";
   return "ended with status " + std::to_string(status);
 }
+
+// The child's side of the fork: its own process group, the pipes as stdout and stderr,
+// the torchrun-style variables, then exec (never returns).
+[[noreturn]] void exec_rank(const LaunchOptions& opt, const std::string& program, int r, int port,
+                            const int out[2], const int err[2]) {
+  ::setpgid(0, 0);  // own process group: signals reach what the rank starts too
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  ::dup2(out[1], 1);
+  ::dup2(err[1], 2);
+  ::close(out[0]); ::close(out[1]); ::close(err[0]); ::close(err[1]);
+  ::setenv("RANK", std::to_string(r).c_str(), 1);
+  ::setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
+  ::setenv("WORLD_SIZE", std::to_string(opt.nproc).c_str(), 1);
+  ::setenv("LOCAL_WORLD_SIZE", std::to_string(opt.nproc).c_str(), 1);
+  ::setenv("MASTER_ADDR", opt.master_addr.c_str(), 1);
+  ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
+  std::vector<char*> argv;
+  for (const auto& a : opt.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(program.c_str(), argv.data());
+  if (program.find('/') == std::string::npos) ::execvp(program.c_str(), argv.data());
+  std::fprintf(stderr, "gcu launch: cannot run '%s': %s\n", opt.command[0].c_str(),
+               std::strerror(errno));
+  ::_exit(127);
+}
+
+// Forks one child per rank, its stdout and stderr on non-blocking pipes.
+std::vector<Child> spawn_ranks(const LaunchOptions& opt, const std::string& program, int port) {
+  std::vector<Child> kids(static_cast<size_t>(opt.nproc));
+  for (int r = 0; r < opt.nproc; ++r) {
+    int out[2], err[2];
+    if (::pipe(out) != 0 || ::pipe(err) != 0)
+      throw TrainError(std::string("pipe failed: ") + std::strerror(errno));
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) throw TrainError(std::string("fork failed: ") + std::strerror(errno));
+    if (pid == 0) exec_rank(opt, program, r, port, out, err);
+    ::setpgid(pid, pid);  // also here: no race with the kill() calls below
+    ::close(out[1]);
+    ::close(err[1]);
+    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
+    ::fcntl(err[0], F_SETFL, O_NONBLOCK);
+    kids[r] = Child{r, pid, out[0], err[0], {}, {}, true, 0};
+  }
+  return kids;
+}
+
+// The launcher's loop over the running ranks: forwards signals, relays output, reaps the
+// ranks that end and escalates (SIGTERM, SIGKILL) after a failure or a signal.
+class Supervisor {
+ public:
+  Supervisor(const LaunchOptions& opt, std::vector<Child>& kids) : opt_(opt), kids_(kids) {}
+
+  // Runs until every rank has ended, then drains their pipes; returns the exit code.
+  int run() {
+    while (true) {
+      forward_signals();
+      relay_ready_output();
+      if (!reap()) break;
+      escalate();
+    }
+    drain();
+    return exit_code();
+  }
+
+ private:
+  void signal_all(int sig) {
+    for (auto& c : kids_)
+      if (c.running) ::kill(-c.pid, sig);
+  }
+
+  void forward_signals() {
+    if (g_signal_count <= forwarded_count_) return;
+    const int sig = g_signal;
+    if (forwarded_count_ == 0) {
+      got_signal_ = sig;
+      signalled_at_ = Clock::now();
+      std::fprintf(stderr, "gcu launch: received %s: forwarding it to the ranks; SIGKILL to "
+                           "those still running in %.0f s\n", sigabbrev(sig), opt_.grace_s);
+      signal_all(sig);
+    } else if (!killed_) {
+      std::fprintf(stderr, "gcu launch: received %s again: killing the ranks\n", sigabbrev(sig));
+      signal_all(SIGKILL);
+      killed_ = true;
+    }
+    forwarded_count_ = g_signal_count;
+  }
+
+  void relay_ready_output() {
+    std::vector<pollfd> fds;
+    std::vector<std::pair<int, bool>> who;  // (child, is_err)
+    for (auto& c : kids_) {
+      if (c.out_fd >= 0) { fds.push_back({c.out_fd, POLLIN, 0}); who.push_back({c.rank, false}); }
+      if (c.err_fd >= 0) { fds.push_back({c.err_fd, POLLIN, 0}); who.push_back({c.rank, true}); }
+    }
+    ::poll(fds.empty() ? nullptr : fds.data(), fds.size(), 100);  // also: sleep when no pipes
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      auto& c = kids_[who[i].first];
+      if (who[i].second) relay(c, c.err_fd, c.err_buf, stderr, opt_.prefix_output, false);
+      else relay(c, c.out_fd, c.out_buf, stdout, opt_.prefix_output, false);
+    }
+  }
+
+  // Collects the ranks that ended; false when none is running any more.
+  bool reap() {
+    bool any_running = false;
+    for (auto& c : kids_) {
+      if (!c.running) continue;
+      int st = 0;
+      if (::waitpid(c.pid, &st, WNOHANG) == c.pid) {
+        c.running = false;
+        c.status = st;
+        const bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        if (got_signal_) {
+          std::fprintf(stderr, "gcu launch: rank %d %s\n", c.rank, describe(st).c_str());
+        } else if (!ok && first_failed_ < 0) {
+          first_failed_ = c.rank;
+          failed_at_ = Clock::now();
+          std::fprintf(stderr, "gcu launch: rank %d %s; stopping the other ranks in %.0f s\n",
+                       c.rank, describe(st).c_str(), opt_.grace_s);
+        }
+      } else {
+        any_running = true;
+      }
+    }
+    return any_running;
+  }
+
+  void escalate() {
+    if (got_signal_) {
+      const double waited = std::chrono::duration<double>(Clock::now() - signalled_at_).count();
+      if (!killed_ && waited > opt_.grace_s) {
+        std::fprintf(stderr, "gcu launch: ranks still running %.0f s after %s: SIGKILL\n",
+                     opt_.grace_s, sigabbrev(got_signal_));
+        signal_all(SIGKILL);
+        killed_ = true;
+      }
+    } else if (first_failed_ >= 0) {
+      const double waited = std::chrono::duration<double>(Clock::now() - failed_at_).count();
+      if (!termed_ && waited > opt_.grace_s) {
+        signal_all(SIGTERM);
+        termed_ = true;
+      }
+      if (!killed_ && waited > opt_.grace_s + 3.0) {
+        signal_all(SIGKILL);
+        killed_ = true;
+      }
+    }
+  }
+
+  void drain() {  // what is left in the pipes (bounded: never hang here)
+    for (auto& c : kids_) {
+      for (int i = 0; i < 10000 && c.out_fd >= 0; ++i)
+        relay(c, c.out_fd, c.out_buf, stdout, opt_.prefix_output, true);
+      for (int i = 0; i < 10000 && c.err_fd >= 0; ++i)
+        relay(c, c.err_fd, c.err_buf, stderr, opt_.prefix_output, true);
+    }
+  }
+
+  int exit_code() const {
+    if (got_signal_) {
+      std::fprintf(stderr, "gcu launch: stopped by %s\n", sigabbrev(got_signal_));
+      return 128 + got_signal_;
+    }
+    if (first_failed_ < 0) return 0;
+    const int st = kids_[first_failed_].status;
+    std::fprintf(stderr, "gcu launch: failed: rank %d %s (first failure; see its output above)\n",
+                 first_failed_, describe(st).c_str());
+    if (WIFEXITED(st)) return WEXITSTATUS(st);
+    return 128 + WTERMSIG(st);
+  }
+
+  const LaunchOptions& opt_;
+  std::vector<Child>& kids_;
+  int first_failed_ = -1;
+  Clock::time_point failed_at_{};
+  bool termed_ = false, killed_ = false;
+  int got_signal_ = 0;  // first signal the launcher received
+  int forwarded_count_ = 0;
+  Clock::time_point signalled_at_{};
+};
 }  // namespace
 
 int run_launch(const LaunchOptions& opt) {
@@ -142,143 +324,13 @@ int run_launch(const LaunchOptions& opt) {
   std::string program = opt.command[0];
   if (program == "gcu") program = "/proc/self/exe";  // this very binary
 
-  std::vector<Child> kids(static_cast<size_t>(opt.nproc));
-  for (int r = 0; r < opt.nproc; ++r) {
-    int out[2], err[2];
-    if (::pipe(out) != 0 || ::pipe(err) != 0)
-      throw TrainError(std::string("pipe failed: ") + std::strerror(errno));
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid < 0) throw TrainError(std::string("fork failed: ") + std::strerror(errno));
-    if (pid == 0) {
-      ::setpgid(0, 0);  // own process group: signals reach what the rank starts too
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      ::dup2(out[1], 1);
-      ::dup2(err[1], 2);
-      ::close(out[0]); ::close(out[1]); ::close(err[0]); ::close(err[1]);
-      ::setenv("RANK", std::to_string(r).c_str(), 1);
-      ::setenv("LOCAL_RANK", std::to_string(r).c_str(), 1);
-      ::setenv("WORLD_SIZE", std::to_string(opt.nproc).c_str(), 1);
-      ::setenv("LOCAL_WORLD_SIZE", std::to_string(opt.nproc).c_str(), 1);
-      ::setenv("MASTER_ADDR", opt.master_addr.c_str(), 1);
-      ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
-      std::vector<char*> argv;
-      for (const auto& a : opt.command) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      ::execv(program.c_str(), argv.data());
-      if (program.find('/') == std::string::npos) ::execvp(program.c_str(), argv.data());
-      std::fprintf(stderr, "gcu launch: cannot run '%s': %s\n", opt.command[0].c_str(),
-                   std::strerror(errno));
-      ::_exit(127);
-    }
-    ::setpgid(pid, pid);  // also here: no race with the kill() calls below
-    ::close(out[1]);
-    ::close(err[1]);
-    ::fcntl(out[0], F_SETFL, O_NONBLOCK);
-    ::fcntl(err[0], F_SETFL, O_NONBLOCK);
-    kids[r] = Child{r, pid, out[0], err[0], {}, {}, true, 0};
-  }
+  std::vector<Child> kids = spawn_ranks(opt, program, port);
   std::fprintf(stderr, "gcu launch: %d ranks, MASTER_ADDR=%s MASTER_PORT=%d\n", opt.nproc,
                opt.master_addr.c_str(), port);
 
   // Installed after the forks: the children start with the default dispositions.
   SignalForwarding forwarding;
-  auto signal_all = [&kids](int sig) {
-    for (auto& c : kids)
-      if (c.running) ::kill(-c.pid, sig);
-  };
-  int first_failed = -1;
-  Clock::time_point failed_at{};
-  bool termed = false, killed = false;
-  int got_signal = 0;              // first signal the launcher received
-  int forwarded_count = 0;
-  Clock::time_point signalled_at{};
-  while (true) {
-    if (g_signal_count > forwarded_count) {
-      const int sig = g_signal;
-      if (forwarded_count == 0) {
-        got_signal = sig;
-        signalled_at = Clock::now();
-        std::fprintf(stderr, "gcu launch: received %s: forwarding it to the ranks; SIGKILL to "
-                             "those still running in %.0f s\n", sigabbrev(sig), opt.grace_s);
-        signal_all(sig);
-      } else if (!killed) {
-        std::fprintf(stderr, "gcu launch: received %s again: killing the ranks\n", sigabbrev(sig));
-        signal_all(SIGKILL);
-        killed = true;
-      }
-      forwarded_count = g_signal_count;
-    }
-    std::vector<pollfd> fds;
-    std::vector<std::pair<int, bool>> who;  // (child, is_err)
-    for (auto& c : kids) {
-      if (c.out_fd >= 0) { fds.push_back({c.out_fd, POLLIN, 0}); who.push_back({c.rank, false}); }
-      if (c.err_fd >= 0) { fds.push_back({c.err_fd, POLLIN, 0}); who.push_back({c.rank, true}); }
-    }
-    ::poll(fds.empty() ? nullptr : fds.data(), fds.size(), 100);  // also: sleep when no pipes
-    for (size_t i = 0; i < fds.size(); ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      auto& c = kids[who[i].first];
-      if (who[i].second) relay(c, c.err_fd, c.err_buf, stderr, opt.prefix_output, false);
-      else relay(c, c.out_fd, c.out_buf, stdout, opt.prefix_output, false);
-    }
-    bool any_running = false;
-    for (auto& c : kids) {
-      if (!c.running) continue;
-      int st = 0;
-      if (::waitpid(c.pid, &st, WNOHANG) == c.pid) {
-        c.running = false;
-        c.status = st;
-        const bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        if (got_signal) {
-          std::fprintf(stderr, "gcu launch: rank %d %s\n", c.rank, describe(st).c_str());
-        } else if (!ok && first_failed < 0) {
-          first_failed = c.rank;
-          failed_at = Clock::now();
-          std::fprintf(stderr, "gcu launch: rank %d %s; stopping the other ranks in %.0f s\n",
-                       c.rank, describe(st).c_str(), opt.grace_s);
-        }
-      } else {
-        any_running = true;
-      }
-    }
-    if (!any_running) break;
-    if (got_signal) {
-      const double waited = std::chrono::duration<double>(Clock::now() - signalled_at).count();
-      if (!killed && waited > opt.grace_s) {
-        std::fprintf(stderr, "gcu launch: ranks still running %.0f s after %s: SIGKILL\n",
-                     opt.grace_s, sigabbrev(got_signal));
-        signal_all(SIGKILL);
-        killed = true;
-      }
-    } else if (first_failed >= 0) {
-      const double waited = std::chrono::duration<double>(Clock::now() - failed_at).count();
-      if (!termed && waited > opt.grace_s) {
-        signal_all(SIGTERM);
-        termed = true;
-      }
-      if (!killed && waited > opt.grace_s + 3.0) {
-        signal_all(SIGKILL);
-        killed = true;
-      }
-    }
-  }
-  for (auto& c : kids) {  // drain what is left in the pipes (bounded: never hang here)
-    for (int i = 0; i < 10000 && c.out_fd >= 0; ++i)
-      relay(c, c.out_fd, c.out_buf, stdout, opt.prefix_output, true);
-    for (int i = 0; i < 10000 && c.err_fd >= 0; ++i)
-      relay(c, c.err_fd, c.err_buf, stderr, opt.prefix_output, true);
-  }
-  if (got_signal) {
-    std::fprintf(stderr, "gcu launch: stopped by %s\n", sigabbrev(got_signal));
-    return 128 + got_signal;
-  }
-  if (first_failed < 0) return 0;
-  const int st = kids[first_failed].status;
-  std::fprintf(stderr, "gcu launch: failed: rank %d %s (first failure; see its output above)\n",
-               first_failed, describe(st).c_str());
-  if (WIFEXITED(st)) return WEXITSTATUS(st);
-  return 128 + WTERMSIG(st);
+  return Supervisor(opt, kids).run();
 }
 
 }  // namespace gcu::trainer
