@@ -63,6 +63,20 @@ GCU_CLONES_WIDE void levels(const float* yb, int64_t b, int64_t e, float R, floa
   }
 }
 
+// levels() for a range R so small (subnormal) that G / (2R) overflows float ((y + R) * inf
+// would be Inf or NaN, converted to int: UB): the same formula in double.
+void levels_tiny(const float* yb, int64_t b, int64_t e, float R, uint32_t G, uint64_t kq, uint16_t* qb) {
+  const uint32_t klo = static_cast<uint32_t>(kq), khi = hi_key(kq, b);
+  const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
+  const double inv = static_cast<double>(G) / (2.0 * static_cast<double>(R));
+  for (uint32_t j = 0; j < len; ++j) {
+    const uint32_t h = rng::hash32(rng::hash32((base + j) ^ klo) ^ khi);
+    const double yc = std::min(std::max(yb[j], -R), R);
+    const double t = std::min((yc + R) * inv + static_cast<double>(h >> 8) * 0x1p-24, static_cast<double>(G));
+    qb[j] = static_cast<uint16_t>(t);
+  }
+}
+
 // max |y| and sum y^2 on [b, e), e - b <= sumsq::kChunk (the order of sumsq.h).
 GCU_CLONES_WIDE void range_stats(const float* y, int64_t b, int64_t e, float* mx, double* ss) {
   float m = 0;
@@ -341,7 +355,9 @@ void ThcCompressor::quantize(float R, const ThcGeometry& g, int64_t n, uint64_t 
     for (int64_t b = eb, e; b < ee; b = e) {  // pieces that stay inside one 2^15 chunk
       e = std::min(ee, (b / kChunk + 1) * kChunk);
       if (b < real) e = std::min(e, real);
-      levels(b < real ? y + b : zeros.data(), b, e, R, inv, G, kq, q + (b - eb));
+      const float* yb = b < real ? y + b : zeros.data();
+      if (std::isinf(inv)) levels_tiny(yb, b, e, R, G, kq, q + (b - eb));
+      else levels(yb, b, e, R, inv, G, kq, q + (b - eb));
     }
     pack_tile(q, ee - eb, g.lane_bits, k, words + wb);
   }

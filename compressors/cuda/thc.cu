@@ -189,8 +189,17 @@ __global__ void quantize_pack(const float* y, int64_t m, const float* Rp, uint32
         const float yj = y[j];
         const float lo = yj < -R ? -R : yj;     // std::max(y, -R)
         const float yc = R < lo ? R : lo;       // std::min(., R)
-        const float t = __fadd_rn(__fmul_rn(__fadd_rn(yc, R), inv), static_cast<float>(h >> 8) * 0x1p-24f);
-        const uint32_t lv = static_cast<uint32_t>(static_cast<int32_t>(t));
+        uint32_t lv;
+        if (isinf(inv)) {  // tiny R: G / (2R) overflows float; the CPU's levels_tiny() in double
+          const double t = fmin((static_cast<double>(yc) + static_cast<double>(R)) *
+                                        (static_cast<double>(G) / (2.0 * static_cast<double>(R))) +
+                                    static_cast<double>(h >> 8) * 0x1p-24,
+                                static_cast<double>(G));
+          lv = static_cast<uint32_t>(t);
+        } else {
+          const float t = __fadd_rn(__fmul_rn(__fadd_rn(yc, R), inv), static_cast<float>(h >> 8) * 0x1p-24f);
+          lv = static_cast<uint32_t>(static_cast<int32_t>(t));
+        }
         acc |= static_cast<uint64_t>(lv < G ? lv : G) << (l * w);
       }
     }

@@ -148,6 +148,25 @@ TEST(Thc, EdgeCases) {
   EXPECT_TRUE(run_step("thc", {{}, {}}, BucketLayout::flat(0)).calls[0].empty());
 }
 
+// Found by the scheme fuzzer (campaign 2026-11-23): a bucket of subnormal values has a range
+// R so small that G / (2R) overflows float, and (y + R) * inf was converted to int (UB).
+TEST(Thc, SubnormalRangeGivesFiniteBoundedOutput) {
+  const BucketLayout l = BucketLayout::flat(64);
+  for (const char* spec : {"thc", "thc:block=64", "thc:bits=8"}) {
+    std::vector<float> a(64), b(64);
+    for (int i = 0; i < 64; ++i) {
+      a[i] = (i % 3 ? 1 : -1) * 1e-42f * static_cast<float>(i % 7);
+      b[i] = (i % 2 ? -1 : 1) * 3e-43f;
+    }
+    const auto res = run_step(spec, {a, b}, l);
+    for (int r = 0; r < 2; ++r)
+      for (float v : res.out[r]) {
+        ASSERT_TRUE(std::isfinite(v)) << spec;
+        EXPECT_LE(std::fabs(v), 1e-38f) << spec;
+      }
+  }
+}
+
 TEST(Thc, SpecRoundTripsAndBadParamsThrow) {
   EXPECT_EQ(make_compressor("thc")->spec(), "thc:bits=4,rot=full");
   EXPECT_EQ(make_compressor("thc:rot=3,sat=2.5,bits=2,block=1024,seed=9")->spec(),
