@@ -167,11 +167,16 @@ void MstopkCompressor::roundtrip(int64_t bucket_index, const float* in, float* o
 
 void register_mstopk(Registry& r) {
   r.add({.name = "mstopk",
-         .params = "k=<fraction kept, (0,1], default 0.01>, iters=<binary-search passes, default 20>",
+         .params = "k=<fraction kept, (0,1], default 0.01>, iters=<binary-search passes, 1..64, default 20>",
          .summary = "top-k by MSTopK threshold binary search; all-gather of values (f32) + indices (i32)",
          .cpu = [](const SchemeArgs& a) {
-           return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01),
-                                                     a.get_positive_int("iters", 20));
+           // Each pass halves a float interval: past 64 passes nothing changes, only the
+           // time grows (iters=338933892 hung the scheme fuzzer).
+           const int64_t iters = a.get_positive_int("iters", 20);
+           if (iters > kMaxIters)
+             throw CompressorError("mstopk: iters=" + std::to_string(iters) + " is out of range [1, " +
+                                   std::to_string(kMaxIters) + "] (binary-search passes)");
+           return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01), iters);
          },
          .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}, .cost_grid = {"mstopk:k={0.1|0.001}"}}});
 }

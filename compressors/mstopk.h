@@ -29,6 +29,7 @@ namespace gcu::compress {
 
 class MstopkCompressor final : public Compressor {
  public:
+  static constexpr int64_t kMaxIters = 64;
   MstopkCompressor(double k, int64_t iters) : k_(k), iters_(iters) {}
   std::string spec() const override;
   SchemeTraits traits() const override { return {true, false, false}; }
