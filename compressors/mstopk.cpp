@@ -173,9 +173,9 @@ void register_mstopk(Registry& r) {
            // Each pass halves a float interval: past 64 passes nothing changes, only the
            // time grows (iters=338933892 hung the scheme fuzzer).
            const int64_t iters = a.get_positive_int("iters", 20);
-           if (iters > kMaxIters)
+           if (iters > MstopkCompressor::kMaxIters)
              throw CompressorError("mstopk: iters=" + std::to_string(iters) + " is out of range [1, " +
-                                   std::to_string(kMaxIters) + "] (binary-search passes)");
+                                   std::to_string(MstopkCompressor::kMaxIters) + "] (binary-search passes)");
            return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01), iters);
          },
          .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}, .cost_grid = {"mstopk:k={0.1|0.001}"}}});
