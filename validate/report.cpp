@@ -190,6 +190,7 @@ std::string format_json(const Report& r) {
     x["measured"] = c.ok ? meas : json(nullptr);
     x["error"] = c.ok ? err : json(nullptr);
     x["spread"] = c.ok ? jnum(c.spread) : json(nullptr);
+    x["median_uncertainty"] = c.ok ? jnum(c.median_uncertainty) : json(nullptr);
     x["noise_limited"] = c.noise_limited;
     x["rounds"] = c.rounds;
     x["round_medians"] = c.round_medians;

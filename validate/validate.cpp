@@ -71,6 +71,8 @@ double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkR
   return c.link.nominal_gbps;
 }
 
+}  // namespace
+
 void compute_stats(CellResult& r) {
   for (int k = 0; k < kComponents; ++k) {
     std::vector<double> v;
@@ -82,11 +84,17 @@ void compute_stats(CellResult& r) {
   }
   const Spread& t = r.measured[size_t(Component::Total)];
   r.spread = t.median > 0 ? (t.p90 - t.p10) / t.median : 0;
+  // Iterations jitter by 30-300% of the median on a shared VM, but a median of many
+  // iterations moves far less: what separates a model error from machine noise is how
+  // much the median itself moves from round to round (rounds run in fresh random orders).
+  r.median_uncertainty = r.spread;
+  if (r.round_medians.size() >= 2 && t.median > 0) {
+    const auto [lo, hi] = std::minmax_element(r.round_medians.begin(), r.round_medians.end());
+    r.median_uncertainty = (*hi - *lo) / t.median;
+  }
   r.noise_limited = std::isfinite(r.error[size_t(Component::Total)]) &&
-                    r.spread > std::abs(r.error[size_t(Component::Total)]);
+                    r.median_uncertainty > std::abs(r.error[size_t(Component::Total)]);
 }
-
-}  // namespace
 
 Summary summarize(const std::vector<CellResult>& cells) {
   Summary s;

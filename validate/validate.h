@@ -58,8 +58,11 @@ struct CellResult {
   Breakdown predicted{};
   std::array<Spread, kComponents> measured{};
   Breakdown error{};             // (predicted - median) / median; NaN when median <= 0
-  double spread = 0;             // total: (p90 - p10) / median
-  bool noise_limited = false;    // spread > |error of total|: not counted as a model error
+  double spread = 0;             // total: (p90 - p10) / median (iteration to iteration)
+  // How far the machine moved the measured median: (max - min) / median of the rounds'
+  // medians (2+ rounds); with one round, `spread`.
+  double median_uncertainty = 0;
+  bool noise_limited = false;    // median_uncertainty > |error of total|: not counted as a model error
   double rate_used_gbps = 0;     // link rate the prediction used (0 = the profile's)
   double measured_link_gbps = 0;
   double load_average = -1;      // mean over rounds of the 1-min load average at the start
@@ -89,6 +92,9 @@ struct Report {
 // fits, output directory) and throws ValidateError; then runs. Progress goes to `log`.
 Report run_validate(const ValidateOptions& o, std::ostream& log);
 
+// A cell's statistics from its samples, predicted breakdown and round medians: measured
+// median/p10/p90 per component, errors, spread, median_uncertainty, noise_limited.
+void compute_stats(CellResult& r);
 Summary summarize(const std::vector<CellResult>& cells);
 
 }  // namespace gcu::validate

@@ -1,6 +1,7 @@
 // validate/report.h and summarize(): the gcu.validate/1 JSON of a synthetic report, CSV
 // quoting, noise-limited cells left out of the error statistics.
 #include "validate/report.h"
+#include "validate/validate.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -69,6 +70,37 @@ TEST(Report, JsonSchemaAndCsv) {
   const std::string csv = format_csv(r);
   EXPECT_NE(csv.find("\"topkc:k=0.01,chunk=256\""), std::string::npos);
   EXPECT_NE(format_table(r).find("FAILED"), std::string::npos);
+}
+
+// compute_stats: a cell is noise-limited when the rounds' medians move more than the
+// model is off, not when single iterations jitter (they always do on a shared VM).
+TEST(ComputeStats, NoiseLimitedByTheRoundMediansNotByIterationJitter) {
+  auto make = [](std::vector<double> round_medians) {
+    CellResult r;
+    r.ok = true;
+    at(r.predicted, Component::Total) = 0.012;  // measured median 0.010: +20%
+    for (double t : {0.005, 0.008, 0.010, 0.010, 0.010, 0.012, 0.020}) {  // p10-p90 ~ 100%
+      Breakdown b{};
+      at(b, Component::Total) = t;
+      r.samples.push_back(b);
+    }
+    r.round_medians = std::move(round_medians);
+    compute_stats(r);
+    return r;
+  };
+  const CellResult steady = make({0.0099, 0.0100, 0.0102});  // medians within 3%
+  EXPECT_NEAR(at(steady.error, Component::Total), 0.2, 1e-9);
+  EXPECT_GT(steady.spread, 0.5);
+  EXPECT_NEAR(steady.median_uncertainty, 0.03, 1e-9);
+  EXPECT_FALSE(steady.noise_limited);  // a 20% model error, measured to within 3%
+
+  const CellResult drifting = make({0.008, 0.010, 0.013});  // medians 50% apart
+  EXPECT_NEAR(drifting.median_uncertainty, 0.5, 1e-9);
+  EXPECT_TRUE(drifting.noise_limited);
+
+  const CellResult one_round = make({0.010});  // no second round: the iteration spread
+  EXPECT_DOUBLE_EQ(one_round.median_uncertainty, one_round.spread);
+  EXPECT_TRUE(one_round.noise_limited);
 }
 
 }  // namespace gcu::validate
