@@ -100,6 +100,13 @@ int64_t SchemeArgs::get_positive_int(const std::string& key, int64_t fallback) c
   return v;
 }
 
+uint64_t SchemeArgs::get_seed(const std::string& key) const {
+  const int64_t v = get_int(key, 0);
+  if (v < 0)
+    throw CompressorError(name_ + ": " + key + "=" + std::to_string(v) + " must be >= 0");
+  return static_cast<uint64_t>(v);
+}
+
 void SchemeArgs::require_all_used(const std::string& accepted) const {
   for (const auto& [k, v] : kv_)
     if (!used_.count(k))

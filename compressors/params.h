@@ -28,6 +28,9 @@ class SchemeArgs {
   // Range checks: throw CompressorError "topk: k=1.5 is out of range (0, 1]".
   double get_fraction(const std::string& key, double fallback) const;  // in (0, 1]
   int64_t get_positive_int(const std::string& key, int64_t fallback) const;  // >= 1
+  // A random seed: an integer in [0, 2^63), so that spec() prints what parses back
+  // (a negative seed printed as a 64-bit unsigned did not re-parse; scheme fuzzer).
+  uint64_t get_seed(const std::string& key = "seed") const;
   // Throws if any parameter was never read; `accepted` is listed in the message.
   void require_all_used(const std::string& accepted) const;
 

@@ -477,7 +477,7 @@ void register_powersgd(Registry& r) {
            p.rank = a.get_positive_int("rank", 4);
            p.warm_start = a.get_bool("warm_start", true);
            p.min_rate = a.get_double("min_rate", 2.0);
-           p.seed = static_cast<uint64_t>(a.get_int("seed", 0));
+           p.seed = a.get_seed();
            return std::make_unique<PowerSgdCompressor>(p);
          },
          .facts = {.recommend_grid = {"powersgd:rank={1|2|4|8|16|32}"}, .convergence_specs = {"powersgd:rank=2"},

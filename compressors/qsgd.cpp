@@ -94,7 +94,7 @@ void register_qsgd(Registry& r) {
          .cpu = [](const SchemeArgs& a) {
            const int64_t levels = a.get_positive_int("levels", 127);
            const int64_t bucket = a.get_int("bucket", 0);
-           const int64_t seed = a.get_int("seed", 0);
+           const int64_t seed = static_cast<int64_t>(a.get_seed());
            if (levels > 32767)
              throw CompressorError("qsgd: levels=" + std::to_string(levels) + " is out of range [1, 32767]");
            if (bucket < 0)

@@ -118,8 +118,7 @@ void register_randomk(Registry& r) {
                    "unbiased=<scale by n/K, default false>",
          .summary = "random coordinates shared by all ranks (seed, bucket, step); all-reduce of values",
          .cpu = [](const SchemeArgs& a) {
-           const int64_t seed = a.get_int("seed", 0);
-           if (seed < 0) throw CompressorError("randomk: seed=" + std::to_string(seed) + " must be >= 0");
+           const int64_t seed = static_cast<int64_t>(a.get_seed());
            return std::make_unique<RandomkCompressor>(a.get_fraction("k", 0.01),
                                                       static_cast<uint64_t>(seed),
                                                       a.get_bool("unbiased", false));

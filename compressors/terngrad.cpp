@@ -19,7 +19,7 @@ void register_terngrad(Registry& r) {
            const int64_t bucket = a.get_int("bucket", 0);
            if (bucket < 0)
              throw CompressorError("terngrad: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
-           return std::make_unique<TernGradCompressor>(bucket, static_cast<uint64_t>(a.get_int("seed", 0)));
+           return std::make_unique<TernGradCompressor>(bucket, a.get_seed());
          },
          .facts = {.recommend_grid = {"terngrad"}, .convergence_specs = {"terngrad"}}});
 }

@@ -433,7 +433,7 @@ void register_thc(Registry& r) {
              p.rot = static_cast<int>(t);
            }
            p.block = a.get_int("block", 65536);
-           p.seed = static_cast<uint64_t>(a.get_int("seed", 0));
+           p.seed = a.get_seed();
            return std::make_unique<ThcCompressor>(p);
          },
          .facts = {.recommend_grid = {"thc"}, .cost_grid = {"thc:bits={2|8}"}}});

@@ -46,6 +46,17 @@ TEST(Registry, EverySchemeHasACpuFactoryAndARoundTripSpec) {
 // Scheme facts (registry.h): the baselines are found by role, an error-feedback spec has
 // the defaults, every declared grid and convergence spec builds, and a second claim on a
 // baseline is refused.
+// Found by the scheme fuzzer: thc:seed=-1 printed seed=18446744073709551615, which did
+// not parse back. Every seeded scheme takes seeds in [0, 2^63) and prints them as given.
+TEST(SchemeArgs, SeedsAreNonNegativeAndRoundTrip) {
+  for (const std::string name : {"thc", "powersgd", "qsgd", "terngrad", "dgc", "randomk"}) {
+    EXPECT_THROW(make_compressor(name + ":seed=-1"), CompressorError) << name;
+    const auto c = make_compressor(name + ":seed=9223372036854775807");
+    EXPECT_NE(c->spec().find("seed=9223372036854775807"), std::string::npos) << c->spec();
+    EXPECT_EQ(make_compressor(c->spec())->spec(), c->spec());
+  }
+}
+
 TEST(SchemeFacts, BaselinesAndDefaults) {
   const Registry& r = Registry::instance();
   EXPECT_EQ(r.baseline(Baseline::FP32).name, "none");
