@@ -112,10 +112,10 @@ void register_dgc(Registry& r) {
                    "default 0.01>, seed=<default 0>",
          .summary = "threshold from a random sample's top-k; fixed-size all-gather of values + indices",
          .cpu = [](const SchemeArgs& a) {
-           const int64_t seed = static_cast<int64_t>(a.get_seed());
+           const uint64_t seed = a.get_seed();
            return std::make_unique<DgcCompressor>(a.get_fraction("k", 0.01),
                                                   a.get_fraction("sample", 0.01),
-                                                  static_cast<uint64_t>(seed));
+                                                  seed);
          },
          .facts = {.recommend_grid = {"dgc:k={0.01|0.001}"}, .cost_grid = {"dgc:k={0.1|0.001}"}}});
 }

@@ -94,12 +94,12 @@ void register_qsgd(Registry& r) {
          .cpu = [](const SchemeArgs& a) {
            const int64_t levels = a.get_positive_int("levels", 127);
            const int64_t bucket = a.get_int("bucket", 0);
-           const int64_t seed = static_cast<int64_t>(a.get_seed());
+           const uint64_t seed = a.get_seed();
            if (levels > 32767)
              throw CompressorError("qsgd: levels=" + std::to_string(levels) + " is out of range [1, 32767]");
            if (bucket < 0)
              throw CompressorError("qsgd: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
-           return std::make_unique<QsgdCompressor>(levels, bucket, static_cast<uint64_t>(seed));
+           return std::make_unique<QsgdCompressor>(levels, bucket, seed);
          },
          .facts = {.recommend_grid = {"qsgd"}, .convergence_specs = {"qsgd"}, .cost_grid = {"qsgd:levels={1|15}"}}});
 }

@@ -118,9 +118,9 @@ void register_randomk(Registry& r) {
                    "unbiased=<scale by n/K, default false>",
          .summary = "random coordinates shared by all ranks (seed, bucket, step); all-reduce of values",
          .cpu = [](const SchemeArgs& a) {
-           const int64_t seed = static_cast<int64_t>(a.get_seed());
+           const uint64_t seed = a.get_seed();
            return std::make_unique<RandomkCompressor>(a.get_fraction("k", 0.01),
-                                                      static_cast<uint64_t>(seed),
+                                                      seed,
                                                       a.get_bool("unbiased", false));
          },
          .facts = {.recommend_grid = {"randomk:k={0.1|0.01|0.001}"}, .cost_grid = {"randomk:k={0.1|0.001}"}}});
