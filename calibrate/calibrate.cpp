@@ -58,8 +58,9 @@ void check_options(const CalibrateOptions& o) {
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
       throw std::invalid_argument("calibrate: unknown step '" + s + "' in --skip (steps: compute, gamma, "
                                   "collectives, codecs, errors, contention, convergence)");
-  if (o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
-    throw std::invalid_argument("calibrate: --fit-statistic must be median, p10 or min, got '" + o.fit_statistic + "'");
+  if (o.fit_statistic != "mean" && o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
+    throw std::invalid_argument("calibrate: --fit-statistic must be mean, median, p10 or min, got '" + o.fit_statistic +
+                                "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
   if (o.batch_sizes.empty()) throw std::invalid_argument("calibrate: at least one batch size is required");
 }

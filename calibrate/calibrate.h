@@ -33,7 +33,7 @@ struct CalibrateOptions {
   bool resume = false;
   int threads = 0;                   // torch intra-op threads per rank; 0 = cores / local ranks
   std::string backend = "gloo";
-  std::string fit_statistic = "median";  // collective fits: "median", "p10" or "min"
+  std::string fit_statistic = "mean";  // collective fits: "mean", "median", "p10" or "min"
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };

@@ -17,10 +17,17 @@ double per_rank_bytes(CollectiveKind k, int world, const SweepRow& r) {
 }
 
 double row_time_s(const SweepRow& r, const std::string& statistic) {
+  if (statistic == "mean") {
+    if (!std::isfinite(r.time_s.mean_w95))
+      throw FitError("the collective sweep has no mean time at " + std::to_string(r.bytes) +
+                     " bytes (a state file written before means were kept): rerun the collectives step, or "
+                     "fit on --fit-statistic median");
+    return r.time_s.mean_w95;
+  }
   if (statistic == "median") return r.time_s.median;
   if (statistic == "p10") return r.time_s.p10;
   if (statistic == "min") return r.time_s.min;
-  throw FitError("unknown fit statistic '" + statistic + "' (known: median, p10, min)");
+  throw FitError("unknown fit statistic '" + statistic + "' (known: mean, median, p10, min)");
 }
 
 PiecewiseOptions sweep_fit_options() {

@@ -85,8 +85,9 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
     const std::string& stat = st.meta.fit_statistic;
     auto sweeps = fitted_sweeps(*st.collectives, stat);
     rep += "\ncollectives (" + std::to_string(world) + " ranks; fits on the " + stat + " of each size):\n";
-    if (stat != "median")
-      notes.push_back("collectives: fitted on the " + stat + " of the timed calls of each size, not the median");
+    if (stat != "mean")
+      notes.push_back("collectives: fitted on the " + stat + " of the timed calls of each size, not the mean "
+                      "(the expected cost of a call, its latency tail included)");
     for (const auto& s : sweeps) {
       if (!s.supported) {
         rep += "# " + std::string(compress::collective_name(s.kind)) + ": not measured: " + s.note + "\n";

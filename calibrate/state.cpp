@@ -5,6 +5,7 @@
 #include "util/text.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -209,11 +210,13 @@ Json to_json(const CollectivesState& s) {
   Json arr = Json::array();
   for (const auto& w : s.sweeps) {
     Json rows = Json::array();
-    for (const auto& r : w.rows)
+    for (const auto& r : w.rows) {
       rows.push_back({{"bytes", r.bytes}, {"count", r.count}, {"median_s", r.time_s.median},
                       {"p10_s", r.time_s.p10}, {"p90_s", r.time_s.p90}, {"min_s", r.time_s.min},
                       {"max_s", r.time_s.max}, {"n", r.time_s.n}, {"discarded", r.time_s.discarded},
                       {"calls", r.calls}, {"disturbed", r.disturbed}});
+      if (std::isfinite(r.time_s.mean_w95)) rows.back()["mean_w95_s"] = r.time_s.mean_w95;  // absent in old files
+    }
     arr.push_back({{"kind", model::collective_key(w.kind)}, {"supported", w.supported}, {"note", w.note},
                    {"rows", rows}});
   }
@@ -230,12 +233,14 @@ compress::CollectiveKind kind_from_key(const std::string& k, const std::string& 
 
 SweepRow row_from_json(const Json& j, const std::string& path, const std::string& origin) {
   const Obj o(j, path, origin,
-              {"bytes", "count", "median_s", "p10_s", "p90_s", "min_s", "max_s", "n", "discarded", "calls",
-               "disturbed"});
+              {"bytes", "count", "median_s", "mean_w95_s", "p10_s", "p90_s", "min_s", "max_s", "n", "discarded",
+               "calls", "disturbed"});
   SweepRow r;
   r.bytes = o.req<int64_t>("bytes");
   r.count = o.req<int64_t>("count");
   r.time_s.median = o.req<double>("median_s");
+  // State files written before the mean was kept have none: NaN, which a mean fit refuses.
+  r.time_s.mean_w95 = o.opt<double>("mean_w95_s").value_or(std::nan(""));
   r.time_s.p10 = o.req<double>("p10_s");
   r.time_s.p90 = o.req<double>("p90_s");
   r.time_s.min = o.req<double>("min_s");

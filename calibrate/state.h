@@ -45,7 +45,7 @@ struct StateMeta {
   int local_world = 1;             // ranks per node
   std::string backend = "gloo";
   int threads = 1;                 // torch threads per rank
-  std::string fit_statistic = "median";
+  std::string fit_statistic = "mean";
 };
 
 struct ComputeEntryState {

@@ -36,6 +36,10 @@ Summary summarize(const std::vector<double>& samples, size_t warmup) {
   s.median = quantile(v, 0.5);
   s.p10 = quantile(v, 0.1);
   s.p90 = quantile(v, 0.9);
+  const double p95 = quantile(v, 0.95);
+  double w = 0;
+  for (double x : v) w += std::min(x, p95);
+  s.mean_w95 = w / v.size();
   return s;
 }
 

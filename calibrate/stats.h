@@ -14,6 +14,9 @@ struct Summary {
   double min = 0;
   double max = 0;
   double mean = 0;
+  // Mean with the samples above the 95th percentile replaced by it (winsorized): keeps a
+  // latency tail that a quarter of the calls pay, caps a rare preemption of tens of ms.
+  double mean_w95 = 0;
   size_t n = 0;          // samples kept (after the warm-up discard)
   size_t discarded = 0;  // warm-up samples dropped from the front
   // (p90 - p10) / median: the spread reported next to each median; 0 when median is 0.

@@ -23,19 +23,22 @@ std::string format_table(compress::CollectiveKind k, int world, const std::vecto
   std::snprintf(line, sizeof line, "# %s, %d ranks (busbw factor %.3f)\n",
                 compress::collective_name(k), world, model::busbw_factor(k, world));
   out += line;
-  std::snprintf(line, sizeof line, "# %12s %12s %6s %10s %10s %10s %8s %8s %10s %7s %9s\n", "size",
-                "count", "type", "time", "p10", "p90", "algbw", "busbw", "fit", "err", "calls");
+  std::snprintf(line, sizeof line, "# %12s %12s %6s %10s %10s %10s %10s %8s %8s %10s %7s %9s\n", "size",
+                "count", "type", "time", "mean", "p10", "p90", "algbw", "busbw", "fit", "err", "calls");
   out += line;
-  std::snprintf(line, sizeof line, "# %12s %12s %6s %10s %10s %10s %8s %8s %10s %7s %9s\n", "(B)",
-                "(elements)", "", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(us)", "(%)", "(dist.)");
+  std::snprintf(line, sizeof line, "# %12s %12s %6s %10s %10s %10s %10s %8s %8s %10s %7s %9s\n", "(B)",
+                "(elements)", "", "(us)", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(us)", "(%)", "(dist.)");
   out += line;
   for (const auto& r : rows) {
-    const double y = statistic == "p10" ? r.time_s.p10 : statistic == "min" ? r.time_s.min : r.time_s.median;
+    const double y = statistic == "p10"    ? r.time_s.p10
+                     : statistic == "min"  ? r.time_s.min
+                     : statistic == "mean" ? r.time_s.mean_w95
+                                           : r.time_s.median;
     const double err = r.fit_s > 0 && y > 0 ? 100.0 * (r.fit_s - y) / y : 0.0;
     std::snprintf(line, sizeof line,
-                  "  %12lld %12lld %6s %10.1f %10.1f %10.1f %8.3f %8.3f %10.1f %+7.2f %4lld(%3lld)\n",
+                  "  %12lld %12lld %6s %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f %10.1f %+7.2f %4lld(%3lld)\n",
                   static_cast<long long>(r.bytes), static_cast<long long>(r.count),
-                  r.type.c_str(), r.time_s.median * 1e6, r.time_s.p10 * 1e6, r.time_s.p90 * 1e6,
+                  r.type.c_str(), r.time_s.median * 1e6, r.time_s.mean_w95 * 1e6, r.time_s.p10 * 1e6, r.time_s.p90 * 1e6,
                   algbw_GBps(r), busbw_GBps(k, world, r), r.fit_s * 1e6, err,
                   static_cast<long long>(r.calls), static_cast<long long>(r.disturbed));
     out += line;

@@ -34,8 +34,8 @@ double algbw_GBps(const SweepRow& r);
 double busbw_GBps(compress::CollectiveKind k, int world, const SweepRow& r);
 
 // The table as text, one header block then one line per row:
-// #  size(B)  count  type  time(us)  p10(us)  p90(us)  algbw(GB/s)  busbw(GB/s)  fit(us)  err(%)  calls(dist.)
-// time is the median; err compares the fit with the row's `statistic` (median, p10 or
+// #  size(B)  count  type  time(us)  mean(us)  p10(us)  p90(us)  algbw(GB/s)  busbw(GB/s)  fit(us)  err(%)  calls(dist.)
+// time is the median; err compares the fit with the row's `statistic` (mean, median, p10 or
 // min: the one the fit used); calls(dist.) = timed calls (of which disturbed).
 std::string format_table(compress::CollectiveKind k, int world, const std::vector<SweepRow>& rows,
                          const std::string& statistic = "median");

@@ -57,7 +57,8 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--budget-s", o.budget_s, "Time budget in seconds (0: none); later steps are shortened or skipped")
       ->capture_default_str();
   sub->add_option("--fit-statistic", o.fit_statistic,
-                  "Statistic of each size the collective fits use: median, or p10 / min on an oversubscribed machine")
+                  "Statistic of each size the collective fits use: mean (the expected cost of a call, latency tail "
+                  "included: what an iteration pays on average), median, or p10 / min (the undisturbed cost)")
       ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");

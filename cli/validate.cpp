@@ -40,8 +40,10 @@ void setup_validate(CLI::App& app) {
 the testbed: every rank in its own network namespace, joined through a bridge, links
 rate-limited with tc in both directions (scripts/netbed.sh; needs root, ip and tc, else
 an unshaped loopback fallback that says so). Cells run in a random interleaved order,
---repeats rounds; a cell whose p10-p90 spread exceeds |error| is noise-limited.
-Report: table, validate.{json,csv,txt} (schema gcu.validate/1, docs/validate-schema.md),
+--repeats rounds. The measured value is the mean iteration time (what throughput and
+time-to-accuracy pay; --statistic median for the typical iteration); a cell whose value
+moved more between rounds than |error| is noise-limited, not counted as a model error.
+Report: table, validate.{json,csv,txt} (schema gcu.validate/2, docs/validate-schema.md),
 bandwidth.png and scatter.png in --out.
 
 Examples:
@@ -68,6 +70,10 @@ Examples:
   sub->add_option("--testbed", o.testbed, "auto, netns or loopback")->capture_default_str();
   sub->add_option("--predict-rate", o.predict_rate,
                   "link rate given to the model: measured (all-reduce through the link) or nominal")
+      ->capture_default_str();
+  sub->add_option("--statistic", o.statistic,
+                  "measured value compared with the prediction: mean (time per iteration) or median")
+      ->check(CLI::IsMember({"mean", "median"}))
       ->capture_default_str();
   sub->add_flag("--no-measure-links", opt->no_measure, "skip the link-rate measurement");
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();

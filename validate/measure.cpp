@@ -67,6 +67,9 @@ Spread spread_of(std::vector<double> v) {
   Spread s;
   s.n = int(v.size());
   if (v.empty()) return s;
+  double sum = 0;
+  for (double x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
   s.median = calibrate::quantile(v, 0.5);
   s.p10 = calibrate::quantile(v, 0.1);
   s.p90 = calibrate::quantile(std::move(v), 0.9);

@@ -38,8 +38,11 @@ struct TrainLog {
 TrainLog parse_trainlog(const std::string& text, const std::string& file);
 
 struct Spread {
-  double median = 0, p10 = 0, p90 = 0;
+  double median = 0, mean = 0, p10 = 0, p90 = 0;
   int n = 0;
+  // The compared statistic: "mean" (time per iteration over the run: what throughput and
+  // time-to-accuracy pay) or "median".
+  double of(const std::string& statistic) const { return statistic == "median" ? median : mean; }
 };
 // Linear-interpolated percentiles (numpy's default); n = 0 gives zeros.
 Spread spread_of(std::vector<double> v);

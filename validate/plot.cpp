@@ -61,7 +61,7 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
   hi *= 2;
   std::ostringstream s;
   s << "# gcu validate: iteration time against link rate. Lines: predicted; points: measured\n"
-    << "# median with p10-p90 bars. Re-create: gnuplot bandwidth.gp\n"
+    << "# " << r.options.statistic << " with p10-p90 bars. Re-create: gnuplot bandwidth.gp\n"
     << "if (!exists('outfile')) outfile = " << gnuplot_literal(out) << "\n"
     << "set terminal pngcairo size 1100,700 noenhanced\nset output outfile\n"
     << "set logscale x\nset xlabel 'link rate (Gbit/s; measured all-reduce rate of the link)'\n"
@@ -80,7 +80,7 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
     for (const CellResult* c : cells) {
       if (!c->ok) continue;
       const Spread& t = c->measured[size_t(Component::Total)];
-      s << g(x_of(*c, pg)) << " " << g(t.median * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << "\n";
+      s << g(x_of(*c, pg)) << " " << g(t.of(r.options.statistic) * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << "\n";
     }
     s << "EOD\n";
     ++i;
@@ -101,7 +101,8 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
 std::string scatter_script(const Report& r, const std::string& out) {
   std::ostringstream s;
   double hi = 0;
-  s << "# gcu validate: predicted vs measured iteration time (median, p10-p90 bars), y = x.\n"
+  s << "# gcu validate: predicted vs measured iteration time (" << r.options.statistic
+    << ", p10-p90 bars), y = x.\n"
     << "if (!exists('outfile')) outfile = " << gnuplot_literal(out) << "\n"
     << "set terminal pngcairo size 800,750 noenhanced\nset output outfile\n"
     << "$d << EOD\n";
@@ -109,7 +110,7 @@ std::string scatter_script(const Report& r, const std::string& out) {
     if (!c.ok) continue;
     const Spread& t = c.measured[size_t(Component::Total)];
     const double p = at(c.predicted, Component::Total) * 1e3;
-    s << g(p) << " " << g(t.median * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << " "
+    s << g(p) << " " << g(t.of(r.options.statistic) * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << " "
       << (c.noise_limited ? 1 : 0) << "\n";
     hi = std::max({hi, p, t.p90 * 1e3});
   }

@@ -62,7 +62,9 @@ std::string format_table(const Report& r) {
   for (const auto& l : r.links)
     o << "  " << l.link.name << " x" << l.ranks << " -> "
       << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured");
-  o << "\n\ntotal iteration time (ms): predicted vs measured median [p10, p90]; error = (pred - meas) / meas\n";
+  const std::string& stat = r.options.statistic;
+  o << "\n\ntotal iteration time (ms): predicted vs measured " << stat
+    << " [p10, p90]; error = (pred - meas) / meas\n";
   char b[512];
   std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4s %3s %9s %9s %19s %8s %6s %5s %6s\n", "scheme", "link", "mode",
                 "b", "r", "pred", "meas", "[p10, p90]", "error", "noise", "load", "ivcsw");
@@ -78,13 +80,13 @@ std::string format_table(const Report& r) {
     const auto& t = c.measured[size_t(Component::Total)];
     std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %6s %5s %6s\n",
                   given(c).c_str(), c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
-                  at(c.predicted, Component::Total) * 1e3, t.median * 1e3, t.p10 * 1e3, t.p90 * 1e3,
+                  at(c.predicted, Component::Total) * 1e3, t.of(stat) * 1e3, t.p10 * 1e3, t.p90 * 1e3,
                   pct(at(c.error, Component::Total)).c_str(), c.noise_limited ? "yes" : "no",
                   std::isfinite(c.load_average) ? num(c.load_average, "%.1f").c_str() : "-",
                   c.nivcsw >= 0 ? std::to_string(c.nivcsw).c_str() : "-");
     o << b;
   }
-  o << "\nper component (ms, predicted / measured median):\n";
+  o << "\nper component (ms, predicted / measured " << stat << "):\n";
   std::snprintf(b, sizeof b, "%-34s", "cell");
   o << b;
   for (int k = 0; k < kComponents; ++k)
@@ -99,7 +101,7 @@ std::string format_table(const Report& r) {
     o << b;
     for (int k = 0; k < kComponents; ++k) {
       if (Component(k) == Component::Data) continue;
-      std::snprintf(b, sizeof b, " %7.1f/%7.1f", c.predicted[size_t(k)] * 1e3, c.measured[size_t(k)].median * 1e3);
+      std::snprintf(b, sizeof b, " %7.1f/%7.1f", c.predicted[size_t(k)] * 1e3, c.measured[size_t(k)].of(stat) * 1e3);
       o << b;
     }
     o << "\n";
@@ -119,7 +121,8 @@ std::string format_csv(const Report& r) {
        "noise_limited,spread,load_average,involuntary_context_switches,iterations";
   for (int k = 0; k < kComponents; ++k) {
     const std::string n = component_name(Component(k));
-    o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_p10_s,meas_" << n << "_p90_s,error_" << n;
+    o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_mean_s,meas_" << n << "_p10_s,meas_" << n
+      << "_p90_s,error_" << n;
   }
   o << ",message\n";
   for (const auto& c : r.cells) {
@@ -132,10 +135,11 @@ std::string format_csv(const Report& r) {
     for (int k = 0; k < kComponents; ++k) {
       o << "," << num(c.predicted[size_t(k)], "%.6g");
       if (c.ok)
-        o << "," << num(c.measured[size_t(k)].median, "%.6g") << "," << num(c.measured[size_t(k)].p10, "%.6g") << ","
+        o << "," << num(c.measured[size_t(k)].median, "%.6g") << "," << num(c.measured[size_t(k)].mean, "%.6g") << ","
+          << num(c.measured[size_t(k)].p10, "%.6g") << ","
           << num(c.measured[size_t(k)].p90, "%.6g") << "," << num(c.error[size_t(k)], "%.6g");
       else
-        o << ",,,,";
+        o << ",,,,,";
     }
     o << "," << csvq(c.message) << "\n";
   }
@@ -157,6 +161,7 @@ std::string format_json(const Report& r) {
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}};
+  j["statistic"] = o.statistic;
   json links = json::array();
   for (const auto& l : r.links)
     links.push_back({{"link", l.link.name}, {"ranks", l.ranks},
@@ -182,7 +187,7 @@ std::string format_json(const Report& r) {
       pred[n] = c.predicted[size_t(k)];
       if (c.ok) {
         const Spread& s = c.measured[size_t(k)];
-        meas[n] = {{"median", s.median}, {"p10", s.p10}, {"p90", s.p90}};
+        meas[n] = {{"median", s.median}, {"mean", s.mean}, {"p10", s.p10}, {"p90", s.p90}};
         err[n] = jnum(c.error[size_t(k)]);
       }
     }
@@ -190,10 +195,10 @@ std::string format_json(const Report& r) {
     x["measured"] = c.ok ? meas : json(nullptr);
     x["error"] = c.ok ? err : json(nullptr);
     x["spread"] = c.ok ? jnum(c.spread) : json(nullptr);
-    x["median_uncertainty"] = c.ok ? jnum(c.median_uncertainty) : json(nullptr);
+    x["uncertainty"] = c.ok ? jnum(c.uncertainty) : json(nullptr);
     x["noise_limited"] = c.noise_limited;
     x["rounds"] = c.rounds;
-    x["round_medians"] = c.round_medians;
+    x["round_values"] = c.round_values;
     x["iterations"] = c.samples.size();
     x["load_average"] = jnum(c.load_average);
     x["involuntary_context_switches"] = c.nivcsw >= 0 ? json(c.nivcsw) : json(nullptr);

@@ -73,27 +73,28 @@ double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkR
 
 }  // namespace
 
-void compute_stats(CellResult& r) {
+void compute_stats(CellResult& r, const std::string& statistic) {
   for (int k = 0; k < kComponents; ++k) {
     std::vector<double> v;
     v.reserve(r.samples.size());
     for (const auto& b : r.samples) v.push_back(b[size_t(k)]);
     r.measured[size_t(k)] = spread_of(std::move(v));
-    const double m = r.measured[size_t(k)].median;
+    const double m = r.measured[size_t(k)].of(statistic);
     r.error[size_t(k)] = m > 0 ? (r.predicted[size_t(k)] - m) / m : std::nan("");
   }
   const Spread& t = r.measured[size_t(Component::Total)];
   r.spread = t.median > 0 ? (t.p90 - t.p10) / t.median : 0;
-  // Iterations jitter by 30-300% of the median on a shared VM, but a median of many
+  // Iterations jitter by 30-300% of the median on a shared VM, but a statistic of many
   // iterations moves far less: what separates a model error from machine noise is how
-  // much the median itself moves from round to round (rounds run in fresh random orders).
-  r.median_uncertainty = r.spread;
-  if (r.round_medians.size() >= 2 && t.median > 0) {
-    const auto [lo, hi] = std::minmax_element(r.round_medians.begin(), r.round_medians.end());
-    r.median_uncertainty = (*hi - *lo) / t.median;
+  // much the statistic itself moves from round to round (rounds run in fresh random orders).
+  r.uncertainty = r.spread;
+  const double v = t.of(statistic);
+  if (r.round_values.size() >= 2 && v > 0) {
+    const auto [lo, hi] = std::minmax_element(r.round_values.begin(), r.round_values.end());
+    r.uncertainty = (*hi - *lo) / v;
   }
   r.noise_limited = std::isfinite(r.error[size_t(Component::Total)]) &&
-                    r.median_uncertainty > std::abs(r.error[size_t(Component::Total)]);
+                    r.uncertainty > std::abs(r.error[size_t(Component::Total)]);
 }
 
 Summary summarize(const std::vector<CellResult>& cells) {
@@ -136,6 +137,8 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
   if (o.netbed.empty()) o.netbed = default_netbed();
   if (o.repeats < 1 || o.iters < 1 || o.warmup < 0 || o.warmup >= o.iters)
     throw ValidateError("need --repeats >= 1 and 0 <= --warmup < --iters");
+  if (o.statistic != "mean" && o.statistic != "median")
+    throw ValidateError("--statistic '" + o.statistic + "': expected mean or median");
   if (o.predict_rate != "measured" && o.predict_rate != "nominal")
     throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured or nominal");
   if (!o.calibrate && o.profile.empty()) throw ValidateError("give a profile (-p) or --calibrate");
@@ -264,7 +267,7 @@ void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
     ++r.rounds;
     std::vector<double> v;
     for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
-    r.round_medians.push_back(spread_of(v).median);
+    r.round_values.push_back(spread_of(v).of(s.o.statistic));
   } catch (const std::exception& e) {
     r.ok = false;
     r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
@@ -275,20 +278,20 @@ void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
 }
 
 // The trainer log of a round that ran: its iterations pooled into the cell's samples.
-void read_round_log(CellResult& r, const std::string& tlog, std::ostream& log) {
+void read_round_log(CellResult& r, const std::string& tlog, const std::string& statistic, std::ostream& log) {
   try {
     const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
     r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
     r.logs.push_back(tlog);
     ++r.rounds;
-    double med = 0;
+    double value = 0;
     if (!tl.iters.empty()) {
       std::vector<double> v;
       for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
-      med = spread_of(v).median;
+      value = spread_of(v).of(statistic);
     }
-    r.round_medians.push_back(med);
-    log << " " << med * 1e3 << " ms\n";
+    r.round_values.push_back(value);
+    log << " " << value * 1e3 << " ms (" << statistic << ")\n";
   } catch (const std::exception& e) {
     r.ok = false;
     r.message += std::string(r.message.empty() ? "" : "; ") + e.what();
@@ -332,7 +335,7 @@ void run_round(Rounds& s, size_t idx, int round, const std::string& stem, const 
     s.log << " FAILED (exit " << p.exit_code << ")\n";
     return;
   }
-  read_round_log(r, tlog, s.log);
+  read_round_log(r, tlog, s.o.statistic, s.log);
 }
 
 // All rounds over all cells, each round in its own random order.
@@ -370,7 +373,7 @@ void finish_cells(const ValidateOptions& o, const Report& rep,
       r.ok = false;
       r.message = "no measured iterations in the logs";
     }
-    if (r.ok) compute_stats(r);
+    if (r.ok) compute_stats(r, o.statistic);
   }
 }
 

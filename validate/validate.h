@@ -30,6 +30,7 @@ struct ValidateOptions {
   std::string testbed = "auto";    // auto | netns | loopback
   bool measure_links = true;       // all-reduce sweep through each shaped link
   std::string predict_rate = "measured";  // measured | nominal: the link rate given to the model
+  std::string statistic = "mean";  // measured value compared: mean (time per iteration) | median
   std::string out_dir = "validate-out";
   std::string gcu;                 // the gcu binary (default: this one)
   std::string netbed;              // scripts/netbed.sh (default: beside the sources)
@@ -54,15 +55,15 @@ struct CellResult {
   std::vector<Breakdown> samples;  // measured iterations, all rounds pooled
   std::vector<std::string> logs;   // raw trainer logs (JSON lines), one per round
   int rounds = 0;
-  std::vector<double> round_medians;  // median total of each completed round (drift between rounds)
+  std::vector<double> round_values;  // the statistic of the total, per completed round (drift between rounds)
   Breakdown predicted{};
   std::array<Spread, kComponents> measured{};
-  Breakdown error{};             // (predicted - median) / median; NaN when median <= 0
+  Breakdown error{};             // (predicted - measured) / measured, of the statistic; NaN when <= 0
   double spread = 0;             // total: (p90 - p10) / median (iteration to iteration)
-  // How far the machine moved the measured median: (max - min) / median of the rounds'
-  // medians (2+ rounds); with one round, `spread`.
-  double median_uncertainty = 0;
-  bool noise_limited = false;    // median_uncertainty > |error of total|: not counted as a model error
+  // How far the machine moved the measured statistic: (max - min) / value of the rounds'
+  // values (2+ rounds); with one round, `spread`.
+  double uncertainty = 0;
+  bool noise_limited = false;    // uncertainty > |error of total|: not counted as a model error
   double rate_used_gbps = 0;     // link rate the prediction used (0 = the profile's)
   double measured_link_gbps = 0;
   double load_average = -1;      // mean over rounds of the 1-min load average at the start
@@ -92,9 +93,10 @@ struct Report {
 // fits, output directory) and throws ValidateError; then runs. Progress goes to `log`.
 Report run_validate(const ValidateOptions& o, std::ostream& log);
 
-// A cell's statistics from its samples, predicted breakdown and round medians: measured
-// median/p10/p90 per component, errors, spread, median_uncertainty, noise_limited.
-void compute_stats(CellResult& r);
+// A cell's statistics from its samples, predicted breakdown and round values: measured
+// median/mean/p10/p90 per component, errors of `statistic` ("mean" or "median"), spread,
+// uncertainty, noise_limited.
+void compute_stats(CellResult& r, const std::string& statistic = "mean");
 Summary summarize(const std::vector<CellResult>& cells);
 
 }  // namespace gcu::validate

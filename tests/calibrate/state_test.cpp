@@ -3,6 +3,8 @@
 // error naming the key and the file, never a silent 0.
 #include "calibrate/state.h"
 
+#include "calibrate/collective_fit.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,7 +28,7 @@ CalibrationState full_state() {
   SweepRow r;
   r.bytes = 1024;
   r.count = 256;
-  r.time_s = {1e-4, 9e-5, 1.2e-4, 8e-5, 2e-4, 1e-4, 7, 2};
+  r.time_s = {1e-4, 9e-5, 1.2e-4, 8e-5, 2e-4, 1e-4, 1e-4, 7, 2};
   r.calls = 9;
   r.disturbed = 1;
   w.rows = {r};
@@ -90,6 +92,29 @@ TEST(CalibrationState, EveryStepRoundTripsThroughJson) {
   EXPECT_FALSE(back.convergence->schemes[1].second.iterations.has_value());
   EXPECT_FALSE(back.convergence->validation.schemes[0].second.agrees.has_value());
   EXPECT_DOUBLE_EQ(*back.convergence->validation.schemes[0].second.rel_error, 0.04);
+}
+
+// The collective rows keep the mean (the default fit statistic); a state file written
+// before means were kept still reads, and a mean fit of it is a clear error.
+TEST(CalibrationState, CollectiveMeanRoundTripsAndItsAbsenceIsAClearFitError) {
+  Json j = to_json(full_state());
+  auto& row = j["collectives"]["sweeps"][0]["rows"][0];
+  EXPECT_DOUBLE_EQ(row.at("mean_w95_s").get<double>(), 1e-4);
+  row["mean_w95_s"] = 3e-4;
+  EXPECT_DOUBLE_EQ(state_from_json(j, "mem").collectives->sweeps[0].rows[0].time_s.mean_w95, 3e-4);
+  row.erase("mean_w95_s");
+  const CalibrationState old = state_from_json(j, "old.json");
+  CollectiveSweep w = old.collectives->sweeps[0];
+  w.rows.push_back(w.rows[0]);
+  w.rows[1].bytes = 4096;
+  try {
+    fit_sweep(w, sweep_fit_options(), "mean");
+    ADD_FAILURE() << "a mean fit without means must fail";
+  } catch (const FitError& e) {
+    EXPECT_NE(std::string(e.what()).find("--fit-statistic median"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(fit_sweep(w, sweep_fit_options(), "median"));
+  EXPECT_FALSE(to_json(old)["collectives"]["sweeps"][0]["rows"][0].contains("mean_w95_s"));  // not written as null
 }
 
 TEST(CalibrationState, FileRoundTripAndAbsentSteps) {

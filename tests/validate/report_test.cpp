@@ -1,4 +1,4 @@
-// validate/report.h and summarize(): the gcu.validate/1 JSON of a synthetic report, CSV
+// validate/report.h and summarize(): the gcu.validate/2 JSON of a synthetic report, CSV
 // quoting, noise-limited cells left out of the error statistics.
 #include "validate/report.h"
 #include "validate/validate.h"
@@ -56,7 +56,7 @@ TEST(Report, JsonSchemaAndCsv) {
   r.cells[1].message = "round 1: exit 1: rank 1 died";
   r.summary = summarize(r.cells);
   const auto j = nlohmann::json::parse(format_json(r));
-  EXPECT_EQ(j.at("schema"), "gcu.validate/1");
+  EXPECT_EQ(j.at("schema"), "gcu.validate/2");
   ASSERT_EQ(j.at("cells").size(), 2u);
   const auto& c0 = j["cells"][0];
   EXPECT_EQ(c0.at("status"), "ok");
@@ -72,9 +72,9 @@ TEST(Report, JsonSchemaAndCsv) {
   EXPECT_NE(format_table(r).find("FAILED"), std::string::npos);
 }
 
-// compute_stats: a cell is noise-limited when the rounds' medians move more than the
+// compute_stats: a cell is noise-limited when the rounds' values move more than the
 // model is off, not when single iterations jitter (they always do on a shared VM).
-TEST(ComputeStats, NoiseLimitedByTheRoundMediansNotByIterationJitter) {
+TEST(ComputeStats, NoiseLimitedByTheRoundValuesNotByIterationJitter) {
   auto make = [](std::vector<double> round_medians) {
     CellResult r;
     r.ok = true;
@@ -84,23 +84,44 @@ TEST(ComputeStats, NoiseLimitedByTheRoundMediansNotByIterationJitter) {
       at(b, Component::Total) = t;
       r.samples.push_back(b);
     }
-    r.round_medians = std::move(round_medians);
-    compute_stats(r);
+    r.round_values = std::move(round_medians);
+    compute_stats(r, "median");
     return r;
   };
   const CellResult steady = make({0.0099, 0.0100, 0.0102});  // medians within 3%
   EXPECT_NEAR(at(steady.error, Component::Total), 0.2, 1e-9);
   EXPECT_GT(steady.spread, 0.5);
-  EXPECT_NEAR(steady.median_uncertainty, 0.03, 1e-9);
+  EXPECT_NEAR(steady.uncertainty, 0.03, 1e-9);
   EXPECT_FALSE(steady.noise_limited);  // a 20% model error, measured to within 3%
 
   const CellResult drifting = make({0.008, 0.010, 0.013});  // medians 50% apart
-  EXPECT_NEAR(drifting.median_uncertainty, 0.5, 1e-9);
+  EXPECT_NEAR(drifting.uncertainty, 0.5, 1e-9);
   EXPECT_TRUE(drifting.noise_limited);
 
   const CellResult one_round = make({0.010});  // no second round: the iteration spread
-  EXPECT_DOUBLE_EQ(one_round.median_uncertainty, one_round.spread);
+  EXPECT_DOUBLE_EQ(one_round.uncertainty, one_round.spread);
   EXPECT_TRUE(one_round.noise_limited);
+}
+
+// The default statistic is the mean iteration time: a bimodal latency tail (a third of the
+// iterations 4 ms slower) moves the mean, not the median, and the mean is what a run pays.
+TEST(ComputeStats, MeanIsTheDefaultStatisticAndSeesTheTail) {
+  CellResult r;
+  r.ok = true;
+  at(r.predicted, Component::Total) = 0.008;  // 6 ms + a third of 6 ms
+  for (int i = 0; i < 30; ++i) {
+    Breakdown b{};
+    at(b, Component::Total) = i % 3 == 0 ? 0.012 : 0.006;
+    r.samples.push_back(b);
+  }
+  r.round_values = {0.0079, 0.0081};
+  CellResult by_median = r;
+  compute_stats(r);
+  EXPECT_NEAR(r.measured[size_t(Component::Total)].mean, 0.008, 1e-12);
+  EXPECT_NEAR(r.measured[size_t(Component::Total)].median, 0.006, 1e-12);
+  EXPECT_NEAR(at(r.error, Component::Total), 0.0, 1e-9);
+  compute_stats(by_median, "median");
+  EXPECT_NEAR(at(by_median.error, Component::Total), 1.0 / 3.0, 1e-9);
 }
 
 }  // namespace gcu::validate

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
 # iterations of synthetic data with the shipped CPU profile; checks the report's schema
-# (gcu.validate/1) and that every cell's errors are finite. ~30-60 s on 2 cores.
+# (gcu.validate/2) and that every cell's errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
 rm -rf "$DIR"
@@ -10,7 +10,7 @@ rm -rf "$DIR"
   --out "$DIR" 2> "$DIR.log" || { cat "$DIR.log"; exit 1; }
 J=$DIR/validate.json
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
-jq -e '.schema == "gcu.validate/1" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+jq -e '.schema == "gcu.validate/2" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
 jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
         and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
