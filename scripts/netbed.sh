@@ -62,15 +62,22 @@ list() {
   done
 }
 
-# tbf: burst = rate * 1 ms (at least 64 KiB so a GSO segment fits), queue of 50 ms. The
-# bucket lets `burst` bytes through at the veth's speed: with rate * 4 ms (500 KB at
-# 1gbit) a CNN's 827 KB bucket all-reduce mostly rode the burst and beat the link's
-# sustained rate (docs/validation.md, cause 8).
+# tbf: burst = rate * 1 ms (at least 32 KiB: two GSO segments, which shaped links cap at
+# 16 KiB, see up()), queue of 50 ms. The bucket lets `burst` bytes through at the veth's
+# speed: with rate * 4 ms (500 KB at 1gbit) a CNN's 827 KB bucket all-reduce mostly rode
+# the burst and beat the link's sustained rate (docs/validation.md, cause 8); with the
+# earlier 64 KiB floor, a 175 KB message at 200mbit still did (cause 10).
 shape() {
   local ns=$1 dev=$2 rate=$3 out
   local bits
   bits=$(rate_bits "$rate") || die "tc refused rate '$rate': not a rate (use e.g. 1gbit, 200mbit, unlimited)"
-  local burst=$(( bits / 8 / 1000 )); (( burst < 65536 )) && burst=65536
+  local burst=$(( bits / 8 / 1000 )); (( burst < 32768 )) && burst=32768
+  # Segments of at most 16 KiB (TCP sizes its TSO packets by the device): a 64 KiB
+  # super-packet would need a 64 KiB token bucket, a burst a real link does not have.
+  if ! out=$(ip -n "$ns" link set "$dev" gso_max_size 16384 2>&1); then
+    echo "netbed: cannot cap the GSO size of $dev: $out" >&2
+    return 4
+  fi
   if ! out=$(tc -n "$ns" qdisc replace dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms 2>&1); then
     echo "netbed: tc refused rate '$rate' on $dev: $out" >&2
     return 4
@@ -136,7 +143,9 @@ set_rate() {
     case ${rate,,} in
       unlimited|0|none|"")
         tc -n "$(ns_rank "$p" "$r")" qdisc del dev gcu0 root 2>/dev/null || true
-        tc -n "$(ns_bridge "$p")" qdisc del dev "${p}b$r" root 2>/dev/null || true ;;
+        tc -n "$(ns_bridge "$p")" qdisc del dev "${p}b$r" root 2>/dev/null || true
+        ip -n "$(ns_rank "$p" "$r")" link set gcu0 gso_max_size 65536 2>/dev/null || true
+        ip -n "$(ns_bridge "$p")" link set "${p}b$r" gso_max_size 65536 2>/dev/null || true ;;
       *)
         shape "$(ns_rank "$p" "$r")" gcu0 "$rate" || exit 4
         shape "$(ns_bridge "$p")" "${p}b$r" "$rate" || exit 4 ;;
