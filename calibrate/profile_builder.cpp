@@ -3,6 +3,7 @@
 
 #include "calibrate/tta_fit.h"
 #include "model/units.h"
+#include "trainer/runtime/gloo_wire.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -80,6 +81,19 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
   p.cluster.algorithms = {"ring"};
   notes.push_back("cluster: algorithms = [ring]: the per-collective fits are converted with the ring formulas, "
                   "so the model reproduces the measured lines");
+  if (st.meta.backend == "gloo") {  // the trainer's communicator widens these (trainer/runtime/gloo_wire.h)
+    std::string widened;
+    for (auto t : {compress::WireType::BF16, compress::WireType::I16}) {
+      const int64_t b = trainer::gloo_allreduce_element_bytes(t, compress::ReduceOp::Sum);
+      if (b == compress::wire_type_bytes(t)) continue;
+      p.cluster.allreduce_element_bytes[compress::wire_type_name(t)] = static_cast<int>(b);
+      widened += std::string(widened.empty() ? "" : ", ") + compress::wire_type_name(t) + " -> " +
+                 std::to_string(b) + " bytes";
+    }
+    if (!widened.empty())
+      notes.push_back("cluster: Gloo all-reduces are widened (" + widened +
+                      " per element): such calls are costed by the bytes the link carries");
+  }
   bool have_link = false;
   if (st.collectives) {
     const std::string& stat = st.meta.fit_statistic;

@@ -4,6 +4,7 @@
 #include "calibrate/group_impl.h"
 #include "calibrate/stats.h"
 #include "compressors/registry.h"
+#include "trainer/runtime/gloo_wire.h"
 #include "trainer/runtime/pg_communicator.h"
 
 #include <algorithm>
@@ -47,7 +48,11 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
             const uint16_t v = uint16_t(0x3C00 + (i & 255));
             std::memcpy(buf.data() + 2 * i, &v, 2);
           }
-        std::vector<float> f32(size_t(std::max<int64_t>(1, bytes / 4)));
+        // The float32 reference moves the bytes the link really carries (a widened bf16
+        // all-reduce moves 4 bytes per element; the model costs it so: profile
+        // cluster.allreduce_element_bytes), so the extra is the conversion work alone.
+        const int64_t link_bytes = c.count * trainer::gloo_allreduce_element_bytes(c.type, compress::ReduceOp::Sum);
+        std::vector<float> f32(size_t(std::max<int64_t>(1, link_bytes / 4)));
         for (size_t i = 0; i < f32.size(); ++i) f32[i] = 1.0f + float(i & 255) / 256.0f;
         g.barrier();
         double t0 = now_s();
@@ -75,7 +80,7 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
   }
   w.per_element_s = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
   char b[200];
-  std::snprintf(b, sizeof b, "%s all-reduce: %+.2f ns per bucket element over f32 of the same bytes (%d ranks)",
+  std::snprintf(b, sizeof b, "%s all-reduce: %+.2f ns per bucket element over f32 of the same link bytes (%d ranks)",
                 types.c_str(), w.per_element_s * 1e9, p);
   w.note = b;
   return w;

@@ -130,7 +130,8 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
     throw ModelError("cluster.overlap_contention = " + std::to_string(cluster_.overlap_contention) +
                      " must be > 0");
   buckets_ = plan_buckets(profile.model.tensors, BucketOptions::from(profile.ddp));
-  plan_ = plan_scheme(setup.scheme, buckets_, cost_.world(), profile.compressors);
+  plan_ = plan_scheme(setup.scheme, buckets_, cost_.world(), profile.compressors,
+                      profile.cluster.allreduce_element_bytes);
   mode_ = setup.mode;
   if (mode_ == CompressionMode::Auto)
     mode_ = compress::Registry::instance().facts(plan_.scheme).overlaps_backward ? CompressionMode::Overlapped
@@ -196,7 +197,7 @@ Predictor::PhaseRun::PhaseRun(const Predictor& pred, const Conditions& c, std::v
 
 CollectiveCost Predictor::PhaseRun::call_cost(int ci) const {
   const PlannedCall& c = plan.calls[size_t(ci)];
-  return cost.cost(c.kind, c.bytes * cond.wire_scale, o);
+  return cost.cost(c.kind, c.link_bytes * cond.wire_scale, o);
 }
 
 void Predictor::PhaseRun::emit(int b, int seg, Seconds start, Seconds dur) const {

@@ -172,7 +172,8 @@ LinkLevel read_level(const Json& j, const std::string& path) {
 }
 
 Cluster read_cluster(const Json& j, const std::string& path) {
-  Fields f(j, path, {"nodes", "gpus_per_node", "levels", "algorithms", "gamma", "overlap_contention"});
+  Fields f(j, path,
+           {"nodes", "gpus_per_node", "levels", "algorithms", "gamma", "overlap_contention", "allreduce_element_bytes"});
   Cluster c;
   c.nodes = static_cast<int>(integer(f.req("nodes", "an integer >= 1"), f.at("nodes")));
   c.gpus_per_node = static_cast<int>(integer(f.req("gpus_per_node", "an integer >= 1"), f.at("gpus_per_node")));
@@ -189,6 +190,12 @@ Cluster read_cluster(const Json& j, const std::string& path) {
   }
   opt_number(f, "gamma", c.gamma);
   opt_number(f, "overlap_contention", c.overlap_contention);
+  if (auto v = f.opt("allreduce_element_bytes")) {
+    if (!v->is_object()) fail(f.at("allreduce_element_bytes"), "an object of wire type -> bytes", describe(*v));
+    for (auto it = v->begin(); it != v->end(); ++it)
+      c.allreduce_element_bytes[it.key()] =
+          static_cast<int>(integer(it.value(), child(f.at("allreduce_element_bytes"), it.key())));
+  }
   return c;
 }
 
@@ -343,153 +350,6 @@ Profile profile_from_json(const Json& j) {
   if (auto v = f.opt("convergence")) p.convergence = read_convergence(*v, "/convergence");
   validate_profile(p);
   return p;
-}
-
-// ---- writer ------------------------------------------------------------------------------
-namespace {
-Json level_to_json(const LinkLevel& l) {
-  Json j;
-  j["bandwidth_gbps"] = l.bandwidth_gbps;
-  j["alpha_s"] = l.alpha_s;
-  if (!l.collectives.empty()) {
-    Json c = Json::object();
-    for (const auto& [k, fits] : l.collectives) {
-      Json a = Json::array();
-      for (const auto& s : fits) {
-        Json r;
-        r["min_bytes"] = s.min_bytes;
-        if (std::isfinite(s.max_bytes)) r["max_bytes"] = s.max_bytes;
-        r["alpha_s"] = s.alpha_s;
-        r["beta_s_per_byte"] = s.beta_s_per_byte;
-        a.push_back(std::move(r));
-      }
-      c[k] = std::move(a);
-    }
-    j["collectives"] = std::move(c);
-  }
-  return j;
-}
-
-Json provenance_to_json(const Provenance& v) {
-  Json o = Json::object();
-  if (!v.source.empty()) o["source"] = v.source;
-  if (!v.device.empty()) o["device"] = v.device;
-  if (!v.date.empty()) o["date"] = v.date;
-  if (!v.command.empty()) o["command"] = v.command;
-  if (!v.libraries.empty()) {
-    Json l = Json::object();
-    for (const auto& [k, ver] : v.libraries) l[k] = ver;
-    o["libraries"] = std::move(l);
-  }
-  if (!v.assumptions.empty()) o["assumptions"] = v.assumptions;
-  return o;
-}
-
-Json cluster_to_json(const Cluster& c) {
-  Json o;
-  o["nodes"] = c.nodes;
-  o["gpus_per_node"] = c.gpus_per_node;
-  o["levels"] = Json::object();
-  auto present = [](const LinkLevel& l) { return l.bandwidth_gbps != 0 || !l.collectives.empty(); };
-  if (present(c.intra)) o["levels"]["intra"] = level_to_json(c.intra);
-  if (present(c.inter)) o["levels"]["inter"] = level_to_json(c.inter);
-  o["algorithms"] = c.algorithms;
-  o["gamma"] = c.gamma;
-  o["overlap_contention"] = c.overlap_contention;
-  return o;
-}
-
-Json model_to_json(const Model& m) {
-  Json o;
-  o["name"] = m.name;
-  o["parameters"] = m.parameters;
-  Json ts = Json::array();
-  for (const auto& t : m.tensors) {
-    Json x;
-    x["name"] = t.name;
-    x["shape"] = t.shape;
-    ts.push_back(std::move(x));
-  }
-  o["tensors"] = std::move(ts);
-  Json cs = Json::array();
-  for (const auto& e : m.compute) {
-    Json x;
-    x["batch_size"] = e.batch_size;
-    x["forward_s"] = e.forward_s;
-    x["backward_s"] = e.backward_s;
-    x["optimizer_s"] = e.optimizer_s;
-    x["data_s"] = e.data_s;
-    if (!e.ready_s.empty()) x["ready_s"] = e.ready_s;
-    cs.push_back(std::move(x));
-  }
-  o["compute"] = std::move(cs);
-  return o;
-}
-
-Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
-  Json o = Json::object();
-  for (const auto& [k, c] : compressors) {
-    Json x;
-    x["encode"]["fixed_s"] = c.encode.fixed_s;
-    x["encode"]["per_element_s"] = c.encode.per_element_s;
-    x["decode"]["fixed_s"] = c.decode.fixed_s;
-    x["decode"]["per_element_s"] = c.decode.per_element_s;
-    x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
-    if (c.measured_n > 0) x["measured_n"] = c.measured_n;
-    o[k] = std::move(x);
-  }
-  return o;
-}
-
-Json convergence_to_json(const Convergence& c) {
-  Json o;
-  if (!c.target.empty()) o["target"] = c.target;
-  o["baseline_iterations"] = c.baseline_iterations;
-  if (c.baseline_global_batch > 0) o["baseline_global_batch"] = c.baseline_global_batch;
-  if (c.critical_batch_size) o["critical_batch_size"] = *c.critical_batch_size;
-  Json s = Json::object();
-  for (const auto& [k, f] : c.schemes) {
-    Json x = Json::object();
-    if (f.relative_error) x["relative_error"] = *f.relative_error;
-    if (f.relative_error_ef) x["relative_error_ef"] = *f.relative_error_ef;
-    if (f.error_feedback) x["error_feedback"] = *f.error_feedback;
-    if (f.iterations) x["iterations"] = *f.iterations;
-    if (f.reaches_target) x["reaches_target"] = *f.reaches_target;
-    if (f.pilot) {
-      Json q;
-      q["status"] = f.pilot->status;
-      if (!f.pilot->basis.empty()) q["basis"] = f.pilot->basis;
-      if (f.pilot->multiplier) q["multiplier"] = *f.pilot->multiplier;
-      if (f.pilot->multiplier_lo) q["multiplier_lo"] = *f.pilot->multiplier_lo;
-      if (f.pilot->multiplier_hi) q["multiplier_hi"] = *f.pilot->multiplier_hi;
-      if (f.pilot->widened) q["widened"] = true;
-      if (!f.pilot->evidence.empty()) q["evidence"] = f.pilot->evidence;
-      x["pilot"] = std::move(q);
-    }
-    s[k] = std::move(x);
-  }
-  o["schemes"] = std::move(s);
-  const ConvergenceConstants& k = c.constants;
-  o["constants"]["ef_scale"] = k.ef_scale;
-  o["constants"]["variance_scale"] = k.variance_scale;
-  o["constants"]["biased_scale"] = k.biased_scale;
-  o["constants"]["max_biased_error"] = k.max_biased_error;
-  o["constants"]["max_multiplier"] = k.max_multiplier;
-  return o;
-}
-}  // namespace
-
-Json profile_to_json(const Profile& p) {
-  Json j;
-  j["schema"] = p.schema.empty() ? std::string(kProfileSchema) : p.schema;
-  j["provenance"] = provenance_to_json(p.provenance);
-  j["cluster"] = cluster_to_json(p.cluster);
-  j["model"] = model_to_json(p.model);
-  j["ddp"]["first_bucket_bytes"] = p.ddp.first_bucket_bytes;
-  j["ddp"]["bucket_cap_bytes"] = p.ddp.bucket_cap_bytes;
-  j["compressors"] = compressors_to_json(p.compressors);
-  j["convergence"] = convergence_to_json(p.convergence);
-  return j;
 }
 
 }  // namespace gcu::model

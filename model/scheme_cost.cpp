@@ -24,7 +24,8 @@ bool scheme_needs_codec_fit(const std::string& canonical_spec) {
 }
 
 SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buckets, int world,
-                       const std::map<std::string, CodecFit>& fits) {
+                       const std::map<std::string, CodecFit>& fits,
+                       const std::map<std::string, int>& allreduce_element_bytes) {
   if (world < 1) throw ModelError("world size " + std::to_string(world) + " must be >= 1");
   std::unique_ptr<compress::Compressor> c;
   try {
@@ -62,7 +63,12 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
     pb.first_call = int(plan.calls.size());
     for (const auto& call : c->plan(b.layout, world)) {
       if (call.kind != compress::CollectiveKind::AllReduce) plan.allreduce_only = false;
-      plan.calls.push_back({call.kind, double(call.bytes_per_rank()), call.label});
+      double link_bytes = double(call.bytes_per_rank());
+      if (call.kind == compress::CollectiveKind::AllReduce)
+        if (auto w = allreduce_element_bytes.find(compress::wire_type_name(call.type));
+            w != allreduce_element_bytes.end())
+          link_bytes = double(call.count) * w->second;
+      plan.calls.push_back({call.kind, double(call.bytes_per_rank()), link_bytes, call.label});
       plan.wire_bytes += double(call.bytes_per_rank());
     }
     pb.n_calls = int(plan.calls.size()) - pb.first_call;

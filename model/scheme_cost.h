@@ -20,6 +20,7 @@ namespace gcu::model {
 struct PlannedCall {
   compress::CollectiveKind kind = compress::CollectiveKind::AllReduce;
   Bytes bytes = 0;       // per rank (all-gather: each rank's part)
+  Bytes link_bytes = 0;  // what the link carries: `bytes`, or more where the backend widens the type
   std::string label;     // "values", "P", "Q", ...
 };
 
@@ -62,7 +63,9 @@ bool scheme_needs_codec_fit(const std::string& canonical_spec);
 // other parameter values of the same scheme (model/codec_cost.h). Throws ModelError when
 // the scheme is not registered (naming it and the known ones), its parameters are bad, or
 // the profile has no usable cost fit for it (naming the field "compressors.<spec>").
+// `allreduce_element_bytes` (Cluster::allreduce_element_bytes) sets each call's link_bytes.
 SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buckets, int world,
-                       const std::map<std::string, CodecFit>& fits);
+                       const std::map<std::string, CodecFit>& fits,
+                       const std::map<std::string, int>& allreduce_element_bytes = {});
 
 }  // namespace gcu::model

@@ -27,7 +27,7 @@ CollectiveSweep synthetic_sweep(CollectiveKind k, int p, double A, double B) {
     r.bytes = bytes;
     r.count = bytes / 4;
     const double n = k == CollectiveKind::AllGather ? double(bytes) / p : double(bytes);
-    r.time_s.median = r.time_s.p10 = r.time_s.p90 = r.time_s.min = r.time_s.max = A + B * n;
+    r.time_s.median = r.time_s.mean = r.time_s.mean_w95 = r.time_s.p10 = r.time_s.p90 = r.time_s.min = r.time_s.max = A + B * n;
     r.time_s.n = 5;
     s.rows.push_back(r);
   }
@@ -158,6 +158,30 @@ TEST(ProfileBuilder, ModelPredictsTheMeasuredAllReduce) {
   EXPECT_EQ(r.world, 2);
 }
 
+// On Gloo the trainer's communicator widens bf16/i16 all-reduces: the profile says so and
+// a bf16 bucket then costs what a float32 one does (same link bytes); on NCCL it does not.
+TEST(ProfileBuilder, GlooWidenedAllReducesAreCostedByTheirLinkBytes) {
+  CalibrationState st = synthetic_state();
+  const BuiltProfile gloo = build_profile(st, {});
+  EXPECT_EQ(gloo.profile.cluster.allreduce_element_bytes.at("bf16"), 4);
+  EXPECT_EQ(gloo.profile.cluster.allreduce_element_bytes.at("i16"), 4);
+  EXPECT_EQ(gloo.profile.cluster.allreduce_element_bytes.count("f16"), 0u);
+  model::Profile prof = gloo.profile;
+  prof.compressors["bf16"] = {{0, 0}, {0, 0, 0}, 0};  // no codec time: links alone
+  model::Setup s;
+  s.model = model::IterationModel::Event;
+  s.mode = model::CompressionMode::AfterBackward;
+  const auto comm = [&](const std::string& scheme) {
+    s.scheme = scheme;
+    return model::Predictor(prof, s).predict().comm_s;
+  };
+  EXPECT_NEAR(comm("bf16"), comm("none"), 1e-12);
+  prof.cluster.allreduce_element_bytes.clear();
+  EXPECT_LT(comm("bf16"), comm("none"));  // half the bytes (this model is latency-bound)
+  st.meta.backend = "nccl";
+  EXPECT_TRUE(build_profile(st, {}).profile.cluster.allreduce_element_bytes.empty());
+}
+
 TEST(ProfileBuilder, NeedsTheComputeStep) {
   CalibrationState st = synthetic_state();
   st.compute.reset();
@@ -181,7 +205,7 @@ TEST(ProfileBuilder, FitStatisticP10IgnoresDescheduledCalls) {
   fit_sweep(s, {}, "p10");
   EXPECT_LT(s.quality.max_rel, 1e-6);
   EXPECT_GT(m.quality.max_rel, 0.1);
-  EXPECT_THROW(fit_sweep(s, {}, "mean"), FitError);
+  EXPECT_THROW(fit_sweep(s, {}, "mode"), FitError);
 }
 
 }  // namespace

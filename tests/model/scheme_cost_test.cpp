@@ -57,6 +57,24 @@ TEST(SchemeCost, Fp16HalvesBytesAndChargesCodecPerBucket) {
   EXPECT_NEAR(p.buckets[0].decode_s, 2e-4 + 1e-9 * double(bs[0].numel) + 4e-10 * double(bs[0].numel), 1e-15);
 }
 
+// A backend that widens bf16 all-reduces (Gloo in LibTorch 1.13) moves 4 bytes per
+// element: the calls' link bytes say so, the scheme's nominal wire bytes do not change.
+TEST(SchemeCost, WidenedAllReduceCostsTheLinkBytes) {
+  REQUIRE_SCHEME("bf16");
+  auto bs = two_buckets();
+  const auto plain = plan_scheme("bf16", bs, 2, fits_for({"bf16"}));
+  const auto widened = plan_scheme("bf16", bs, 2, fits_for({"bf16"}), {{"bf16", 4}, {"i16", 4}});
+  EXPECT_DOUBLE_EQ(widened.wire_bytes, plain.wire_bytes);
+  ASSERT_EQ(widened.calls.size(), plain.calls.size());
+  for (size_t i = 0; i < plain.calls.size(); ++i) {
+    EXPECT_DOUBLE_EQ(plain.calls[i].link_bytes, plain.calls[i].bytes);
+    EXPECT_DOUBLE_EQ(widened.calls[i].link_bytes, 2 * plain.calls[i].bytes);
+  }
+  // Other types and all-gathers are untouched.
+  const auto f16 = plan_scheme("fp16", bs, 2, fits_for({"fp16"}), {{"bf16", 4}});
+  for (const auto& c : f16.calls) EXPECT_DOUBLE_EQ(c.link_bytes, c.bytes);
+}
+
 TEST(SchemeCost, HigherCompressionNeverSendsMoreBytes) {
   auto bs = plan_buckets({{"w", {4096, 1024}}, {"b", {4096}}, {"w2", {1024, 1024}}});
   auto check = [&](const std::string& hi, const std::string& lo) {

@@ -102,6 +102,25 @@ TEST(ProfileJson, PilotFiguresRoundTripAndAreChecked) {
   EXPECT_THROW(profile_from_json(j), ProfileError);
 }
 
+TEST(ProfileJson, AllreduceElementBytesRoundTripAndAreChecked) {
+  Json j = tiny_profile_json();
+  EXPECT_FALSE(profile_to_json(profile_from_json(j))["cluster"].contains("allreduce_element_bytes"));
+  j["cluster"]["allreduce_element_bytes"] = {{"bf16", 4}, {"i16", 4}};
+  const Profile a = profile_from_json(j);
+  EXPECT_EQ(a.cluster.allreduce_element_bytes.at("bf16"), 4);
+  EXPECT_EQ(profile_to_json(a)["cluster"]["allreduce_element_bytes"], j["cluster"]["allreduce_element_bytes"]);
+  j["cluster"]["allreduce_element_bytes"] = {{"bf16", 3}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes/bf16");
+  j["cluster"]["allreduce_element_bytes"] = {{"f32", 2}};  // narrower than the type itself
+  EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes/f32");
+  j["cluster"]["allreduce_element_bytes"] = {{"f99", 4}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes/f99");
+  j["cluster"]["allreduce_element_bytes"] = {{"bf16", "four"}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes/bf16");
+  j["cluster"]["allreduce_element_bytes"] = 4;
+  EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes");
+}
+
 TEST(ProfileJson, ErrorMessageHasPathExpectedAndGot) {
   Json j = tiny_profile_json();
   j["cluster"]["levels"]["inter"]["bandwidth_gbps"] = "fast";

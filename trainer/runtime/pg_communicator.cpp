@@ -1,6 +1,7 @@
 // Communicator over ProcessGroupGloo (pg_communicator.h).
 #include "trainer/runtime/pg_communicator.h"
 
+#include "trainer/runtime/gloo_wire.h"
 #include "trainer/runtime/train_options.h"
 
 #include <torch/torch.h>
@@ -68,8 +69,7 @@ void PgCommunicator::all_reduce(void* data, int64_t count, WireType type, Reduce
   c10d::AllreduceOptions o;
   o.reduceOp = op == ReduceOp::Sum ? c10d::ReduceOp::SUM : c10d::ReduceOp::MAX;
   try {
-    const bool widen = type == WireType::BF16 || type == WireType::I16 ||
-                       (type == WireType::U32 && op == ReduceOp::Max);
+    const bool widen = gloo_allreduce_element_bytes(type, op) != compress::wire_type_bytes(type);
     torch::Tensor t = wrap(data, count, gloo_type(type));
     if (type == WireType::U32 && op == ReduceOp::Max) t = wrap(data, count, at::kInt);
     if (!widen) {
