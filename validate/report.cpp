@@ -112,6 +112,16 @@ std::string format_table(const Report& r) {
     << s.counted << " counted cells: median " << num(s.median_abs_error * 100, "%.1f") << "%, max "
     << num(s.max_abs_error * 100, "%.1f") << "%; over all ok cells (noise-limited too): median "
     << num(s.median_abs_error_all * 100, "%.1f") << "%, max " << num(s.max_abs_error_all * 100, "%.1f") << "%\n";
+  for (const auto* groups : {&s.by_scheme, &s.by_link}) {
+    o << (groups == &s.by_scheme ? "\nby scheme" : "\nby link")
+      << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
+    for (const auto& gr : *groups) {
+      std::snprintf(b, sizeof b, "  %-40s %7s %7s %8s %4d (%d)\n", gr.name.substr(0, 40).c_str(),
+                    num(gr.median_abs_error * 100, "%.1f%%").c_str(), num(gr.max_abs_error * 100, "%.1f%%").c_str(),
+                    pct(gr.median_error).c_str(), gr.cells, gr.noise_limited);
+      o << b;
+    }
+  }
   return o.str();
 }
 
@@ -213,6 +223,14 @@ std::string format_json(const Report& r) {
                   {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
                   {"median_abs_error_total_all_ok", s.median_abs_error_all},
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};
+  for (const auto* groups : {&s.by_scheme, &s.by_link}) {
+    json arr = json::array();
+    for (const auto& gr : *groups)
+      arr.push_back({{"name", gr.name}, {"cells", gr.cells}, {"noise_limited", gr.noise_limited},
+                     {"median_abs_error_total", gr.median_abs_error}, {"max_abs_error_total", gr.max_abs_error},
+                     {"median_error_total", gr.median_error}});
+    j["summary"][groups == &s.by_scheme ? "by_scheme" : "by_link"] = arr;
+  }
   return j.dump(1) + "\n";
 }
 

@@ -97,8 +97,44 @@ void compute_stats(CellResult& r, const std::string& statistic) {
                     r.uncertainty > std::abs(r.error[size_t(Component::Total)]);
 }
 
+namespace {
+// Adds cell `c`'s total error to the group named `name` (created in first-seen order).
+void add_to_group(std::vector<GroupErrors>& groups, std::vector<std::vector<double>>& errs,
+                  const std::string& name, const CellResult& c) {
+  size_t i = 0;
+  while (i < groups.size() && groups[i].name != name) ++i;
+  if (i == groups.size()) {
+    groups.push_back({name});
+    errs.emplace_back();
+  }
+  ++groups[i].cells;
+  groups[i].noise_limited += c.noise_limited ? 1 : 0;
+  const double e = c.error[size_t(Component::Total)];
+  if (std::isfinite(e)) errs[i].push_back(e);
+}
+
+void finish_groups(std::vector<GroupErrors>& groups, const std::vector<std::vector<double>>& errs) {
+  for (size_t i = 0; i < groups.size(); ++i) {
+    if (errs[i].empty()) continue;
+    std::vector<double> a;
+    for (double e : errs[i]) a.push_back(std::abs(e));
+    groups[i].median_abs_error = spread_of(a).median;
+    groups[i].max_abs_error = *std::max_element(a.begin(), a.end());
+    groups[i].median_error = spread_of(errs[i]).median;
+  }
+}
+}  // namespace
+
 Summary summarize(const std::vector<CellResult>& cells) {
   Summary s;
+  std::vector<std::vector<double>> scheme_errs, link_errs;
+  for (const auto& c : cells)
+    if (c.ok) {
+      add_to_group(s.by_scheme, scheme_errs, c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given, c);
+      add_to_group(s.by_link, link_errs, c.cell.link.name, c);
+    }
+  finish_groups(s.by_scheme, scheme_errs);
+  finish_groups(s.by_link, link_errs);
   std::vector<double> errs, all;
   for (const auto& c : cells) {
     ++s.cells;

@@ -71,7 +71,16 @@ struct CellResult {
   double wall_s = 0;
 };
 
+// |error| of the total over a group of ok cells (one scheme, or one link).
+struct GroupErrors {
+  std::string name;
+  int cells = 0, noise_limited = 0;
+  double median_abs_error = 0, max_abs_error = 0;  // over the group's ok cells, noise-limited too
+  double median_error = 0;                          // signed: < 0 = the model is optimistic
+};
+
 struct Summary {
+  std::vector<GroupErrors> by_scheme, by_link;  // in grid order
   int cells = 0, ok = 0, failed = 0, noise_limited = 0;
   double noise_limited_fraction = 0;  // of the ok cells
   double median_abs_error = 0, max_abs_error = 0;  // total, over ok and not noise-limited cells

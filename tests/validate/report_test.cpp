@@ -124,4 +124,32 @@ TEST(ComputeStats, MeanIsTheDefaultStatisticAndSeesTheTail) {
   EXPECT_NEAR(at(by_median.error, Component::Total), 1.0 / 3.0, 1e-9);
 }
 
+// summarize(): per-scheme and per-link groups in grid order, over the ok cells.
+TEST(Summarize, GroupsBySchemeAndLinkInGridOrder) {
+  std::vector<CellResult> cells;
+  auto add = [&](const std::string& scheme, const std::string& link, double err, bool ok) {
+    CellResult c;
+    c.ok = ok;
+    c.cell.scheme = scheme;
+    c.cell.link.name = link;
+    at(c.error, Component::Total) = err;
+    cells.push_back(c);
+  };
+  add("topk", "1gbit", -0.30, true);
+  add("none", "1gbit", 0.10, true);
+  add("topk", "unlimited", -0.10, true);
+  add("topk", "unlimited", 0.90, false);  // failed: not counted anywhere
+  const Summary s = summarize(cells);
+  ASSERT_EQ(s.by_scheme.size(), 2u);
+  EXPECT_EQ(s.by_scheme[0].name, "topk");
+  EXPECT_EQ(s.by_scheme[0].cells, 2);
+  EXPECT_NEAR(s.by_scheme[0].median_abs_error, 0.20, 1e-12);
+  EXPECT_NEAR(s.by_scheme[0].max_abs_error, 0.30, 1e-12);
+  EXPECT_NEAR(s.by_scheme[0].median_error, -0.20, 1e-12);
+  ASSERT_EQ(s.by_link.size(), 2u);
+  EXPECT_EQ(s.by_link[0].name, "1gbit");
+  EXPECT_NEAR(s.by_link[0].median_error, -0.10, 1e-12);
+  EXPECT_EQ(s.by_link[1].cells, 1);
+}
+
 }  // namespace gcu::validate
