@@ -259,7 +259,13 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
 }
 
 // By cell id: the load average and involuntary context switches of an earlier run.
-using PriorLoads = std::map<int, std::pair<double, long>>;
+// --reuse: what the logs do not hold, from the earlier report (load, context switches, wall time).
+struct PriorCell {
+  double load = 0;
+  long nivcsw = -1;
+  double wall_s = 0;
+};
+using PriorLoads = std::map<int, PriorCell>;
 
 // --reuse: the load and context switches of the earlier run, from its report (by cell id).
 PriorLoads prior_loads(const ValidateOptions& o) {
@@ -270,7 +276,8 @@ PriorLoads prior_loads(const ValidateOptions& o) {
       for (const auto& c : pj.at("cells"))
         if (c.at("load_average").is_number() && c.at("involuntary_context_switches").is_number())
           prior_load[c.at("id").get<int>()] = {c.at("load_average").get<double>(),
-                                               c.at("involuntary_context_switches").get<long>()};
+                                               c.at("involuntary_context_switches").get<long>(),
+                                               c.value("wall_s", 0.0)};
     } catch (const std::exception&) {
     }
   }
@@ -309,8 +316,9 @@ void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
     r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
   }
   const auto pl = s.prior_load.find(c.id);  // else not known from the logs
-  s.load_sum[idx] = pl != s.prior_load.end() ? pl->second.first * s.o.repeats : std::nan("");
-  r.nivcsw = pl != s.prior_load.end() ? pl->second.second : -1;
+  s.load_sum[idx] = pl != s.prior_load.end() ? pl->second.load * s.o.repeats : std::nan("");
+  r.nivcsw = pl != s.prior_load.end() ? pl->second.nivcsw : -1;
+  r.wall_s = pl != s.prior_load.end() ? pl->second.wall_s : 0;
 }
 
 // The trainer log of a round that ran: its iterations pooled into the cell's samples.
