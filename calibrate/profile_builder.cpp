@@ -83,7 +83,7 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
                   "so the model reproduces the measured lines");
   if (st.meta.backend == "gloo") {  // the trainer's communicator widens these (trainer/runtime/gloo_wire.h)
     std::string widened;
-    for (auto t : {compress::WireType::BF16, compress::WireType::I16}) {
+    for (auto t : compress::kWireTypes) {
       const int64_t b = trainer::gloo_allreduce_element_bytes(t, compress::ReduceOp::Sum);
       if (b == compress::wire_type_bytes(t)) continue;
       p.cluster.allreduce_element_bytes[compress::wire_type_name(t)] = static_cast<int>(b);

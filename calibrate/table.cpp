@@ -1,6 +1,7 @@
 // The nccl-tests-style sweep table (see table.h).
 #include "calibrate/table.h"
 
+#include "calibrate/collective_fit.h"
 #include "model/collectives.h"
 
 #include <cstdio>
@@ -30,10 +31,7 @@ std::string format_table(compress::CollectiveKind k, int world, const std::vecto
                 "(elements)", "", "(us)", "(us)", "(us)", "(us)", "(GB/s)", "(GB/s)", "(us)", "(%)", "(dist.)");
   out += line;
   for (const auto& r : rows) {
-    const double y = statistic == "p10"    ? r.time_s.p10
-                     : statistic == "min"  ? r.time_s.min
-                     : statistic == "mean" ? r.time_s.mean_w95
-                                           : r.time_s.median;
+    const double y = row_time_s(r, statistic);
     const double err = r.fit_s > 0 && y > 0 ? 100.0 * (r.fit_s - y) / y : 0.0;
     std::snprintf(line, sizeof line,
                   "  %12lld %12lld %6s %10.1f %10.1f %10.1f %10.1f %8.3f %8.3f %10.1f %+7.2f %4lld(%3lld)\n",

@@ -20,6 +20,9 @@ namespace gcu::compress {
 
 // ---- wire types ------------------------------------------------------------------------
 enum class WireType { F32, F16, BF16, I32, I16, I8, U8, U32, U64 };
+inline constexpr WireType kWireTypes[] = {WireType::F32, WireType::F16, WireType::BF16,
+                                          WireType::I32, WireType::I16, WireType::I8,
+                                          WireType::U8,  WireType::U32, WireType::U64};
 
 constexpr int64_t wire_type_bytes(WireType t) {
   switch (t) {

@@ -112,9 +112,7 @@ void check_cluster(const Cluster& c) {
   for (const auto& [type, bytes] : c.allreduce_element_bytes) {
     const std::string path = util::pointer_child("/cluster/allreduce_element_bytes", type);
     int64_t nominal = 0;
-    for (auto t : {compress::WireType::F32, compress::WireType::F16, compress::WireType::BF16, compress::WireType::I32,
-                   compress::WireType::I16, compress::WireType::I8, compress::WireType::U8, compress::WireType::U32,
-                   compress::WireType::U64})
+    for (auto t : compress::kWireTypes)
       if (type == compress::wire_type_name(t)) nominal = compress::wire_type_bytes(t);
     if (nominal == 0)
       fail(path, "a wire type (f32, f16, bf16, i32, i16, i8, u8, u32, u64)", "\"" + util::printable(type, 40) + "\"");

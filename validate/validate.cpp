@@ -297,6 +297,13 @@ struct Rounds {
   int run_no = 0;
 };
 
+// The statistic of one round's total iteration times (0 for a round without iterations).
+double round_total(const TrainLog& tl, const std::string& statistic) {
+  std::vector<double> v;
+  for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
+  return spread_of(std::move(v)).of(statistic);
+}
+
 // --reuse: the round's log of an earlier run of the same grid; nothing runs.
 void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
   const Cell& c = s.cells[idx];
@@ -308,9 +315,7 @@ void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
     r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
     r.logs.push_back(tlog);
     ++r.rounds;
-    std::vector<double> v;
-    for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
-    r.round_values.push_back(spread_of(v).of(s.o.statistic));
+    r.round_values.push_back(round_total(tl, s.o.statistic));
   } catch (const std::exception& e) {
     r.ok = false;
     r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
@@ -328,12 +333,7 @@ void read_round_log(CellResult& r, const std::string& tlog, const std::string& s
     r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
     r.logs.push_back(tlog);
     ++r.rounds;
-    double value = 0;
-    if (!tl.iters.empty()) {
-      std::vector<double> v;
-      for (const auto& b : tl.iters) v.push_back(at(b, Component::Total));
-      value = spread_of(v).of(statistic);
-    }
+    const double value = round_total(tl, statistic);
     r.round_values.push_back(value);
     log << " " << value * 1e3 << " ms (" << statistic << ")\n";
   } catch (const std::exception& e) {
