@@ -13,6 +13,7 @@
 #include <torch/version.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -61,6 +62,9 @@ void check_options(const CalibrateOptions& o) {
   if (o.fit_statistic != "mean" && o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
     throw std::invalid_argument("calibrate: --fit-statistic must be mean, median, p10 or min, got '" + o.fit_statistic +
                                 "'");
+  if (!std::isfinite(o.collective_gap_ms) || o.collective_gap_ms > 10000)
+    throw std::invalid_argument("calibrate: --collective-gap-ms must be a number of at most 10000 (negative: auto), got " +
+                                std::to_string(o.collective_gap_ms));
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
   if (o.batch_sizes.empty()) throw std::invalid_argument("calibrate: at least one batch size is required");
 }

@@ -34,9 +34,17 @@ struct CalibrateOptions {
   int threads = 0;                   // torch intra-op threads per rank; 0 = cores / local ranks
   std::string backend = "gloo";
   std::string fit_statistic = "mean";  // collective fits: "mean", "median", "p10" or "min"
+  double collective_gap_ms = -1;     // idle before each timed collective; < 0: auto (forward +
+                                     // backward of the largest batch, at most kMaxAutoGapMs)
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };
+
+// The automatic idle gap of the collective sweep is at most this (longer gaps cost the
+// same per call on the machines measured, docs/validation.md cause 13), and this when
+// compute was not measured.
+constexpr double kMaxAutoGapMs = 20;
+constexpr double kDefaultGapMs = 5;
 
 using Progress = std::function<void(const std::string&)>;
 

@@ -9,6 +9,7 @@
 #include "compressors/registry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace gcu::calibrate {
@@ -41,9 +42,22 @@ void step_gamma(CalibrationRun& r) {
   r.save();
 }
 
+// The idle before each timed collective: as asked, or forward + backward of the largest
+// batch (what a training step leaves its communication threads idle), capped.
+double collective_gap_s(const CalibrationRun& r) {
+  if (r.opt.collective_gap_ms >= 0) return r.opt.collective_gap_ms / 1e3;
+  if (r.state.compute)
+    for (const auto& e : r.state.compute->entries)
+      if (e.batch_size == r.main_batch && std::isfinite(e.forward_s + e.backward_s))
+        return std::min(kMaxAutoGapMs / 1e3, e.forward_s + e.backward_s);
+  return kDefaultGapMs / 1e3;
+}
+
 void step_collectives(CalibrationRun& r) {
   if (!r.wanted("collectives", kCollectivesMinLeftS)) return;
   SweepOptions so;
+  so.idle_gap_s = r.group->allreduce_max(collective_gap_s(r));  // the same on every rank
+  r.say("calibrate: collectives: " + std::to_string(so.idle_gap_s * 1e3) + " ms idle before each call");
   so.min_bytes = r.opt.min_bytes;
   so.max_bytes = r.opt.max_bytes;
   if (r.opt.budget_s > 0) {
@@ -53,7 +67,8 @@ void step_collectives(CalibrationRun& r) {
     so.target_s_per_size = std::min(0.4, so.budget_s / 200);
     so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
   }
-  r.state.collectives = CollectivesState{r.group->world_size(), sweep_collectives(*r.group, so, r.progress)};
+  r.state.collectives =
+      CollectivesState{r.group->world_size(), sweep_collectives(*r.group, so, r.progress), so.idle_gap_s};
   r.save();
 }
 

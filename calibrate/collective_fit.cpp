@@ -84,7 +84,32 @@ std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s) {
   return out;
 }
 
-model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps) {
+namespace {
+
+// The all-reduce's beta (seconds per byte of the nccl-tests size) from its largest
+// sizes' segment, or the whole sweep's secant when that segment is implausible.
+double allreduce_beta(const CollectiveSweep& s, const std::vector<model::SizeRangeFit>& ranges, std::string* note) {
+  const double beta = ranges.back().beta_s_per_byte;
+  if (beta > 0 && model::gbps_from_beta(beta) <= kMaxPlausibleGbps) return beta;
+  double lo = model::kInf, hi = 0;
+  for (const auto& r : s.rows) {
+    lo = std::min(lo, per_rank_bytes(s.kind, s.world, r));
+    hi = std::max(hi, per_rank_bytes(s.kind, s.world, r));
+  }
+  const double secant = hi > lo ? (s.fit(hi) - s.fit(lo)) / (hi - lo) / ring_byte_factor(s.kind, std::max(2, s.world)) : 0;
+  if (!(secant > 0) || model::gbps_from_beta(secant) > kMaxPlausibleGbps)
+    throw FitError("all-reduce sweep: no per-byte cost visible up to " + std::to_string(static_cast<int64_t>(hi)) +
+                   " bytes (latency noise larger than the transfer): raise --max-bytes");
+  if (note)
+    *note = "cluster: the all-reduce's largest sizes showed no per-byte cost (latency noise); the bandwidth is "
+            "the secant of the whole sweep's fit, up to " + std::to_string(static_cast<int64_t>(hi)) +
+            " bytes (raise --max-bytes for a better one)";
+  return secant;
+}
+
+}  // namespace
+
+model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps, std::string* note) {
   model::LinkLevel level;
   bool have_ar = false;
   for (const auto& s : sweeps) {
@@ -93,9 +118,7 @@ model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& swee
     if (s.kind == CollectiveKind::AllReduce) {
       have_ar = true;
       level.alpha_s = ranges.front().alpha_s;
-      const double beta = ranges.back().beta_s_per_byte;
-      if (!(beta > 0)) throw FitError("all-reduce sweep: fitted beta of the largest sizes is not positive");
-      level.bandwidth_gbps = model::gbps_from_beta(beta);
+      level.bandwidth_gbps = model::gbps_from_beta(allreduce_beta(s, ranges, note));
     }
     level.collectives[model::collective_key(s.kind)] = std::move(ranges);
   }

@@ -54,6 +54,11 @@ std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s);
 // A link level from the sweeps: alpha_s from the all-reduce's first (small-size) segment,
 // bandwidth_gbps from its last (large-size) segment's beta, plus every supported
 // collective's ranges. Throws FitError when there is no fitted all-reduce sweep.
-model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps);
+// When the largest sizes' segment shows no plausible per-byte cost (slope <= 0, or a
+// bandwidth above kMaxPlausibleGbps: latency noise swamped the bytes, as with a small
+// --max-bytes on a fast link), the bandwidth comes from the fit's secant over the whole
+// sweep and *note says so; no per-byte cost at all is a FitError.
+constexpr double kMaxPlausibleGbps = 1e5;
+model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps, std::string* note = nullptr);
 
 }  // namespace gcu::calibrate

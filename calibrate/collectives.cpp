@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <random>
 #include <set>
+#include <thread>
 
 #include <sys/resource.h>
 
@@ -56,6 +57,11 @@ Buffers make_buffers(CollectiveKind k, int64_t bytes, int world, torch::Device d
     }
   }
   return b;
+}
+
+// Sleeps the idle gap that precedes a call in training (SweepOptions::idle_gap_s).
+void idle(const SweepOptions& opt) {
+  if (opt.idle_gap_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(opt.idle_gap_s));
 }
 
 void run_once(Backend& pg, CollectiveKind k, Buffers& b) {
@@ -151,6 +157,7 @@ std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const s
     std::vector<double> warm;
     for (int i = 0; i < std::max(1, opt.warmup); ++i) {
       g.barrier();
+      idle(opt);
       const double t0 = now_s();
       run_once(pg, kind, r.b);
       warm.push_back(now_s() - t0);
@@ -160,7 +167,7 @@ std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const s
     const int lo = large ? std::max(opt.min_iters, opt.min_iters_large) : opt.min_iters;
     const double target_s = large ? std::max(opt.target_s_per_size, opt.target_s_per_large_size) : opt.target_s_per_size;
     r.target = std::clamp(static_cast<int>(target_s / one), lo, std::max(lo, opt.max_iters));
-    planned_s += r.target * (one + 1e-4);  // + a barrier
+    planned_s += r.target * (one + 1e-4 + opt.idle_gap_s);  // + a barrier and the gap
     runs.push_back(std::move(r));
   }
   // Fewer calls everywhere when the plan does not fit what is left of the share.
@@ -171,6 +178,12 @@ std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const s
       for (auto& r : runs) r.target = std::max(opt.min_iters, static_cast<int>(r.target * scale));
     }
   }
+  // Every rank must make the same calls: agree on the counts (a rank's clock and budget
+  // differ from another's by a little, and a count differing by one call desyncs them).
+  std::vector<double> targets;
+  for (const auto& r : runs) targets.push_back(r.target);
+  targets = g.allreduce_max(targets);
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].target = static_cast<int>(targets[i]);
   return runs;
 }
 
@@ -192,6 +205,7 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
     for (size_t i : order) {
       auto& r = runs[i];
       g.barrier();
+      idle(opt);
       const long p0 = preemptions();
       const double t0 = now_s();
       run_once(pg, kind, r.b);
@@ -223,8 +237,12 @@ SweepRow size_row(Group& g, const SweepOptions& opt, const SizeRun& r) {
 
 }  // namespace
 
-std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt,
+std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& options,
                                                const Progress& progress) {
+  // Budget and gap agreed by all ranks (each computed its own from its clock and state).
+  SweepOptions opt = options;
+  opt.budget_s = -g.allreduce_max(-opt.budget_s);
+  opt.idle_gap_s = g.allreduce_max(opt.idle_gap_s);
   auto& pg = *g.impl().pg;
   const int world = g.world_size();
   const auto sizes = sweep_sizes(opt, world);
@@ -248,9 +266,12 @@ std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt
     }
     // This collective's share of what is left of the budget (unsupported ones take none).
     KindBudget budget;
+    // Agreed by all ranks (their budgets may differ by their clocks): the decisions below
+    // that use it must come out the same everywhere.
     budget.share_s =
         opt.budget_s > 0 ? (opt.budget_s - g.allreduce_max(now_s() - t_start)) / std::max(1.0, n_kinds - kinds_done)
                          : 0;
+    budget.share_s = -g.allreduce_max(-budget.share_s);
     ++kinds_done;
     budget.start_s = now_s();
     std::vector<SizeRun> runs = warm_up(g, pg, kind, sizes, opt, budget, s);

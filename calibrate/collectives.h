@@ -9,7 +9,9 @@
 //     process, getrusage) is marked disturbed; a size's statistics use its undisturbed
 //     calls when there are at least max(3, n/5) of them, else all calls;
 //   - sizes step by `factor` below `fine_from_bytes` and by `fine_factor` above, so that
-//     the large sizes (the beta fit, protocol switches) have enough points.
+//     the large sizes (the beta fit, protocol switches) have enough points;
+//   - with idle_gap_s > 0, every call (warm-up and timed) starts after that long idle, as
+//     a training step's collectives do.
 // Torch-free header; measures through Group (group.h).
 #pragma once
 
@@ -37,6 +39,11 @@ struct SweepOptions {
   uint64_t seed = 1;               // order of the sizes within each round
   double target_s_per_size = 0.25; // timed calls per size ~ this / (time of one call)
   double budget_s = 0;             // > 0: stop growing sizes when the sweep has used this
+  // Idle time (a sleep, after the barrier) before each call: a training step leaves the
+  // communication threads idle through forward and backward, and on a VM an idle vCPU is
+  // halted and wakes slowly; back-to-back calls (0, nccl-tests style) never see that cost
+  // (docs/validation.md, cause 13).
+  double idle_gap_s = 0;
   std::vector<compress::CollectiveKind> kinds = {
       compress::CollectiveKind::AllReduce, compress::CollectiveKind::AllGather,
       compress::CollectiveKind::ReduceScatter, compress::CollectiveKind::Broadcast};

@@ -14,6 +14,12 @@ using compress::CollectiveKind;
 
 namespace {
 
+std::string gap_text(double gap_s) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f ms idle before each call", gap_s * 1e3);
+  return b;
+}
+
 std::string fmt(const char* f, double x) {
   char b[64];
   std::snprintf(b, sizeof b, f, x);
@@ -98,7 +104,12 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
   if (st.collectives) {
     const std::string& stat = st.meta.fit_statistic;
     auto sweeps = fitted_sweeps(*st.collectives, stat);
-    rep += "\ncollectives (" + std::to_string(world) + " ranks; fits on the " + stat + " of each size):\n";
+    rep += "\ncollectives (" + std::to_string(world) + " ranks; fits on the " + stat + " of each size; " +
+           (st.collectives->idle_gap_s > 0 ? gap_text(st.collectives->idle_gap_s) : std::string("calls back-to-back")) +
+           "):\n";
+    if (st.collectives->idle_gap_s == 0)
+      notes.push_back("collectives: timed back-to-back; a training step's calls follow idle time and can cost "
+                      "more on a VM (calibrate --collective-gap-ms)");
     if (stat != "mean")
       notes.push_back("collectives: fitted on the " + stat + " of the timed calls of each size, not the mean "
                       "(the expected cost of a call, its latency tail included)");
@@ -111,7 +122,9 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
       rep += sweep_report(s, world, stat);
     }
     try {
-      model::LinkLevel level = link_level_from_sweeps(sweeps);
+      std::string bw_note;
+      model::LinkLevel level = link_level_from_sweeps(sweeps, &bw_note);
+      if (!bw_note.empty()) notes.push_back(bw_note);
       (p.cluster.nodes > 1 ? p.cluster.inter : p.cluster.intra) = level;
       (p.cluster.nodes > 1 ? p.cluster.intra : p.cluster.inter) = level;
       have_link = true;

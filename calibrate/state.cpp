@@ -220,7 +220,7 @@ Json to_json(const CollectivesState& s) {
     arr.push_back({{"kind", model::collective_key(w.kind)}, {"supported", w.supported}, {"note", w.note},
                    {"rows", rows}});
   }
-  return {{"world", s.world}, {"sweeps", arr}};
+  return {{"world", s.world}, {"sweeps", arr}, {"idle_gap_s", s.idle_gap_s}};
 }
 
 namespace {
@@ -254,9 +254,12 @@ SweepRow row_from_json(const Json& j, const std::string& path, const std::string
 }  // namespace
 
 CollectivesState collectives_from_json(const Json& j, const std::string& origin) {
-  const Obj o(j, "collectives", origin, {"world", "sweeps"});
+  const Obj o(j, "collectives", origin, {"world", "sweeps", "idle_gap_s"});
   CollectivesState s;
   s.world = o.req<int>("world");
+  s.idle_gap_s = o.opt<double>("idle_gap_s").value_or(0.0);  // absent in old files: back-to-back
+  if (!std::isfinite(s.idle_gap_s) || s.idle_gap_s < 0 || s.idle_gap_s > 10)
+    throw StateError(origin + ": key 'collectives.idle_gap_s': must be in [0, 10] seconds");
   const Json& arr = o.array("sweeps");
   for (size_t i = 0; i < arr.size(); ++i) {
     const std::string path = "collectives.sweeps[" + std::to_string(i) + "]";

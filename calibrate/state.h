@@ -74,6 +74,7 @@ struct GammaState {
 struct CollectivesState {
   int world = 1;
   std::vector<CollectiveSweep> sweeps;
+  double idle_gap_s = 0;  // idle before each call (SweepOptions::idle_gap_s); 0 in old files
 };
 
 struct CodecState {

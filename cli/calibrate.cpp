@@ -60,6 +60,12 @@ void setup_calibrate(CLI::App& app) {
                   "Statistic of each size the collective fits use: mean (the expected cost of a call, latency tail "
                   "included: what an iteration pays on average), median, or p10 / min (the undisturbed cost)")
       ->capture_default_str();
+  sub->add_option("--collective-gap-ms", o.collective_gap_ms,
+                  "Idle time before each timed collective call, as a training step leaves its communication "
+                  "threads idle through forward and backward (on VMs an idle vCPU wakes slowly). Negative: auto, "
+                  "the measured forward + backward of the largest batch, at most 20 ms (5 ms without the compute "
+                  "step); 0: back-to-back calls, as nccl-tests times them")
+      ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();

@@ -52,7 +52,7 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   std::remove((stem + ".json.state.json").c_str());
   std::vector<std::string> a = bed.launch_prefix(gcu, ranks);
   a.insert(a.end(), {gcu, "calibrate", "--model", "cnn", "--skip", "compute,gamma,codecs,errors,contention,convergence",
-                     "--min-bytes", "1048576", "--max-bytes", "4194304", "--budget-s", "8", "--threads",
+                     "--min-bytes", "1048576", "--max-bytes", "4194304", "--budget-s", "8", "--collective-gap-ms", "0", "--threads",
                      std::to_string(threads), "-o", stem + ".json"});
   log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, all-reduce 1-4 MiB)" << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", 180);

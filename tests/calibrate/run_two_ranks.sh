@@ -28,6 +28,10 @@ test -s "$DIR/profile.json" || { echo "no profile written"; exit 1; }
 grep -q '"schema": "gcu.profile/1"' "$DIR/profile.json" || { echo "profile has no schema"; exit 1; }
 grep -q '"allreduce"' "$DIR/profile.json" || { echo "profile has no all-reduce fit"; exit 1; }
 grep -q 'busbw' "$DIR/rank0.out" || { echo "no collective table printed"; cat "$DIR/rank0.out"; exit 1; }
+# The sweep's calls follow an idle gap, by default the measured forward + backward (> 0).
+grep -q 'ms idle before each call' "$DIR/rank0.out" || { echo "the report does not give the idle gap"; exit 1; }
+grep -Eq '"idle_gap_s": *(0\.0*[1-9]|[1-9])' "$DIR/profile.json.state.json" ||
+  { echo "no positive idle gap in the state file"; grep -o '"idle_gap_s":[^,}]*' "$DIR/profile.json.state.json"; exit 1; }
 # The state file allows a resume: a second call with --resume redoes nothing and succeeds.
 for r in 0 1; do
   env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 1)) \
@@ -64,4 +68,10 @@ for r in 0 1; do
     { echo "rank $r did not name the misspelt key"; cat "$DIR/bad$r.err"; exit 1; }
 done
 grep -q "profile.json.state.json" "$DIR/bad0.err" || { echo "the error does not name the file"; exit 1; }
+# An impossible idle gap is refused before any rank waits for another (exit 2, named).
+if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 4)) \
+    "$GCU" $common --collective-gap-ms 1e9 > "$DIR/gap.out" 2> "$DIR/gap.err"; then
+  echo "--collective-gap-ms 1e9 was accepted"; exit 1
+fi
+grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
 echo "ok"

@@ -33,6 +33,7 @@ CalibrationState full_state() {
   r.disturbed = 1;
   w.rows = {r};
   c.sweeps = {w};
+  c.idle_gap_s = 0.006;
   s.collectives = c;
   CodecState k;
   k.fit.encode = {1e-5, 2e-9};
@@ -115,6 +116,22 @@ TEST(CalibrationState, CollectiveMeanRoundTripsAndItsAbsenceIsAClearFitError) {
   }
   EXPECT_NO_THROW(fit_sweep(w, sweep_fit_options(), "median"));
   EXPECT_FALSE(to_json(old)["collectives"]["sweeps"][0]["rows"][0].contains("mean_w95_s"));  // not written as null
+}
+
+TEST(CalibrationState, CollectiveIdleGapRoundTripsDefaultsToZeroAndIsChecked) {
+  Json j = to_json(full_state());
+  EXPECT_DOUBLE_EQ(state_from_json(j, "mem").collectives->idle_gap_s, 0.006);
+  j["collectives"].erase("idle_gap_s");
+  EXPECT_DOUBLE_EQ(state_from_json(j, "old.json").collectives->idle_gap_s, 0.0);  // back-to-back
+  for (double bad : {-0.001, 11.0}) {
+    j["collectives"]["idle_gap_s"] = bad;
+    try {
+      state_from_json(j, "bad.json");
+      ADD_FAILURE() << "idle_gap_s " << bad << " must be refused";
+    } catch (const StateError& e) {
+      EXPECT_NE(std::string(e.what()).find("collectives.idle_gap_s"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(CalibrationState, FileRoundTripAndAbsentSteps) {
