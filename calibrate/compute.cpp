@@ -114,6 +114,35 @@ Summary slowest_rank(Group& g, Summary s) {
   return s;
 }
 
+// Timed iterations: o.iters at least, and enough to last o.min_time_s at the warm-up's
+// pace (the slowest rank's), at most kMaxComputeIters; agreed by all ranks.
+int planned_iters(Group& g, const ComputeOptions& o, const std::vector<double>& fwd_s,
+                  const std::vector<double>& bwd_s, const std::vector<double>& opt_s) {
+  double one = 0;
+  if (!fwd_s.empty()) {
+    std::vector<double> it(fwd_s.size());
+    for (size_t k = 0; k < it.size(); ++k) it[k] = fwd_s[k] + bwd_s[k] + opt_s[k];
+    one = quantile(it, 0.5);
+  }
+  one = g.allreduce_max(one);
+  const double want = one > 0 && o.min_time_s > 0 ? std::ceil(o.min_time_s / one) : 0;
+  return static_cast<int>(std::clamp(want, static_cast<double>(o.iters), static_cast<double>(std::max(o.iters, kMaxComputeIters))));
+}
+
+// True (on every rank) when, on any rank, the medians of forward + backward over the first
+// and the second half of the timed iterations so far differ by more than 20%.
+bool halves_disagree(Group& g, int warmup, const std::vector<double>& fwd_s, const std::vector<double>& bwd_s) {
+  std::vector<double> it;
+  for (size_t k = static_cast<size_t>(warmup); k < fwd_s.size(); ++k) it.push_back(fwd_s[k] + bwd_s[k]);
+  double ratio = 1;
+  if (it.size() >= 4) {
+    const size_t h = it.size() / 2;
+    const double a = quantile({it.begin(), it.begin() + h}, 0.5), b = quantile({it.begin() + h, it.end()}, 0.5);
+    if (a > 0 && b > 0) ratio = std::max(a, b) / std::min(a, b);
+  }
+  return g.allreduce_max(ratio) > 1.2;
+}
+
 }  // namespace
 
 ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress& progress) {
@@ -137,7 +166,18 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
     }
     std::vector<double> fwd_s, bwd_s, opt_s;
     std::vector<std::vector<double>> ready;
-    for (int i = 0; i < o.warmup + o.iters; ++i) {
+    int timed = o.iters;  // planned after the warm-up, the same on every rank
+    bool extended = false;
+    for (int i = 0; i < o.warmup + timed; ++i) {
+      if (i == o.warmup) timed = planned_iters(g, o, fwd_s, bwd_s, opt_s);
+      // A busy phase of the machine that covers one half of the timed iterations shows as
+      // halves that disagree: then as many again, and the median of all of them.
+      if (i == o.warmup + timed - 1 && !extended && timed >= 10 && halves_disagree(g, o.warmup, fwd_s, bwd_s)) {
+        extended = true;
+        timed *= 2;
+        if (progress) progress("calibrate: compute batch " + std::to_string(b) +
+                               ": the two halves of the timed iterations disagree by more than 20%; timing as many again");
+      }
       g.barrier();
       const auto s = t.iteration();
       fwd_s.push_back(s[0]);

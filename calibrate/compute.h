@@ -28,10 +28,16 @@ struct ComputeOptions {
   std::string model_spec = "cnn";
   std::vector<int> batch_sizes = {32, 64};
   int warmup = 3;
-  int iters = 10;
+  int iters = 10;                 // timed iterations at least
+  // ... and at least this long (measure_compute; the count is planned from the warm-up and
+  // is at most kMaxComputeIters): ten iterations of a small model last ~0.1 s, and one
+  // busy phase of the machine moved such a median by 40% (docs/validation.md, cause 14).
+  double min_time_s = 2.0;
   double lr = 0.01;
   bool real_data = true;  // Fashion-MNIST for gradients when the model takes 28x28x1 images
 };
+
+constexpr int kMaxComputeIters = 2000;
 
 struct ComputeTimes {
   int batch_size = 0;
