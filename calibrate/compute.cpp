@@ -143,6 +143,40 @@ bool halves_disagree(Group& g, int warmup, const std::vector<double>& fwd_s, con
   return g.allreduce_max(ratio) > 1.2;
 }
 
+// Per-iteration times of one batch size (warm-up first), and each iteration's ready times.
+struct IterationTimes {
+  std::vector<double> fwd_s, bwd_s, opt_s;
+  std::vector<std::vector<double>> ready;
+};
+
+// Warm-up, then the planned timed iterations (all ranks at once, each after a barrier).
+IterationTimes time_iterations(Group& g, const ComputeOptions& o, Trainee& t, int b, const Progress& progress) {
+  IterationTimes r;
+  auto& fwd_s = r.fwd_s;
+  auto& bwd_s = r.bwd_s;
+  auto& opt_s = r.opt_s;
+  int timed = o.iters;  // planned after the warm-up, the same on every rank
+  bool extended = false;
+  for (int i = 0; i < o.warmup + timed; ++i) {
+    if (i == o.warmup) timed = planned_iters(g, o, fwd_s, bwd_s, opt_s);
+    // A busy phase of the machine that covers one half of the timed iterations shows as
+    // halves that disagree: then as many again, and the median of all of them.
+    if (i == o.warmup + timed - 1 && !extended && timed >= 10 && halves_disagree(g, o.warmup, fwd_s, bwd_s)) {
+      extended = true;
+      timed *= 2;
+      if (progress) progress("calibrate: compute batch " + std::to_string(b) +
+                             ": the two halves of the timed iterations disagree by more than 20%; timing as many again");
+    }
+    g.barrier();
+    const auto s = t.iteration();
+    fwd_s.push_back(s[0]);
+    bwd_s.push_back(s[1]);
+    opt_s.push_back(s[2]);
+    r.ready.push_back(t.ready);
+  }
+  return r;
+}
+
 }  // namespace
 
 ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress& progress) {
@@ -164,35 +198,15 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
       res.model_name = t.net->spec();
       res.parameters = t.net->num_parameters();
     }
-    std::vector<double> fwd_s, bwd_s, opt_s;
-    std::vector<std::vector<double>> ready;
-    int timed = o.iters;  // planned after the warm-up, the same on every rank
-    bool extended = false;
-    for (int i = 0; i < o.warmup + timed; ++i) {
-      if (i == o.warmup) timed = planned_iters(g, o, fwd_s, bwd_s, opt_s);
-      // A busy phase of the machine that covers one half of the timed iterations shows as
-      // halves that disagree: then as many again, and the median of all of them.
-      if (i == o.warmup + timed - 1 && !extended && timed >= 10 && halves_disagree(g, o.warmup, fwd_s, bwd_s)) {
-        extended = true;
-        timed *= 2;
-        if (progress) progress("calibrate: compute batch " + std::to_string(b) +
-                               ": the two halves of the timed iterations disagree by more than 20%; timing as many again");
-      }
-      g.barrier();
-      const auto s = t.iteration();
-      fwd_s.push_back(s[0]);
-      bwd_s.push_back(s[1]);
-      opt_s.push_back(s[2]);
-      ready.push_back(t.ready);
-    }
+    const IterationTimes it = time_iterations(g, o, t, b, progress);
     ComputeTimes ct;
     ct.batch_size = b;
-    const double own_backward_s = summarize(bwd_s, o.warmup).median;
-    ct.forward_s = slowest_rank(g, summarize(fwd_s, o.warmup));
-    ct.backward_s = slowest_rank(g, summarize(bwd_s, o.warmup));
-    ct.optimizer_s = slowest_rank(g, summarize(opt_s, o.warmup));
+    const double own_backward_s = summarize(it.bwd_s, o.warmup).median;
+    ct.forward_s = slowest_rank(g, summarize(it.fwd_s, o.warmup));
+    ct.backward_s = slowest_rank(g, summarize(it.bwd_s, o.warmup));
+    ct.optimizer_s = slowest_rank(g, summarize(it.opt_s, o.warmup));
     // This rank's gradient-ready times, stretched to the slowest rank's backward.
-    std::vector<double> ready_s = elementwise_median(ready, o.warmup);
+    std::vector<double> ready_s = elementwise_median(it.ready, o.warmup);
     if (own_backward_s > 0)
       for (double& r : ready_s) r *= ct.backward_s.median / own_backward_s;
     ready_by_batch.push_back(std::move(ready_s));
