@@ -239,10 +239,10 @@ SweepRow size_row(Group& g, const SweepOptions& opt, const SizeRun& r) {
 
 std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& options,
                                                const Progress& progress) {
-  // Budget and gap agreed by all ranks (each computed its own from its clock and state).
+  // The budget agreed by all ranks (each computed its own from its clock); the call counts
+  // follow from it. A gap that differs between ranks changes timing only.
   SweepOptions opt = options;
   opt.budget_s = -g.allreduce_max(-opt.budget_s);
-  opt.idle_gap_s = g.allreduce_max(opt.idle_gap_s);
   auto& pg = *g.impl().pg;
   const int world = g.world_size();
   const auto sizes = sweep_sizes(opt, world);
