@@ -21,6 +21,8 @@ constexpr double kMisfit = 0.25;         // holdout rmse / pilot's loss drop abo
 constexpr double kCrossCheck = 2.0;      // noise-scale vs fit disagreement that widens
 constexpr double kMaxCrossing = 0.5;     // crossing-noise half-width cap, fraction of the estimate
 constexpr double kModelTie = 2.0;        // holdout rmse ratio under which both models count
+constexpr double kMinProgress = 0.25;    // scheme's pilot loss drop / baseline's below this: too early
+constexpr double kGivenBack = 0.25;      // share of its best progress a scheme lost by the pilot's end: rising
 
 std::string fmt(double v) {
   std::ostringstream s;
@@ -378,6 +380,17 @@ double seed_spread(const LossCurve& ms, const std::vector<LossCurve>& sch) {
   return k ? std::sqrt(ss / k * n / (n - 1.0)) : 0;
 }
 
+// Standard error of the seed-mean at the last evaluation (0 with one seed).
+double last_sem(const std::vector<LossCurve>& sch) {
+  const size_t n = sch.size();
+  if (n < 2) return 0;
+  double m = 0, ss = 0;
+  for (const auto& c : sch) m += c.loss.back() / n;
+  for (const auto& c : sch) ss += std::pow(c.loss.back() - m, 2);
+  const double v = std::sqrt(ss / (n - 1) / n);
+  return std::isfinite(v) ? v : 0;
+}
+
 // Crossing noise: the measured iterations-to-target is the mean over n seeds of where
 // noisy curves cross the target, so it scatters by sigma_L / |L_s'(T)| / sqrt(n)
 // (sigma_L: seed-to-seed spread on the pilot's second half; L_s'(T) = L_0'(T_0)/rho for
@@ -404,10 +417,44 @@ void add_crossing_noise(ProgressPrediction& p, const std::vector<LossCurve>& sch
   }
 }
 
+// The pilot's progress against the baseline's over the same iterations (seed means).
+// too_early: the scheme's loss dropped less than kMinProgress x the baseline's (a fit of
+// a curve that has barely moved is an extrapolation, e.g. signSGD's slow start).
+// given_back: the scheme lost more than kGivenBack of its best progress by the pilot's
+// end while the baseline kept at least 90% of its own (the onset of divergence, e.g.
+// EF-signSGD at a learning rate tuned for SGD).
+struct Progress {
+  double drop_frac = 1, given_back_frac = 0;
+  bool too_early = false, given_back = false;
+};
+// The rise must also exceed twice the standard error of the last seed-mean evaluation
+// (`last_sem`), so that an early bounce of noisy seeds is not read as divergence.
+Progress progress_of(const LossCurve& base, const LossCurve& s, double last_sem) {
+  Progress r;
+  auto best_and_last = [](const LossCurve& c, double& start, double& best, double& last) {
+    start = c.loss.front(), best = start, last = c.loss.back();
+    for (double v : c.loss)
+      if (std::isfinite(v)) best = std::min(best, v);
+  };
+  double b0, bb, bl, s0, sb, sl;
+  best_and_last(base, b0, bb, bl);
+  best_and_last(s, s0, sb, sl);
+  const double base_drop = b0 - bl, s_drop = s0 - sl;
+  if (!(std::isfinite(base_drop) && std::isfinite(s_drop)) || base_drop <= 0) return r;
+  r.drop_frac = std::max(0.0, s_drop) / base_drop;
+  r.too_early = r.drop_frac < kMinProgress;
+  const double s_best = s0 - sb, b_best = b0 - bb;
+  if (s_best > 0 && b_best > 0) {
+    r.given_back_frac = (sl - sb) / s_best;
+    r.given_back = r.given_back_frac > kGivenBack && (bl - bb) / b_best < 0.1 && sl - sb > 2 * last_sem;
+  }
+  return r;
+}
+
 // The status rule (docs/model.md §4.2) and its evidence: the cap, a plateau, a rising
 // local rho, a misfit, too few replicates reaching.
-void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCurve& ms, double asymptote,
-                   double plateau_frac, const ProgressOptions& o) {
+void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCurve& ms, double last_sem,
+                   double asymptote, double plateau_frac, const ProgressOptions& o) {
   // Rising local rho: the multiplier fitted on the pilot's second half vs its first half.
   const double mid = ms.t[ms.t.size() / 2];
   const double rho_early = fit_multiplier(l0, ms, ms.t.front(), mid), rho_late = fit_multiplier(l0, ms, mid, ms.t.back());
@@ -420,9 +467,15 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
                          " in " + fmt(100 * plateau_frac) + "% of replicates");
   if (rising) p.evidence.push_back("rising rho: " + fmt(rho_early) + " on the first half, " + fmt(rho_late) + " on the second");
   if (misfit > kMisfit) p.evidence.push_back("misfit: neither model predicts the pilot's last third (rmse " + fmt(100 * misfit) + "% of the loss drop)");
-  if (p.multiplier > o.max_multiplier || plateau_frac >= kDecide || (rising && plateau_frac >= 0.5)) {
+  const Progress pr = progress_of(l0.points(), ms, last_sem);
+  if (pr.given_back)
+    p.evidence.push_back("rising loss: gave back " + fmt(100 * pr.given_back_frac) + "% of its best progress by the pilot's end, the baseline did not");
+  if (pr.too_early)
+    p.evidence.push_back("too early: the pilot's loss dropped " + fmt(100 * pr.drop_frac) + "% as much as the baseline's");
+  if (p.multiplier > o.max_multiplier || plateau_frac >= kDecide || (rising && plateau_frac >= 0.5) || pr.given_back) {
     p.status = PilotStatus::Never;
-  } else if (p.reach_fraction >= kDecide && plateau_frac < 1 - kDecide && misfit <= kMisfit && !rising) {
+  } else if (p.reach_fraction >= kDecide && plateau_frac < 1 - kDecide && misfit <= kMisfit && !rising &&
+             !pr.too_early) {
     p.status = PilotStatus::Reaches;
   } else {
     p.status = PilotStatus::Uncertain;
@@ -442,6 +495,14 @@ void cross_check_noise_scale(ProgressPrediction& p, double t0, const ProgressOpt
     p.lo = std::min(p.lo.value_or(x), x), p.hi = std::max(p.hi.value_or(x), x);
     p.evidence.push_back("noise-scale multiplier " + fmt(m) + " disagrees with the fit's " + fmt(p.multiplier) +
                          " by more than 2x: interval widened to include it");
+    // The pilot sees only training's beginning, where the gradient noise is small; the
+    // noise scale grows as the loss falls (McCandlish et al.), so a theory that says
+    // much slower outweighs a short pilot that says on par: not a confident reach.
+    if (p.status == PilotStatus::Reaches && m > kCrossCheck * p.multiplier) {
+      p.status = PilotStatus::Uncertain;
+      p.evidence.push_back("uncertain: the noise scale predicts " + fmt(m / p.multiplier) +
+                           "x the pilot's iterations");
+    }
   }
 }
 
@@ -476,7 +537,7 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
   const LossCurve ms = mean_curve(sch);
   add_crossing_noise(p, sch, l0, ms, *top.t0, o);
   const double plateau_frac = bs.usable ? double(bs.plateau) / bs.replicates : 0;
-  decide_status(p, l0, ms, top.asymptote, plateau_frac, o);
+  decide_status(p, l0, ms, last_sem(sch), top.asymptote, plateau_frac, o);
   cross_check_noise_scale(p, *top.t0, o);
   if (p.status == PilotStatus::Never) p.iterations.reset(), p.lo.reset(), p.hi.reset();
   return p;

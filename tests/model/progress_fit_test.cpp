@@ -136,6 +136,48 @@ TEST(ProgressFit, NoiseScaleCrossCheckWidens) {
   const auto p = predict_progress(b, s, o);
   EXPECT_TRUE(p.widened);
   EXPECT_GE(*p.hi, *p.noise_scale_multiplier * 3000 - 1);
+  // The theory says much slower than the pilot: not a confident reach.
+  EXPECT_EQ(p.status, PilotStatus::Uncertain) << pilot_status_name(p.status);
+  o.variance_w = 0.01;  // M ~ 1.0 vs 1.1: they agree, the fit stands
+  const auto q = predict_progress(b, s, o);
+  EXPECT_FALSE(q.widened);
+  EXPECT_EQ(q.status, PilotStatus::Reaches) << pilot_status_name(q.status);
+}
+
+bool says(const ProgressPrediction& p, const std::string& what) {
+  for (const auto& e : p.evidence)
+    if (e.find(what) != std::string::npos) return true;
+  return false;
+}
+
+TEST(ProgressFit, TooLittleProgressIsUncertain) {
+  // The scheme's loss falls 0.09 in the pilot, the baseline's 0.52: a fit of a curve that
+  // has barely moved is an extrapolation (signSGD's slow start), whatever it says.
+  const auto b = seeds(l0), s = seeds([](double t) { return l0(0) - 0.0003 * t; });
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_NE(p.status, PilotStatus::Reaches) << pilot_status_name(p.status);
+  EXPECT_TRUE(says(p, "too early"));
+  // The same scheme on par with the baseline is not "too early".
+  const auto q = predict_progress(b, seeds([](double t) { return l0(t / 1.2); }), o);
+  EXPECT_FALSE(says(q, "too early"));
+}
+
+TEST(ProgressFit, LossGivenBackIsNever) {
+  // Tracks the baseline, then climbs back: by the pilot's end it has lost ~60% of its best
+  // progress while the baseline kept falling (the onset of divergence).
+  const auto b = seeds(l0), s = seeds([](double t) { return t < 150 ? l0(t) : l0(150) + 0.002 * (t - 150); });
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  const auto p = predict_progress(b, s, o);
+  EXPECT_EQ(p.status, PilotStatus::Never) << pilot_status_name(p.status);
+  EXPECT_TRUE(says(p, "rising loss"));
+  // A small bump (5% of the progress) is noise, not a rise.
+  const auto q = predict_progress(b, seeds([](double t) { return t < 250 ? l0(t) : l0(250) + 0.0005 * (t - 250); }), o);
+  EXPECT_FALSE(says(q, "rising loss"));
 }
 
 }  // namespace
