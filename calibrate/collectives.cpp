@@ -59,9 +59,23 @@ Buffers make_buffers(CollectiveKind k, int64_t bytes, int world, torch::Device d
   return b;
 }
 
-// Sleeps the idle gap that precedes a call in training (SweepOptions::idle_gap_s).
+// The gap that precedes a call in training (SweepOptions::idle_gap_s): asleep, or busy
+// touching a 16 MiB buffer (SweepOptions::busy_gap).
 void idle(const SweepOptions& opt) {
-  if (opt.idle_gap_s > 0) std::this_thread::sleep_for(std::chrono::duration<double>(opt.idle_gap_s));
+  if (!(opt.idle_gap_s > 0)) return;
+  if (!opt.busy_gap) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(opt.idle_gap_s));
+    return;
+  }
+  static std::vector<float> buf(size_t(4) << 20, 1.0f);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.idle_gap_s);
+  size_t i = 0;
+  volatile float sink = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    float acc = 0;
+    for (size_t j = 0; j < 4096; ++j, i = (i + 16) % buf.size()) acc += buf[i], buf[i] = acc * 0.5f;
+    sink = sink + acc;
+  }
 }
 
 void run_once(Backend& pg, CollectiveKind k, Buffers& b) {

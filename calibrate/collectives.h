@@ -44,6 +44,10 @@ struct SweepOptions {
   // halted and wakes slowly; back-to-back calls (0, nccl-tests style) never see that cost
   // (docs/validation.md, cause 13).
   double idle_gap_s = 0;
+  // Spend the gap busy instead of asleep: a loop that reads and writes a buffer the size of
+  // a last-level cache (as forward and backward keep the core busy and evict the
+  // communication's state), so the vCPU is not halted before the call.
+  bool busy_gap = false;
   std::vector<compress::CollectiveKind> kinds = {
       compress::CollectiveKind::AllReduce, compress::CollectiveKind::AllGather,
       compress::CollectiveKind::ReduceScatter, compress::CollectiveKind::Broadcast};

@@ -14,9 +14,9 @@ using compress::CollectiveKind;
 
 namespace {
 
-std::string gap_text(double gap_s) {
+std::string gap_text(double gap_s, bool busy) {
   char b[64];
-  std::snprintf(b, sizeof b, "%.1f ms idle before each call", gap_s * 1e3);
+  std::snprintf(b, sizeof b, "%.1f ms %s before each call", gap_s * 1e3, busy ? "busy" : "idle");
   return b;
 }
 
@@ -105,7 +105,7 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
     const std::string& stat = st.meta.fit_statistic;
     auto sweeps = fitted_sweeps(*st.collectives, stat);
     rep += "\ncollectives (" + std::to_string(world) + " ranks; fits on the " + stat + " of each size; " +
-           (st.collectives->idle_gap_s > 0 ? gap_text(st.collectives->idle_gap_s) : std::string("calls back-to-back")) +
+           (st.collectives->idle_gap_s > 0 ? gap_text(st.collectives->idle_gap_s, st.collectives->busy_gap) : std::string("calls back-to-back")) +
            "):\n";
     if (st.collectives->idle_gap_s == 0)
       notes.push_back("collectives: timed back-to-back; a training step's calls follow idle time and can cost "

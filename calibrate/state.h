@@ -75,6 +75,7 @@ struct CollectivesState {
   int world = 1;
   std::vector<CollectiveSweep> sweeps;
   double idle_gap_s = 0;  // idle before each call (SweepOptions::idle_gap_s); 0 in old files
+  bool busy_gap = false;  // the gap was spent busy (SweepOptions::busy_gap); false in old files
 };
 
 struct CodecState {

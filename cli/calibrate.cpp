@@ -66,6 +66,11 @@ void setup_calibrate(CLI::App& app) {
                   "the measured forward + backward of the largest batch, at most 20 ms (5 ms without the compute "
                   "step); 0: back-to-back calls, as nccl-tests times them")
       ->capture_default_str();
+  sub->add_flag("--collective-gap-busy", o.collective_gap_busy,
+                "Spend the gap before each timed collective busy (a loop over a 16 MiB buffer) instead of asleep: "
+                "a training step's forward and backward keep the core busy (and, with more ranks than cores, "
+                "compete with the other ranks' collectives). Not the default: on the VMs measured it made every prediction "
+                "15-40% too pessimistic, where the idle gap is within noise (docs/validation.md, cause 15)");
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();

@@ -134,6 +134,24 @@ TEST(CalibrationState, CollectiveIdleGapRoundTripsDefaultsToZeroAndIsChecked) {
   }
 }
 
+TEST(CalibrationState, CollectiveGapKindRoundTripsDefaultsToIdleAndIsChecked) {
+  CalibrationState st = full_state();
+  EXPECT_EQ(to_json(st)["collectives"]["gap"], "idle");
+  st.collectives->busy_gap = true;
+  Json j = to_json(st);
+  EXPECT_EQ(j["collectives"]["gap"], "busy");
+  EXPECT_TRUE(state_from_json(j, "mem").collectives->busy_gap);
+  j["collectives"].erase("gap");
+  EXPECT_FALSE(state_from_json(j, "old.json").collectives->busy_gap);  // files before the option: asleep
+  j["collectives"]["gap"] = "spinning";
+  try {
+    state_from_json(j, "bad.json");
+    ADD_FAILURE() << "gap \"spinning\" must be refused";
+  } catch (const StateError& e) {
+    EXPECT_NE(std::string(e.what()).find("collectives.gap"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CalibrationState, FileRoundTripAndAbsentSteps) {
   const auto path = (std::filesystem::temp_directory_path() / "gcu_state_test.json").string();
   CalibrationState s = full_state();
