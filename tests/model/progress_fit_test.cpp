@@ -150,13 +150,19 @@ bool says(const ProgressPrediction& p, const std::string& what) {
   return false;
 }
 
+// The target at T_0 = 3000, T_0 given as measured.
+ProgressOptions measured_t0() {
+  ProgressOptions o;
+  o.target = kTarget;
+  o.baseline_iterations = 3000;
+  return o;
+}
+
 TEST(ProgressFit, TooLittleProgressIsUncertain) {
   // The scheme's loss falls 0.09 in the pilot, the baseline's 0.52: a fit of a curve that
   // has barely moved is an extrapolation (signSGD's slow start), whatever it says.
   const auto b = seeds(l0), s = seeds([](double t) { return l0(0) - 0.0003 * t; });
-  ProgressOptions o;
-  o.target = kTarget;
-  o.baseline_iterations = 3000;
+  const ProgressOptions o = measured_t0();
   const auto p = predict_progress(b, s, o);
   EXPECT_NE(p.status, PilotStatus::Reaches) << pilot_status_name(p.status);
   EXPECT_TRUE(says(p, "too early"));
@@ -169,9 +175,7 @@ TEST(ProgressFit, LossGivenBackIsNever) {
   // Tracks the baseline, then climbs back: by the pilot's end it has lost ~60% of its best
   // progress while the baseline kept falling (the onset of divergence).
   const auto b = seeds(l0), s = seeds([](double t) { return t < 150 ? l0(t) : l0(150) + 0.002 * (t - 150); });
-  ProgressOptions o;
-  o.target = kTarget;
-  o.baseline_iterations = 3000;
+  const ProgressOptions o = measured_t0();
   const auto p = predict_progress(b, s, o);
   EXPECT_EQ(p.status, PilotStatus::Never) << pilot_status_name(p.status);
   EXPECT_TRUE(says(p, "rising loss"));
