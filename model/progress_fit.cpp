@@ -7,7 +7,6 @@
 #include <limits>
 #include <map>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 
 namespace gcu::model {

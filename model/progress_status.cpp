@@ -63,7 +63,7 @@ std::string fmt(double v) {
 }
 
 // The status rule (docs/model.md §4.2) and its evidence: the cap, a plateau, a rising
-// local rho, a misfit, too few replicates reaching.
+// local rho, a misfit, a rising loss, a too-early pilot, too few replicates reaching.
 void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCurve& ms, double last_sem,
                    double asymptote, double plateau_frac, const ProgressOptions& o) {
   // Rising local rho: the multiplier fitted on the pilot's second half vs its first half.
