@@ -102,6 +102,9 @@ model::ProgressOptions progress_options(const PilotPredictOptions& o, const std:
   po.baseline_iterations = o.baseline_iterations;
   po.bootstrap = o.bootstrap;
   po.max_multiplier = o.max_multiplier;
+  if (std::isfinite(w)) po.compression_error = w;
+  po.extrapolation_sigma_lo = o.extrapolation_sigma_lo;
+  po.extrapolation_sigma_hi = o.extrapolation_sigma_hi;
   const auto traits = compress::make_compressor(spec)->traits();
   if (!traits.biased && !traits.error_feedback && b_simple > 0 && !s.global_batch.empty() && s.workers > 0 &&
       std::isfinite(w) && w > 1e-6) {
@@ -128,6 +131,7 @@ Json prediction_json(const model::ProgressPrediction& p, double w, const std::se
   j["crossing_noise"] = opt_num(p.crossing_noise);
   j["noise_scale_multiplier"] = opt_num(p.noise_scale_multiplier);
   j["widened"] = p.widened;
+  j["extrapolation_log_halfwidth"] = {{"lo", p.extrapolation_lo}, {"hi", p.extrapolation_hi}};
   j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);
   j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
   j["seeds"] = seeds;

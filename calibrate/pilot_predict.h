@@ -27,6 +27,10 @@ struct PilotPredictOptions {
   std::optional<double> baseline_iterations;  // measured T_0 (absent: extrapolated)
   int bootstrap = 200;
   double max_multiplier = 100;
+  // The interval's extrapolation term per unit ln(T_0 / pilot end), log scale, below and
+  // above the estimate (model::ProgressOptions; defaults fitted on the recorded
+  // validations, docs/validation-tta.md).
+  double extrapolation_sigma_lo = 0.05, extrapolation_sigma_hi = 0.13;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}

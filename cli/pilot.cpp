@@ -6,6 +6,7 @@
 #include "calibrate/pilot.h"
 #include "calibrate/pilot_predict.h"
 #include "command.h"
+#include "util/output_file.h"
 
 #include <torch/torch.h>
 
@@ -28,6 +29,7 @@ struct PilotPredictCli {
   std::vector<std::string> inputs;
   double baseline_iterations = 0;
   std::string profile, write_profile;
+  std::vector<double> extrapolation_sigma{0.05, 0.13};
 };
 
 std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
@@ -98,25 +100,35 @@ void setup_pilot(CLI::App& app) {
                 "Measured baseline iterations to target (0: extrapolate the baseline's curve)");
   p->add_option("--bootstrap", pred->o.bootstrap, "Bootstrap replicates")->capture_default_str();
   p->add_option("--max-multiplier", pred->o.max_multiplier, "Above this: never")->capture_default_str();
+  p->add_option("--extrapolation-sigma", pred->extrapolation_sigma,
+                "The interval's extrapolation term, log scale per unit ln(T_0 / pilot end): below,above "
+                "(for schemes whose relative error is >= 0.01; docs/model.md 4.2)")
+      ->delimiter(',')->expected(2)->check(CLI::NonNegativeNumber)->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {
     if (pred->baseline_iterations > 0) pred->o.baseline_iterations = pred->baseline_iterations;
+    pred->o.extrapolation_sigma_lo = pred->extrapolation_sigma.at(0);
+    pred->o.extrapolation_sigma_hi = pred->extrapolation_sigma.at(1);
+    if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;
     try {
+      if (!pred->write_profile.empty()) util::check_output_target(pred->write_profile);  // before the work
       t = calibrate::predict_from_pilots(read_lines(pred->inputs), pred->o);
-    } catch (const std::invalid_argument& e) {
+      if (!pred->profile.empty()) {
+        auto prof = nlohmann::ordered_json::parse(util::read_file(pred->profile), nullptr, false);
+        if (prof.is_discarded() || !prof.is_object() || (prof.contains("convergence") && !prof["convergence"].is_object()) ||
+            (prof.contains("convergence") && prof["convergence"].contains("schemes") &&
+             !prof["convergence"]["schemes"].is_object()))
+          throw UsageError("profile '" + pred->profile + "' is not a JSON object with an object 'convergence.schemes'");
+        for (auto it = t.begin(); it != t.end(); ++it)
+          prof["convergence"]["schemes"][it.key()]["pilot"] = calibrate::pilot_profile_entry(it.value());
+        util::write_file_atomic(pred->write_profile, prof.dump(2) + "\n");
+      }
+    } catch (const std::invalid_argument& e) {  // util::FileError too
       throw UsageError(e.what());
-    }
-    if (!pred->profile.empty()) {
-      if (pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
-      std::ifstream in(pred->profile);
-      if (!in) throw UsageError("cannot read profile '" + pred->profile + "'");
-      auto prof = nlohmann::ordered_json::parse(in);
-      for (auto it = t.begin(); it != t.end(); ++it)
-        prof["convergence"]["schemes"][it.key()]["pilot"] = calibrate::pilot_profile_entry(it.value());
-      std::ofstream out(pred->write_profile);
-      out << prof.dump(2) << "\n";
+    } catch (const nlohmann::json::exception& e) {  // a record or profile field of the wrong type
+      throw UsageError(std::string("pilot predict: malformed record or profile: ") + e.what());
     }
     std::printf("%s\n", t.dump(2).c_str());
   });

@@ -401,6 +401,20 @@ void add_crossing_noise(ProgressPrediction& p, const std::vector<LossCurve>& sch
   }
 }
 
+// Extrapolation term (ProgressOptions): log half-widths s_lo, s_hi = sigma x ln(T_0 / P)
+// joined in quadrature with the interval's own (log) half-widths.
+void add_extrapolation(ProgressPrediction& p, double pilot_end, double t0, const ProgressOptions& o) {
+  if (!(p.lo && p.hi && p.iterations && *p.iterations > 0 && pilot_end > 0 && t0 > pilot_end)) return;
+  if (o.compression_error && *o.compression_error < o.exact_error) return;
+  const double len = std::log(t0 / pilot_end);
+  p.extrapolation_lo = std::max(0.0, o.extrapolation_sigma_lo) * len;
+  p.extrapolation_hi = std::max(0.0, o.extrapolation_sigma_hi) * len;
+  const double x = *p.iterations;
+  const double a = *p.lo > 0 ? std::log(x / *p.lo) : std::numeric_limits<double>::infinity();
+  const double b = std::log(*p.hi / x);
+  p.lo = std::isfinite(a) ? x * std::exp(-std::hypot(a, p.extrapolation_lo)) : *p.lo;
+  p.hi = x * std::exp(std::hypot(b, p.extrapolation_hi));
+}
 
 }  // namespace
 
@@ -432,6 +446,7 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
   const ReferenceCurve l0(mean_curve(base));
   const LossCurve ms = mean_curve(sch);
   add_crossing_noise(p, sch, l0, ms, *top.t0, o);
+  add_extrapolation(p, ms.t.empty() ? 0 : ms.t.back(), *top.t0, o);
   const double plateau_frac = bs.usable ? double(bs.plateau) / bs.replicates : 0;
   decide_status(p, l0, ms, last_sem(sch), top.asymptote, plateau_frac, o);
   cross_check_noise_scale(p, *top.t0, o);

@@ -101,6 +101,15 @@ struct ProgressOptions {
   double global_batch = 0;                     // B, samples per iteration
   int workers = 0;                             // n
   std::optional<double> variance_w;            // E||C(g)-g||^2 / ||g||^2
+  // Extrapolation term of the interval (docs/model.md §4.2): the pilot sees only the
+  // start of training, and schemes drift from their pilot multiplier later (mostly
+  // slower). For a scheme that changes the gradient (compression_error >= exact_error,
+  // or unknown), the interval's log half-widths get sigma_lo/hi x ln(T_0 / pilot end)
+  // added in quadrature. Fitted on the recorded TTA validations, leave-one-task-out.
+  std::optional<double> compression_error;     // relative error of the scheme (pilot records)
+  double exact_error = 0.01;                   // below: numerically exact (fp16, bf16)
+  double extrapolation_sigma_lo = 0.05;        // per unit ln(T_0 / pilot end)
+  double extrapolation_sigma_hi = 0.13;
 };
 
 struct ProgressPrediction {
@@ -118,6 +127,7 @@ struct ProgressPrediction {
   std::optional<double> asymptote;        // the scheme's fitted a (its own power law)
   std::optional<double> noise_scale_multiplier;
   bool widened = false;                   // interval widened by the cross-check
+  double extrapolation_lo = 0, extrapolation_hi = 0;  // log half-widths of the extrapolation term
   std::vector<std::string> evidence;      // why never/uncertain; notes
 };
 

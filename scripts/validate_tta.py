@@ -2,7 +2,8 @@
 """TTA validation (scripts/validate_tta.sh; docs/validation-tta.md). Plain python3.
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
-  validate_tta.py summary OUT_DIR [--gcu G] [--cap C] -> OUT_DIR/summary.json, OUT_DIR/table.md
+  validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI]
+                                                     -> OUT_DIR/summary.json, OUT_DIR/table.md
 """
 import glob, json, math, os, subprocess, sys
 from collections import defaultdict
@@ -77,7 +78,7 @@ def quant(v, q):
     return v[i] if i + 1 >= len(v) else v[i] + (p - i) * (v[i + 1] - v[i])
 
 
-def summary(out, gcu, cap):
+def summary(out, gcu, cap, sigma=None):
     recs = []
     for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
         recs += load(f)
@@ -110,6 +111,8 @@ def summary(out, gcu, cap):
             for t0_mode in ("measured", "extrapolated"):
                 cmd = [gcu, "pilot", "predict", allruns, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
                        "--max-multiplier", "100"]
+                if sigma:
+                    cmd += ["--extrapolation-sigma", sigma]
                 if t0_mode == "measured":
                     cmd += ["--baseline-iterations", repr(t0)]
                 pred = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
@@ -205,4 +208,5 @@ if __name__ == "__main__":
         args = sys.argv[3:]
         gcu = args[args.index("--gcu") + 1] if "--gcu" in args else "build/cli/gcu"
         cap = float(args[args.index("--cap") + 1]) if "--cap" in args else 2.0
-        summary(sys.argv[2], gcu, cap)
+        sigma = args[args.index("--extrapolation-sigma") + 1] if "--extrapolation-sigma" in args else None
+        summary(sys.argv[2], gcu, cap, sigma)

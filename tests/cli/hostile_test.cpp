@@ -261,4 +261,32 @@ TEST_F(Hostile, DuplicateKeysAreErrors) {
   EXPECT_NE(r.out.find("/cluster/gamma"), std::string::npos) << r.out;
 }
 
+// `gcu pilot predict --profile P --write-profile W`: a profile that is not JSON is a
+// clear error; W goes through the output-file policy (a symlink is refused, untouched).
+TEST_F(Hostile, PilotPredictProfileIsCheckedAndWrittenAtomically) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "gcu built without LibTorch: no pilot subcommand";
+  std::ostringstream rec;
+  for (const char* spec : {"none", "qsgd"})
+    for (int seed = 1; seed <= 3; ++seed) {
+      for (int t = 0; t <= 100; t += 10)
+        rec << json{{"type", "eval"}, {"scheme", spec}, {"seed", seed}, {"iteration", t},
+                    {"loss", 1.0 / (1 + 0.01 * t) + 0.001 * seed}, {"accuracy", 0.5}}.dump() << "\n";
+      rec << json{{"type", "run"}, {"scheme", spec}, {"seed", seed}, {"relative_error", 0.2}}.dump() << "\n";
+    }
+  const std::string runs = write("runs.jsonl", rec.str());
+  const std::string pred = "pilot predict '" + runs + "' --target 0.6 --baseline-iterations 300 ";
+  expect_clear_error(gcu(pred + "--profile '" + write("bad.json", "[1, 2") + "' --write-profile '" + at("w.json") + "'"),
+                     "not a JSON object");
+  EXPECT_FALSE(fs::exists(at("w.json")));
+  write("victim", "keep");
+  fs::create_symlink(at("victim"), at("link.json"));
+  expect_clear_error(gcu(pred + "--profile '" + write("p.json", "{}") + "' --write-profile '" + at("link.json") + "'"),
+                     "symbolic link");
+  EXPECT_EQ(slurp(at("victim")), "keep");
+  const Result ok = gcu(pred + "--profile '" + at("p.json") + "' --write-profile '" + at("w.json") + "'");
+  ASSERT_EQ(ok.rc, 0) << ok.out.substr(0, 2000);
+  const json w = json::parse(slurp(at("w.json")));
+  EXPECT_TRUE(w["convergence"]["schemes"]["qsgd"]["pilot"].contains("status"));
+}
+
 }  // namespace

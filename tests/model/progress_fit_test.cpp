@@ -184,5 +184,35 @@ TEST(ProgressFit, LossGivenBackIsNever) {
   EXPECT_FALSE(says(q, "rising loss"));
 }
 
+// The extrapolation term: a compressing scheme's interval widens by sigma x ln(T_0 / P)
+// in quadrature (asymmetric: upwards more); an exact one (fp16) keeps the bootstrap's.
+TEST(ProgressFit, ExtrapolationWidensCompressingSchemesOnly) {
+  const auto b = seeds(l0), s = seeds([](double t) { return l0(t / 1.6); });
+  ProgressOptions o = measured_t0();
+  o.compression_error = 0.001;  // exact
+  const auto exact = predict_progress(b, s, o);
+  o.compression_error = 0.3;
+  const auto lossy = predict_progress(b, s, o);
+  ASSERT_TRUE(exact.hi && lossy.hi && exact.lo && lossy.lo);
+  EXPECT_DOUBLE_EQ(exact.extrapolation_hi, 0);
+  EXPECT_DOUBLE_EQ(*lossy.iterations, *exact.iterations);  // the point estimate does not move
+  const double len = std::log(3000.0 / 300.0);
+  EXPECT_NEAR(lossy.extrapolation_hi, o.extrapolation_sigma_hi * len, 1e-12);
+  EXPECT_NEAR(lossy.extrapolation_lo, o.extrapolation_sigma_lo * len, 1e-12);
+  const double x = *lossy.iterations;
+  EXPECT_GE(std::log(*lossy.hi / x), lossy.extrapolation_hi - 1e-12);
+  EXPECT_GE(std::log(x / *lossy.lo), lossy.extrapolation_lo - 1e-12);
+  EXPECT_GT(*lossy.hi, *exact.hi);
+  EXPECT_LT(*lossy.lo, *exact.lo);
+  // Unknown compression error counts as compressing; a longer extrapolation widens more.
+  o.compression_error.reset();
+  o.baseline_iterations = 30000;
+  o.target = l0(30000);
+  const auto far = predict_progress(b, s, o);
+  ASSERT_TRUE(far.hi);
+  EXPECT_NEAR(far.extrapolation_hi, o.extrapolation_sigma_hi * std::log(30000.0 / 300.0), 1e-12);
+  EXPECT_GT(far.extrapolation_hi, lossy.extrapolation_hi);
+}
+
 }  // namespace
 }  // namespace gcu::model

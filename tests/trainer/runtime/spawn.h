@@ -3,7 +3,10 @@
 // tests, which drive the real `gcu` binary (GCU_EXE, set by CMake).
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,9 +28,27 @@ struct Proc {
   std::string out_file;
 };
 
+// A TCP port free now on 127.0.0.1 (the kernel's pick), for single-process runs: without
+// it every one-rank `gcu train`/`calibrate` rendezvouses at 29500, and tests run in
+// parallel (ctest -j) collide there.
+inline int free_local_port() {
+  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t n = sizeof a;
+  int port = 29500;
+  if (s >= 0 && ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n) == 0)
+    port = ntohs(a.sin_port);
+  if (s >= 0) ::close(s);
+  return port;
+}
+
 inline Proc start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                   const std::string& out_file) {
   Proc p;
+  const std::string port = std::to_string(free_local_port());  // used unless env names one
   p.out_file = out_file;
   p.pid = ::fork();
   if (p.pid == 0) {
@@ -40,6 +61,7 @@ inline Proc start(const std::vector<std::string>& argv, const std::map<std::stri
       ::unsetenv(k);
     ::setenv("OMP_NUM_THREADS", "1", 1);
     ::setenv("MKL_NUM_THREADS", "1", 1);
+    ::setenv("MASTER_PORT", port.c_str(), 1);
     for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
     std::vector<char*> a;
     for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
