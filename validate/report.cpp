@@ -58,6 +58,9 @@ std::string format_table(const Report& r) {
   std::ostringstream o;
   o << "gcu validate: " << r.profile_model << ", profile " << r.profile_path << ", testbed " << r.testbed
     << (r.testbed_note.empty() ? "" : " (" + r.testbed_note + ")") << "\n";
+  if (r.calibration_age_s)
+    o << "profile calibrated " << r.profile_date << ", " << num(*r.calibration_age_s / 60, "%.0f")
+      << " min before the grid started (" << r.grid_started << ")\n";
   o << "links (requested -> measured all-reduce rate):";
   for (const auto& l : r.links)
     o << "  " << l.link.name << " x" << l.ranks << " -> "
@@ -167,7 +170,10 @@ std::string format_json(const Report& r) {
     std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
     j["date"] = b;
   }
-  j["profile"] = {{"file", r.profile_path}, {"model", r.profile_model}};
+  j["profile"] = {{"file", r.profile_path}, {"model", r.profile_model},
+                  {"calibrated", r.profile_date.empty() ? json(nullptr) : json(r.profile_date)}};
+  j["grid_started"] = r.grid_started.empty() ? json(nullptr) : json(r.grid_started);
+  j["calibration_age_s"] = r.calibration_age_s ? json(*r.calibration_age_s) : json(nullptr);
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}};

@@ -93,6 +93,9 @@ struct Report {
   std::string testbed;          // "netns" | "loopback"
   std::string testbed_note;
   std::string profile_path, profile_model;
+  std::string profile_date;                 // the profile's provenance.date, as given
+  std::string grid_started;                 // ISO 8601 UTC; empty with --reuse (nothing run)
+  std::optional<double> calibration_age_s;  // grid start - profile date, when both are known
   std::vector<LinkRate> links;
   std::vector<CellResult> cells;
   Summary summary;

@@ -18,5 +18,13 @@ jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.e
         and ([.predicted | keys[]] | sort) == ["backward","collective","data","decode","encode","exposed_comm","forward","optimizer","total"]]
        | all' "$J" >/dev/null || { echo "bad cells"; jq '.cells' "$J"; cat "$DIR.log"; exit 1; }
 jq -e '.summary.cells == 2 and .summary.ok == 2' "$J" >/dev/null || { echo "bad summary"; exit 1; }
+# The calibration's age: the shipped profile's provenance date, the grid's start, their
+# difference (a number, or null when the date is not ISO 8601), and a warning when > 1 h.
+jq -e '(.profile | has("calibrated")) and (.grid_started | type) == "string"
+       and (.calibration_age_s == null or (.calibration_age_s | type) == "number")' "$J" >/dev/null \
+  || { echo "bad calibration age"; jq '{profile, grid_started, calibration_age_s}' "$J"; exit 1; }
+if jq -e '.calibration_age_s != null and .calibration_age_s > 3600' "$J" >/dev/null; then
+  grep -q "warning: the profile was calibrated .* h before this grid" "$DIR.log" || { echo "no stale warning"; cat "$DIR.log"; exit 1; }
+fi
 test "$(wc -l < "$DIR/validate.csv")" -eq 3 || { echo "csv rows"; exit 1; }
 echo "validate loopback OK"; grep -A3 "^scheme" "$DIR/validate.txt"
