@@ -7,6 +7,7 @@
 #include "calibrate/codecs.h"
 #include "compressors/registry.h"
 #include "model/profile_json.h"
+#include "util/iso_time.h"
 #include "util/output_file.h"
 
 #include <torch/torch.h>
@@ -16,7 +17,6 @@
 #include <cmath>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -35,13 +35,6 @@ std::string cpu_model() {
       return c == std::string::npos ? line : line.substr(c + 2);
     }
   return "unknown CPU";
-}
-
-std::string iso_date() {
-  const std::time_t t = std::time(nullptr);
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return b;
 }
 
 std::vector<std::string> default_schemes() {
@@ -160,7 +153,7 @@ CalibrateResult write_profile(CalibrationRun& r) {
     info.device = "CPU: " + cpu_model() + " (" + std::to_string(std::thread::hardware_concurrency()) +
                   " cores), " + std::to_string(r.group->world_size()) + " rank(s), " + r.opt.backend + ", " +
                   std::to_string(r.threads) + " torch thread(s) per rank";
-    info.date = iso_date();
+    info.date = util::iso_utc_now();
     info.command = r.opt.command_line;
     info.libraries = {{"libtorch", TORCH_VERSION}, {"gloo", "bundled with libtorch " TORCH_VERSION},
                       {"compiler", __VERSION__}};

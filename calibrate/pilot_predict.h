@@ -11,6 +11,8 @@
 // `gcu pilot predict --profile` writes into convergence.schemes.<spec>.pilot.
 #pragma once
 
+#include "model/progress_fit.h"
+
 #include <nlohmann/json.hpp>
 
 #include <optional>
@@ -30,7 +32,7 @@ struct PilotPredictOptions {
   // The interval's extrapolation term per unit ln(T_0 / pilot end), log scale, below and
   // above the estimate (model::ProgressOptions; defaults fitted on the recorded
   // validations, docs/validation-tta.md).
-  double extrapolation_sigma_lo = 0.05, extrapolation_sigma_hi = 0.13;
+  double extrapolation_sigma_lo = model::kExtrapolationSigmaLo, extrapolation_sigma_hi = model::kExtrapolationSigmaHi;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}

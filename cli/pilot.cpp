@@ -29,7 +29,7 @@ struct PilotPredictCli {
   std::vector<std::string> inputs;
   double baseline_iterations = 0;
   std::string profile, write_profile;
-  std::vector<double> extrapolation_sigma{0.05, 0.13};
+  std::vector<double> extrapolation_sigma{o.extrapolation_sigma_lo, o.extrapolation_sigma_hi};
 };
 
 std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
@@ -117,12 +117,15 @@ void setup_pilot(CLI::App& app) {
       t = calibrate::predict_from_pilots(read_lines(pred->inputs), pred->o);
       if (!pred->profile.empty()) {
         auto prof = nlohmann::ordered_json::parse(util::read_file(pred->profile), nullptr, false);
-        if (prof.is_discarded() || !prof.is_object() || (prof.contains("convergence") && !prof["convergence"].is_object()) ||
-            (prof.contains("convergence") && prof["convergence"].contains("schemes") &&
-             !prof["convergence"]["schemes"].is_object()))
+        // Where the entries go must be an object or absent (then created).
+        const auto object_or_absent = [](const nlohmann::ordered_json& j, const char* key) {
+          return !j.contains(key) || j[key].is_object();
+        };
+        if (prof.is_discarded() || !prof.is_object() || !object_or_absent(prof, "convergence") ||
+            !object_or_absent(prof.value("convergence", nlohmann::ordered_json::object()), "schemes"))
           throw UsageError("profile '" + pred->profile + "' is not a JSON object with an object 'convergence.schemes'");
-        for (auto it = t.begin(); it != t.end(); ++it)
-          prof["convergence"]["schemes"][it.key()]["pilot"] = calibrate::pilot_profile_entry(it.value());
+        auto& schemes = prof["convergence"]["schemes"];
+        for (auto it = t.begin(); it != t.end(); ++it) schemes[it.key()]["pilot"] = calibrate::pilot_profile_entry(it.value());
         util::write_file_atomic(pred->write_profile, prof.dump(2) + "\n");
       }
     } catch (const std::invalid_argument& e) {  // util::FileError too

@@ -88,6 +88,9 @@ RelativeFit fit_relative(const ReferenceCurve& l0, const LossCurve& s);
 enum class PilotStatus { Reaches, Never, Uncertain };
 const char* pilot_status_name(PilotStatus s);  // "reaches", "never", "uncertain"
 
+// The extrapolation term's default coefficients (ProgressOptions, docs/validation-tta.md).
+inline constexpr double kExtrapolationSigmaLo = 0.05, kExtrapolationSigmaHi = 0.13;
+
 struct ProgressOptions {
   double target = 0;                           // the metric's target value
   std::optional<double> baseline_iterations;   // measured T_0; absent: extrapolated
@@ -108,8 +111,8 @@ struct ProgressOptions {
   // added in quadrature. Fitted on the recorded TTA validations, leave-one-task-out.
   std::optional<double> compression_error;     // relative error of the scheme (pilot records)
   double exact_error = 0.01;                   // below: numerically exact (fp16, bf16)
-  double extrapolation_sigma_lo = 0.05;        // per unit ln(T_0 / pilot end)
-  double extrapolation_sigma_hi = 0.13;
+  double extrapolation_sigma_lo = kExtrapolationSigmaLo;  // per unit ln(T_0 / pilot end)
+  double extrapolation_sigma_hi = kExtrapolationSigmaHi;
 };
 
 struct ProgressPrediction {

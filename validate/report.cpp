@@ -4,13 +4,13 @@
 #include "validate/predict.h"
 
 #include "simulate/error.h"
+#include "util/iso_time.h"
 #include "util/output_file.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <map>
 #include <ostream>
@@ -164,12 +164,7 @@ std::string format_json(const Report& r) {
   j["schema"] = kReportSchema;
   const auto& o = r.options;
   j["command"] = o.command_line;
-  {
-    char b[32];
-    const std::time_t t = std::time(nullptr);
-    std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    j["date"] = b;
-  }
+  j["date"] = util::iso_utc_now();
   j["profile"] = {{"file", r.profile_path}, {"model", r.profile_model},
                   {"calibrated", r.profile_date.empty() ? json(nullptr) : json(r.profile_date)}};
   j["grid_started"] = r.grid_started.empty() ? json(nullptr) : json(r.grid_started);

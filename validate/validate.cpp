@@ -8,6 +8,7 @@
 #include "validate/runner.h"
 
 #include "simulate/error.h"
+#include "util/iso_time.h"
 #include "util/output_file.h"
 #include "simulate/profile_file.h"
 
@@ -423,26 +424,9 @@ void finish_cells(const ValidateOptions& o, const Report& rep,
   }
 }
 
-}  // namespace
-
-namespace {
+// A profile older than this when the grid starts gets a warning (calibrations drift).
 constexpr double kStaleCalibrationS = 3600;
 
-std::string iso_utc(std::time_t t) {
-  char b[32];
-  std::strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return b;
-}
-
-// "YYYY-MM-DDTHH:MM:SSZ" (what gcu calibrate writes); anything else: absent.
-std::optional<std::time_t> parse_iso_utc(const std::string& s) {
-  std::tm tm{};
-  const char* end = s.size() < 64 ? strptime(s.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) : nullptr;
-  if (!end || *end != '\0') return std::nullopt;
-  const std::time_t t = timegm(&tm);
-  if (t == std::time_t(-1)) return std::nullopt;
-  return t;
-}
 }  // namespace
 
 Report run_validate(const ValidateOptions& opt, std::ostream& log) {
@@ -477,8 +461,8 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.profile_date = lp.profile.provenance.date;
   if (!o.reuse) {
     const std::time_t start = std::time(nullptr);
-    rep.grid_started = iso_utc(start);
-    if (const auto t = parse_iso_utc(rep.profile_date)) rep.calibration_age_s = double(start - *t);
+    rep.grid_started = util::iso_utc(start);
+    if (const auto t = util::parse_iso_utc(rep.profile_date)) rep.calibration_age_s = double(start - *t);
     if (rep.calibration_age_s && *rep.calibration_age_s > kStaleCalibrationS)
       log << "gcu validate: warning: the profile was calibrated " << std::lround(*rep.calibration_age_s / 3600.0)
           << " h before this grid; on a shared machine a calibration from another session moves predictions by "

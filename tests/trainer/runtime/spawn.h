@@ -3,10 +3,9 @@
 // tests, which drive the real `gcu` binary (GCU_EXE, set by CMake).
 #pragma once
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include "trainer/runtime/train_options.h"  // pick_free_port
+
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,27 +27,12 @@ struct Proc {
   std::string out_file;
 };
 
-// A TCP port free now on 127.0.0.1 (the kernel's pick), for single-process runs: without
-// it every one-rank `gcu train`/`calibrate` rendezvouses at 29500, and tests run in
-// parallel (ctest -j) collide there.
-inline int free_local_port() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t n = sizeof a;
-  int port = 29500;
-  if (s >= 0 && ::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &n) == 0)
-    port = ntohs(a.sin_port);
-  if (s >= 0) ::close(s);
-  return port;
-}
-
 inline Proc start(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
                   const std::string& out_file) {
   Proc p;
-  const std::string port = std::to_string(free_local_port());  // used unless env names one
+  // Unless `env` names one, a free port: otherwise every one-rank `gcu train`/`calibrate`
+  // rendezvouses at 29500, and tests run in parallel (ctest -j) collide there.
+  const std::string port = std::to_string(pick_free_port());
   p.out_file = out_file;
   p.pid = ::fork();
   if (p.pid == 0) {
