@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Re-predicts a recorded validation with this build's model, without running anything
+# on the testbed: the profile is re-fitted from the recording's calibrate state (every
+# step resumed, nothing measured), then `gcu validate --reuse` re-predicts the
+# recording's own trainer logs and link sweeps. A model or fit change is thus checked
+# against every recorded grid in seconds (docs/validation.md §5, "Re-predicting").
+#
+#   scripts/repredict.sh RECORDING OUT_DIR [GCU]
+#     RECORDING  a directory written by scripts/record_validation.sh (data/validation/<name>)
+#     OUT_DIR    created; must be empty or an earlier repredict output (marker .repredict)
+#     GCU        the gcu binary (default: build/cli/gcu)
+# Writes OUT_DIR/{profile.json, profile.json.state.json, validate.{json,csv,txt}, *.log};
+# prints the validate summary line. Needs jq; starts the recording's number of ranks on
+# this machine (Gloo on loopback).
+set -euo pipefail
+die() { echo "repredict: $*" >&2; exit 2; }
+[ $# -ge 2 ] || die "usage: scripts/repredict.sh RECORDING OUT_DIR [GCU]"
+REC=$1 OUT=$2 GCU=${3:-build/cli/gcu}
+command -v jq >/dev/null || die "jq is missing (apt-get install jq, or scripts/install-deps.sh)"
+[ -x "$GCU" ] || die "no gcu binary at $GCU (build first, or pass it as the third argument)"
+for f in profile.json profile.json.state.json validate.json; do
+  [ -f "$REC/$f" ] || die "$REC/$f is missing: not a recording of scripts/record_validation.sh"
+done
+[ -d "$REC/raw" ] || die "$REC/raw is missing: the recording has no trainer logs"
+if [ -e "$OUT" ]; then
+  [ -d "$OUT" ] || die "$OUT exists and is not a directory"
+  [ "$(realpath "$OUT")" != "$(realpath "$REC")" ] || die "OUT_DIR is the recording itself: give another directory"
+  if [ -n "$(ls -A "$OUT")" ]; then
+    [ -f "$OUT/.repredict" ] || die "$OUT is not empty and not an earlier repredict output: give another directory"
+    rm -rf "${OUT:?}"/*
+  fi
+fi
+mkdir -p "$OUT"
+touch "$OUT/.repredict"
+cp -r "$REC/raw" "$OUT/"
+[ -d "$REC/links" ] && cp -r "$REC/links" "$OUT/"
+cp "$REC/profile.json.state.json" "$OUT/profile.json.state.json"
+
+# The calibration's arguments, from the profile's provenance, minus its output paths.
+world=$(jq -er '.meta.world' "$REC/profile.json.state.json") || die "$REC/profile.json.state.json: no meta.world"
+[[ $world =~ ^[0-9]+$ ]] && [ "$world" -ge 1 ] && [ "$world" -le 64 ] || die "meta.world = '$world' is not a rank count"
+read -r -a pargs <<< "$(jq -er '.provenance.command' "$REC/profile.json")" || die "$REC/profile.json: no provenance.command"
+[ "${pargs[1]:-}" = calibrate ] || die "$REC/profile.json: provenance.command is not a gcu calibrate command"
+cal=()
+for ((i = 2; i < ${#pargs[@]}; i++)); do
+  case ${pargs[i]} in
+    -o|--output|--state) i=$((i + 1)) ;;
+    --resume) ;;
+    *) cal+=("${pargs[i]}") ;;
+  esac
+done
+# The grid's arguments, from the recording's report, minus calibration and paths.
+read -r -a vargs <<< "$(jq -er '.command' "$REC/validate.json")" || die "$REC/validate.json: no command"
+[ "${vargs[1]:-}" = validate ] || die "$REC/validate.json: command is not a gcu validate command"
+grid=()
+for ((i = 2; i < ${#vargs[@]}; i++)); do
+  case ${vargs[i]} in
+    --calibrate|--reuse) ;;
+    --calibrate-budget-s|--out|-p|--profile) i=$((i + 1)) ;;
+    *) grid+=("${vargs[i]}") ;;
+  esac
+done
+
+OPENBLAS_NUM_THREADS=1 "$GCU" launch -n "$world" -- "$GCU" calibrate "${cal[@]}" \
+  -o "$OUT/profile.json" --state "$OUT/profile.json.state.json" --resume > "$OUT/calibrate.log" 2>&1 \
+  || { tail -20 "$OUT/calibrate.log" >&2; die "re-fitting the profile failed (log: $OUT/calibrate.log)"; }
+"$GCU" validate "${grid[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \
+  || { tail -20 "$OUT/validate.log" >&2; die "re-predicting failed (log: $OUT/validate.log)"; }
+jq -r '.summary | "repredict: \(.ok) cells: median |error| \(.median_abs_error_total_all_ok * 1000 | round / 10)%, max \(.max_abs_error_total_all_ok * 1000 | round / 10)%; counted \(.counted): \(if .counted > 0 then "\(.median_abs_error_total * 1000 | round / 10)% / \(.max_abs_error_total * 1000 | round / 10)%" else "-" end); noise-limited \(.noise_limited_fraction * 100 | round)%"' \
+  "$OUT/validate.json"

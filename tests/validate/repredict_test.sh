@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits two recorded
+# calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
+# errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
+# median, +1 on the max). A model or fit change that makes the recorded grids worse fails
+# here. Also: a directory that is not a recording is a clear error, exit 2. ~10 s.
+set -eu
+SCRIPT=$1 GCU=$2 DATA=$3 WORK=$4
+rm -rf "$WORK"; mkdir -p "$WORK"
+check() {  # recording, max median, max max
+  local rec=$1 med=$2 max=$3 out=$WORK/$1
+  bash "$SCRIPT" "$DATA/$rec" "$out" "$GCU" || { echo "repredict failed on $rec"; exit 1; }
+  local n_rec n_out
+  n_rec=$(jq '.cells | length' "$DATA/$rec/validate.json"); n_out=$(jq '.summary.ok' "$out/validate.json")
+  [ "$n_rec" = "$n_out" ] || { echo "$rec: $n_out cells re-predicted of $n_rec recorded"; exit 1; }
+  jq -e --argjson med "$med" --argjson max "$max" \
+    '.summary.median_abs_error_total_all_ok <= $med and .summary.max_abs_error_total_all_ok <= $max
+     and ([.cells[] | .error.total | isfinite] | all)' "$out/validate.json" >/dev/null \
+    || { echo "$rec: accuracy regressed beyond median $med / max $max"; jq .summary "$out/validate.json" | head -12; exit 1; }
+}
+check cpu-2rank-cnn-idlegap 0.060 0.189
+check cpu-2rank-cnn-links2 0.088 0.272
+mkdir -p "$WORK/not-a-recording"
+if bash "$SCRIPT" "$WORK/not-a-recording" "$WORK/x" "$GCU" 2> "$WORK/bad.log"; then echo "accepted a non-recording"; exit 1; fi
+grep -q "not a recording" "$WORK/bad.log" || { echo "unclear error:"; cat "$WORK/bad.log"; exit 1; }
+echo "repredict OK"
