@@ -152,16 +152,13 @@ struct IterationTimes {
 // Warm-up, then the planned timed iterations (all ranks at once, each after a barrier).
 IterationTimes time_iterations(Group& g, const ComputeOptions& o, Trainee& t, int b, const Progress& progress) {
   IterationTimes r;
-  auto& fwd_s = r.fwd_s;
-  auto& bwd_s = r.bwd_s;
-  auto& opt_s = r.opt_s;
   int timed = o.iters;  // planned after the warm-up, the same on every rank
   bool extended = false;
   for (int i = 0; i < o.warmup + timed; ++i) {
-    if (i == o.warmup) timed = planned_iters(g, o, fwd_s, bwd_s, opt_s);
+    if (i == o.warmup) timed = planned_iters(g, o, r.fwd_s, r.bwd_s, r.opt_s);
     // A busy phase of the machine that covers one half of the timed iterations shows as
     // halves that disagree: then as many again, and the median of all of them.
-    if (i == o.warmup + timed - 1 && !extended && timed >= 10 && halves_disagree(g, o.warmup, fwd_s, bwd_s)) {
+    if (i == o.warmup + timed - 1 && !extended && timed >= 10 && halves_disagree(g, o.warmup, r.fwd_s, r.bwd_s)) {
       extended = true;
       timed *= 2;
       if (progress) progress("calibrate: compute batch " + std::to_string(b) +
@@ -169,9 +166,9 @@ IterationTimes time_iterations(Group& g, const ComputeOptions& o, Trainee& t, in
     }
     g.barrier();
     const auto s = t.iteration();
-    fwd_s.push_back(s[0]);
-    bwd_s.push_back(s[1]);
-    opt_s.push_back(s[2]);
+    r.fwd_s.push_back(s[0]);
+    r.bwd_s.push_back(s[1]);
+    r.opt_s.push_back(s[2]);
     r.ready.push_back(t.ready);
   }
   return r;
