@@ -51,7 +51,7 @@ void check_options(const CalibrateOptions& o) {
   for (const auto& s : o.skip)
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
       throw std::invalid_argument("calibrate: unknown step '" + s + "' in --skip (steps: compute, gamma, "
-                                  "collectives, codecs, errors, contention, convergence)");
+                                  "collectives, codecs, errors, codec-gradients, contention, convergence)");
   if (o.fit_statistic != "mean" && o.fit_statistic != "median" && o.fit_statistic != "p10" && o.fit_statistic != "min")
     throw std::invalid_argument("calibrate: --fit-statistic must be mean, median, p10 or min, got '" + o.fit_statistic +
                                 "'");
@@ -171,8 +171,8 @@ CalibrateResult write_profile(CalibrationRun& r) {
 }  // namespace
 
 const std::vector<std::string>& calibration_steps() {
-  static const std::vector<std::string> steps = {"compute", "gamma", "collectives", "codecs",
-                                                 "errors", "contention", "convergence"};
+  static const std::vector<std::string> steps = {"compute", "gamma",           "collectives", "codecs",
+                                                 "errors",  "codec-gradients", "contention",  "convergence"};
   return steps;
 }
 
@@ -223,6 +223,7 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   step_collectives(run);
   step_codecs(run);
   step_errors(run);
+  step_codec_gradients(run);
   step_contention(run);
   step_convergence(run);
   return write_profile(run);

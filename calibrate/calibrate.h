@@ -2,7 +2,8 @@
 // (torchrun-style environment, see group.h), keeps partial results in a state file after
 // every step (resumed with `resume`), respects a time budget (later steps shortened or
 // skipped, and the profile says which), and writes a "gcu.profile/1" profile (rank 0).
-// Steps, in order: compute, gamma, collectives, codecs, errors, contention, convergence.
+// Steps, in order: compute, gamma, collectives, codecs, errors, codec-gradients, contention,
+// convergence.
 #pragma once
 
 #include "calibrate/profile_builder.h"

@@ -8,11 +8,13 @@
 #pragma once
 
 #include "calibrate/calibrate.h"
+#include "calibrate/codecs.h"
 #include "calibrate/compute.h"
 #include "calibrate/group.h"
 #include "calibrate/state.h"
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +31,7 @@ inline constexpr double kGammaMinLeftS = 2;
 inline constexpr double kCollectivesMinLeftS = 5;
 inline constexpr double kCodecsMinLeftS = 3;
 inline constexpr double kErrorsMinLeftS = 3;
+inline constexpr double kCodecGradientsMinLeftS = 3;
 inline constexpr double kContentionMinLeftS = 3;
 inline constexpr double kConvergenceMinLeftS = 10;
 // "No budget": time left when --budget-s is 0.
@@ -69,6 +72,7 @@ struct CalibrationRun {
   bool convergence_off = false;        // --convergence-schemes -
   std::vector<std::string> convergence_schemes;
   std::vector<std::string> error_schemes;  // timed schemes + convergence schemes
+  std::optional<GradientSet> gradients;    // rank 0: collected by the first step that needs them
 };
 
 double now_s();
@@ -79,6 +83,7 @@ void step_gamma(CalibrationRun& run);
 void step_collectives(CalibrationRun& run);
 void step_codecs(CalibrationRun& run);
 void step_errors(CalibrationRun& run);
+void step_codec_gradients(CalibrationRun& run);
 void step_contention(CalibrationRun& run);
 void step_convergence(CalibrationRun& run);
 

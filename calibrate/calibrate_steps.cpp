@@ -1,6 +1,7 @@
 // The steps of `gcu calibrate` (calibrate_run.h), one function each, in the order of
 // calibration_steps(): each measures, stores its typed result in the state, and saves.
 #include "calibrate/calibrate_run.h"
+#include "calibrate/codec_gradients.h"
 #include "calibrate/codecs.h"
 #include "calibrate/collectives.h"
 #include "calibrate/convergence.h"
@@ -100,7 +101,7 @@ void step_codecs(CalibrationRun& r) {
         r.say("calibrate: codec " + m.spec + ": " + wx.note + " (added to decode)");
       }
       codecs.emplace_back(m.spec, CodecState{m.fit, m.gathers, m.encode_quality.geomean_rel,
-                                             m.decode_quality.geomean_rel});
+                                             m.decode_quality.geomean_rel, wx.applies ? wx.per_element_s : 0.0});
       r.say("calibrate: codec " + m.spec + " timed");
     } catch (const std::exception& e) {
       r.skip("codecs " + s, e.what());
@@ -111,13 +112,19 @@ void step_codecs(CalibrationRun& r) {
   r.save();
 }
 
+// The model's gradients (rank 0), collected once for the errors and codec-gradients steps.
+const GradientSet& model_gradients(CalibrationRun& r) {
+  if (!r.gradients)
+    r.gradients = collect_gradients(r.compute, r.main_batch, r.opt.error_snapshots, kErrorSkipIterations, r.progress);
+  return *r.gradients;
+}
+
 // Compression error on the model's real gradients (rank 0 measures, the others wait).
 void step_errors(CalibrationRun& r) {
   if (!r.wanted("errors", kErrorsMinLeftS)) return;
   BySpec<ErrorState> errors;
   if (r.lead()) {
-    const auto grads =
-        collect_gradients(r.compute, r.main_batch, r.opt.error_snapshots, kErrorSkipIterations, r.progress);
+    const GradientSet& grads = model_gradients(r);
     for (const auto& s : r.error_schemes) {
       try {
         auto c = compress::make_compressor(s);
@@ -130,6 +137,30 @@ void step_errors(CalibrationRun& r) {
   }
   r.group->barrier();
   r.state.errors = errors;
+  r.save();
+}
+
+// Each timed codec on the model's own gradient buckets (rank 0; codec_gradients.h): the
+// ratio to its sweep fit scales the fit in the profile.
+void step_codec_gradients(CalibrationRun& r) {
+  if (!r.wanted("codec-gradients", kCodecGradientsMinLeftS)) return;
+  BySpec<CodecGradientState> out;
+  if (r.lead() && r.state.codecs) {
+    const GradientSet& grads = model_gradients(r);
+    const int world = std::max(2, r.group->world_size());
+    for (const auto& [spec, c] : *r.state.codecs) {
+      try {
+        const auto g = time_codec_on_gradients(spec, grads, c.fit, c.wire_extra_per_element_s, world);
+        r.say("calibrate: codec " + spec + " on the model's gradients: " + describe(g));
+        out.emplace_back(spec, g);
+      } catch (const std::exception& e) {
+        r.skip("codec-gradients " + spec, e.what());
+      }
+    }
+  }
+  if (!r.state.codecs) r.say("calibrate: codec-gradients: no codec fits to compare (codecs step not run)");
+  r.group->barrier();
+  r.state.codec_gradients = out;
   r.save();
 }
 

@@ -45,6 +45,23 @@ void LoopbackCommunicator::broadcast(void*, int64_t, WireType, int) {
   exit();
 }
 
+StepSplit time_one_step(compress::Compressor& c, compress::GradBucket b, LoopbackCommunicator& comm) {
+  comm.reset();
+  const auto t0 = LoopbackCommunicator::Clock::now();
+  c.step(b, comm);
+  const auto t1 = LoopbackCommunicator::Clock::now();
+  double e, d;
+  if (comm.calls() == 0) {
+    e = std::chrono::duration<double>(t1 - t0).count();
+    d = 0;
+  } else {
+    const double span = std::chrono::duration<double>(comm.last_exit() - comm.first_enter()).count();
+    e = std::chrono::duration<double>(comm.first_enter() - t0).count() + std::max(0.0, span - comm.inside_s());
+    d = std::chrono::duration<double>(t1 - comm.last_exit()).count();
+  }
+  return {std::max(e, 1e-9), std::max(d, 1e-9)};
+}
+
 namespace {
 
 compress::BucketLayout matrix_layout(int64_t n, int columns) {
@@ -67,22 +84,9 @@ CodecRow time_step(const std::string& spec, int64_t n, int p, const CodecTimingO
   std::vector<double> enc, dec;
   for (int i = 0; i < opt.warmup + opt.iters; ++i) {
     std::copy(src.begin(), src.end(), buf.begin());
-    comm.reset();
-    compress::GradBucket b{0, buf.data(), &layout};
-    const auto t0 = LoopbackCommunicator::Clock::now();
-    c->step(b, comm);
-    const auto t1 = LoopbackCommunicator::Clock::now();
-    double e, d;
-    if (comm.calls() == 0) {
-      e = std::chrono::duration<double>(t1 - t0).count();
-      d = 0;
-    } else {
-      const double span = std::chrono::duration<double>(comm.last_exit() - comm.first_enter()).count();
-      e = std::chrono::duration<double>(comm.first_enter() - t0).count() + std::max(0.0, span - comm.inside_s());
-      d = std::chrono::duration<double>(t1 - comm.last_exit()).count();
-    }
-    enc.push_back(std::max(e, 1e-9));
-    dec.push_back(std::max(d, 1e-9));
+    const StepSplit t = time_one_step(*c, {0, buf.data(), &layout}, comm);
+    enc.push_back(t.encode_s);
+    dec.push_back(t.decode_s);
   }
   CodecRow row;
   row.elements = n;

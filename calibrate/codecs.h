@@ -48,6 +48,12 @@ class LoopbackCommunicator : public compress::Communicator {
   double inside_s_ = 0;
 };
 
+// One step() of `c` on bucket `b`, split as the file comment says (each at least 1 ns).
+struct StepSplit {
+  double encode_s = 0, decode_s = 0;
+};
+StepSplit time_one_step(compress::Compressor& c, compress::GradBucket b, LoopbackCommunicator& comm);
+
 struct CodecTimingOptions {
   std::vector<int64_t> sizes = {1 << 14, 1 << 16, 1 << 18, 1 << 20, 1 << 22};  // elements
   int warmup = 2;

@@ -1,6 +1,7 @@
 // From calibration results to a profile (see profile_builder.h).
 #include "calibrate/profile_builder.h"
 
+#include "calibrate/codec_gradients.h"
 #include "calibrate/tta_fit.h"
 #include "model/units.h"
 #include "trainer/runtime/gloo_wire.h"
@@ -163,19 +164,35 @@ void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std
   }
 }
 
-void add_codecs(const BySpec<CodecState>& codecs, model::Profile& p, std::string& rep, Notes& notes) {
+void add_codecs(const BySpec<CodecState>& codecs, const std::optional<BySpec<CodecGradientState>>& on_gradients,
+                model::Profile& p, std::string& rep, Notes& notes) {
   rep += "\ncompressors (encode/decode fits; per bucket):\n";
+  int scaled = 0;
   for (const auto& [spec, c] : codecs) {
-    const model::CodecFit& f = c.fit;
+    model::CodecFit f = c.fit;
+    std::string on_model;
+    if (on_gradients)
+      for (const auto& [gspec, g] : *on_gradients)
+        if (gspec == spec) {
+          f = scaled_fit(c.fit, c.wire_extra_per_element_s, g);
+          on_model = "    on the model's gradients: " + describe(g) + "\n";
+          scaled += g.encode_factor != 1 || g.decode_factor != 1;
+        }
     p.compressors[spec] = f;
     rep += "  " + spec + ": encode " + fmt("%.1f", f.encode.fixed_s * 1e6) + " us + " +
            fmt("%.3f", f.encode.per_element_s * 1e9) + " ns/elem (fit err " + fmt("%.0f", 100 * c.encode_geomean_rel) +
            "%), decode " + fmt("%.1f", f.decode.fixed_s * 1e6) + " us + " +
            fmt("%.3f", f.decode.per_element_s * 1e9) + " ns/elem + " +
-           fmt("%.4f", f.decode.per_rank_element_s * 1e9) + " ns/elem/rank\n";
+           fmt("%.4f", f.decode.per_rank_element_s * 1e9) + " ns/elem/rank\n" + on_model;
   }
   notes.push_back("compressors: step() timed on a loopback communicator playing p ranks; buckets viewed as "
                   "[n/1024, 1024] matrices; encode includes compute between collectives");
+  if (on_gradients)
+    notes.push_back("compressors: " + std::to_string(scaled) +
+                    " fit(s) scaled by their cost on the model's own gradient buckets (codec-gradients step)");
+  else
+    notes.push_back("compressors: not timed on the model's gradients (codec-gradients step not run): N(0,1) "
+                    "buckets only");
 }
 
 void add_errors(const BySpec<ErrorState>& errors, model::Convergence& cv, std::string& rep) {
@@ -239,7 +256,7 @@ BuiltProfile build_profile(const CalibrationState& st, const BuildInfo& info) {
   add_compute(*st.compute, p, out.report, notes);
   add_cluster(st, p, out.report, notes);
   add_gamma_and_contention(st, p, out.report, notes);
-  if (st.codecs) add_codecs(*st.codecs, p, out.report, notes);
+  if (st.codecs) add_codecs(*st.codecs, st.codec_gradients, p, out.report, notes);
   if (st.errors) add_errors(*st.errors, p.convergence, out.report);
   if (st.convergence) add_convergence(*st.convergence, p.convergence, out.report, notes);
   else notes.push_back("convergence constants not fitted: the TTA model's defaults (plain theory)");

@@ -120,6 +120,7 @@ bool CalibrationState::has(const std::string& step) const {
   if (step == "collectives") return collectives.has_value();
   if (step == "codecs") return codecs.has_value();
   if (step == "errors") return errors.has_value();
+  if (step == "codec-gradients") return codec_gradients.has_value();
   if (step == "contention") return contention.has_value();
   if (step == "convergence") return convergence.has_value();
   return false;
@@ -287,13 +288,15 @@ Json to_json(const CodecState& s) {
           {"decode", {{"fixed_s", f.decode.fixed_s}, {"per_element_s", f.decode.per_element_s},
                       {"per_rank_element_s", f.decode.per_rank_element_s}}},
           {"measured_n", f.measured_n}, {"gathers", s.gathers},
-          {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel}};
+          {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel},
+          {"wire_extra_per_element_s", opt_json(s.wire_extra_per_element_s)}};
 }
 
 BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
   return by_spec<CodecState>(j, "codecs", origin, [](const Json& v, const std::string& path, const std::string& org) {
     const Obj o(v, path, org,
-                {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel"});
+                {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel",
+                 "wire_extra_per_element_s"});
     const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s"});
     const Obj d(o.sub("decode"), path + ".decode", org, {"fixed_s", "per_element_s", "per_rank_element_s"});
     CodecState s;
@@ -306,6 +309,10 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
     s.gathers = o.req<bool>("gathers");
     s.encode_geomean_rel = o.req<double>("encode_geomean_rel");
     s.decode_geomean_rel = o.req<double>("decode_geomean_rel");
+    s.wire_extra_per_element_s = o.opt<double>("wire_extra_per_element_s");
+    const double wx = s.wire_extra_per_element_s.value_or(0.0);
+    if (!std::isfinite(wx) || wx < 0 || wx > s.fit.decode.per_element_s)
+      throw StateError(org + ": key '" + path + ".wire_extra_per_element_s': must be in [0, decode.per_element_s]");
     return s;
   });
 }
@@ -321,6 +328,33 @@ BySpec<ErrorState> errors_from_json(const Json& j, const std::string& origin) {
     return ErrorState{o.req<double>("relative_error"), o.req<double>("relative_error_ef"), o.req<int>("snapshots"),
                       o.req<int>("buckets")};
   });
+}
+
+Json to_json(const CodecGradientState& s) {
+  return {{"encode_factor", s.encode_factor}, {"decode_factor", s.decode_factor}, {"encode_s", s.encode_s},
+          {"decode_s", s.decode_s},           {"fit_encode_s", s.fit_encode_s},   {"fit_decode_s", s.fit_decode_s},
+          {"buckets", s.buckets},             {"snapshots", s.snapshots}};
+}
+
+BySpec<CodecGradientState> codec_gradients_from_json(const Json& j, const std::string& origin) {
+  return by_spec<CodecGradientState>(
+      j, "codec_gradients", origin, [](const Json& v, const std::string& path, const std::string& org) {
+        const Obj o(v, path, org,
+                    {"encode_factor", "decode_factor", "encode_s", "decode_s", "fit_encode_s", "fit_decode_s",
+                     "buckets", "snapshots"});
+        CodecGradientState s{o.req<double>("encode_factor"), o.req<double>("decode_factor"), o.req<double>("encode_s"),
+                             o.req<double>("decode_s"),      o.req<double>("fit_encode_s"),  o.req<double>("fit_decode_s"),
+                             o.req<int>("buckets"),          o.req<int>("snapshots")};
+        for (const auto& [key, x] : {std::pair{"encode_factor", s.encode_factor}, {"decode_factor", s.decode_factor}})
+          if (!std::isfinite(x) || x <= 0 || x > kMaxGradientFactor)
+            throw StateError(org + ": key '" + path + "." + key + "': must be in (0, " +
+                             std::to_string(static_cast<int>(kMaxGradientFactor)) + "]");
+        for (const auto& [key, x] : {std::pair{"encode_s", s.encode_s}, {"decode_s", s.decode_s},
+                                     {"fit_encode_s", s.fit_encode_s}, {"fit_decode_s", s.fit_decode_s}})
+          if (!std::isfinite(x) || x < 0)
+            throw StateError(org + ": key '" + path + "." + key + "': must be a finite number >= 0");
+        return s;
+      });
 }
 
 // ---- convergence ---------------------------------------------------------------------
@@ -411,6 +445,7 @@ Json to_json(const CalibrationState& s) {
   if (s.collectives) j["collectives"] = to_json(*s.collectives);
   if (s.codecs) j["codecs"] = to_json(*s.codecs);
   if (s.errors) j["errors"] = to_json(*s.errors);
+  if (s.codec_gradients) j["codec_gradients"] = to_json(*s.codec_gradients);
   if (s.contention) j["contention"] = to_json(*s.contention);
   if (s.convergence) j["convergence"] = to_json(*s.convergence);
   return j;
@@ -418,8 +453,8 @@ Json to_json(const CalibrationState& s) {
 
 CalibrationState state_from_json(const Json& j, const std::string& origin) {
   const Obj o(j, "", origin,
-              {"meta", "skipped", "compute", "gamma", "collectives", "codecs", "errors", "contention",
-               "convergence"});
+              {"meta", "skipped", "compute", "gamma", "collectives", "codecs", "errors", "codec_gradients",
+               "contention", "convergence"});
   CalibrationState s;
   s.meta = meta_from_json(o.sub("meta"), origin);
   s.skipped = o.req<std::vector<std::string>>("skipped");
@@ -428,6 +463,7 @@ CalibrationState state_from_json(const Json& j, const std::string& origin) {
   if (o.has("collectives")) s.collectives = collectives_from_json(o.sub("collectives"), origin);
   if (o.has("codecs")) s.codecs = codecs_from_json(o.sub("codecs"), origin);
   if (o.has("errors")) s.errors = errors_from_json(o.sub("errors"), origin);
+  if (o.has("codec_gradients")) s.codec_gradients = codec_gradients_from_json(o.sub("codec_gradients"), origin);
   if (o.has("contention")) s.contention = contention_from_json(o.sub("contention"), origin);
   if (o.has("convergence")) s.convergence = convergence_from_json(o.sub("convergence"), origin);
   return s;

@@ -4,7 +4,7 @@
 // One struct per step, each with to_json / from_json; the file is
 //   {"meta": {...}, "skipped": ["step: reason", ...], "compute": {...}, "gamma": {...},
 //    "collectives": {...}, "codecs": {spec: {...}}, "errors": {spec: {...}},
-//    "contention": {...}, "convergence": {...}}
+//    "codec_gradients": {spec: {...}}, "contention": {...}, "convergence": {...}}
 // with a step's key present once that step has completed.
 //
 // Reading is strict: a missing key, a value of the wrong type or an unknown (misspelt)
@@ -82,6 +82,21 @@ struct CodecState {
   model::CodecFit fit;
   bool gathers = false;
   double encode_geomean_rel = 0, decode_geomean_rel = 0;  // fit errors
+  // Part of decode.per_element_s that is a low-precision all-reduce's conversion work
+  // (calibrate/wire_types.h), not the codec's own; absent in files written before it was
+  // kept (then the codec-gradients step leaves decode unscaled).
+  std::optional<double> wire_extra_per_element_s;
+};
+
+// The codec-gradients step: a codec timed on the model's own gradient buckets (their
+// tensors' shapes and values) against what its size-sweep fit predicts for the same
+// buckets (calibrate/codec_gradients.h). The factors scale the codec's fit in the profile.
+inline constexpr double kMaxGradientFactor = 1000;  // a state file's factors lie in (0, this]
+struct CodecGradientState {
+  double encode_factor = 1, decode_factor = 1;  // measured / fitted; 1 where too small to compare
+  double encode_s = 0, decode_s = 0;            // measured per gradient (all buckets), median
+  double fit_encode_s = 0, fit_decode_s = 0;    // the sweep's fit for the same buckets
+  int buckets = 0, snapshots = 0;
 };
 
 struct ErrorState {
@@ -131,6 +146,7 @@ struct CalibrationState {
   std::optional<CollectivesState> collectives;
   std::optional<BySpec<CodecState>> codecs;
   std::optional<BySpec<ErrorState>> errors;
+  std::optional<BySpec<CodecGradientState>> codec_gradients;
   std::optional<ContentionState> contention;
   std::optional<ConvergenceState> convergence;
   bool has(const std::string& step) const;  // a step of calibration_steps() completed
@@ -142,6 +158,7 @@ Json to_json(const GammaState& s);
 Json to_json(const CollectivesState& s);
 Json to_json(const CodecState& s);
 Json to_json(const ErrorState& s);
+Json to_json(const CodecGradientState& s);
 Json to_json(const ContentionState& s);
 Json to_json(const ConvergenceState& s);
 Json to_json(const CalibrationState& s);
@@ -159,6 +176,7 @@ GammaState gamma_from_json(const Json& j, const std::string& origin);
 CollectivesState collectives_from_json(const Json& j, const std::string& origin);
 BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin);
 BySpec<ErrorState> errors_from_json(const Json& j, const std::string& origin);
+BySpec<CodecGradientState> codec_gradients_from_json(const Json& j, const std::string& origin);
 ContentionState contention_from_json(const Json& j, const std::string& origin);
 ConvergenceState convergence_from_json(const Json& j, const std::string& origin);
 CalibrationState state_from_json(const Json& j, const std::string& origin);

@@ -75,7 +75,7 @@ void setup_calibrate(CLI::App& app) {
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();
   sub->add_option("--backend", o.backend, "gloo (CPU) or nccl (CUDA-capable LibTorch)")->capture_default_str();
-  sub->add_option("--skip", o.skip, "Steps to skip: compute,gamma,collectives,codecs,errors,contention,convergence")
+  sub->add_option("--skip", o.skip, "Steps to skip: compute,gamma,collectives,codecs,errors,codec-gradients,contention,convergence")
       ->delimiter(',');
   sub->callback([opt]() {
     auto& o = opt->o;

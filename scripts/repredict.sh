@@ -61,7 +61,8 @@ for ((i = 2; i < ${#vargs[@]}; i++)); do
   esac
 done
 
-OPENBLAS_NUM_THREADS=1 "$GCU" launch -n "$world" -- "$GCU" calibrate "${cal[@]}" \
+read -r -a extra <<< "${REPREDICT_CALIBRATE_ARGS:-}"
+OPENBLAS_NUM_THREADS=1 "$GCU" launch -n "$world" -- "$GCU" calibrate "${cal[@]}" "${extra[@]}" \
   -o "$OUT/profile.json" --state "$OUT/profile.json.state.json" --resume > "$OUT/calibrate.log" 2>&1 \
   || { tail -20 "$OUT/calibrate.log" >&2; die "re-fitting the profile failed (log: $OUT/calibrate.log)"; }
 "$GCU" validate "${grid[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \

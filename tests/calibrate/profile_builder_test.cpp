@@ -208,5 +208,29 @@ TEST(ProfileBuilder, FitStatisticP10IgnoresDescheduledCalls) {
   EXPECT_THROW(fit_sweep(s, {}, "mode"), FitError);
 }
 
+// The codec-gradients step's factors scale the codec's fit in the profile, and the profile
+// says so; without the step the fit is the sweep's and the profile says that.
+TEST(ProfileBuilder, CodecFitsScaledByTheirCostOnTheModelsGradients) {
+  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
+  CalibrationState st = synthetic_state();
+  const auto has_note = [](const model::Profile& p, const std::string& text) {
+    for (const auto& a : p.provenance.assumptions)
+      if (a.find(text) != std::string::npos) return true;
+    return false;
+  };
+  const BuiltProfile plain = build_profile(st, info);
+  EXPECT_DOUBLE_EQ(plain.profile.compressors.at("none").encode.fixed_s, 1e-6);
+  EXPECT_TRUE(has_note(plain.profile, "not timed on the model's gradients"));
+  CodecGradientState g;
+  g.encode_factor = 3;
+  st.codec_gradients = BySpec<CodecGradientState>{{"none", g}};
+  const BuiltProfile scaled = build_profile(st, info);
+  EXPECT_DOUBLE_EQ(scaled.profile.compressors.at("none").encode.fixed_s, 3e-6);
+  EXPECT_DOUBLE_EQ(scaled.profile.compressors.at("none").decode.fixed_s, 1e-6);
+  EXPECT_TRUE(has_note(scaled.profile, "1 fit(s) scaled"));
+  EXPECT_NE(scaled.report.find("on the model's gradients"), std::string::npos);
+  ASSERT_NO_THROW(model::validate_profile(scaled.profile));
+}
+
 }  // namespace
 }  // namespace gcu::calibrate

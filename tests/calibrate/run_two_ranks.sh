@@ -32,6 +32,14 @@ grep -q 'busbw' "$DIR/rank0.out" || { echo "no collective table printed"; cat "$
 grep -q 'ms idle before each call' "$DIR/rank0.out" || { echo "the report does not give the idle gap"; exit 1; }
 grep -Eq '"idle_gap_s": *(0\.0*[1-9]|[1-9])' "$DIR/profile.json.state.json" ||
   { echo "no positive idle gap in the state file"; grep -o '"idle_gap_s":[^,}]*' "$DIR/profile.json.state.json"; exit 1; }
+# The codec-gradients step timed both codecs on the CNN's own gradient buckets (positive
+# factors) and the fp16 codec kept its low-precision all-reduce's extra apart.
+for spec in none fp16; do
+  grep -Eq "codec $spec on the model's gradients: 1 bucket\(s\) x 2 gradient\(s\): encode [0-9.]+ ms \(sweep fit [0-9.]+ ms, x[0-9.]+\)" \
+    "$DIR/rank0.err" "$DIR/rank0.out" || { echo "codec-gradients did not time $spec"; cat "$DIR/rank0.err"; exit 1; }
+done
+grep -Eq '"encode_factor": *[0-9]' "$DIR/profile.json.state.json" || { echo "no codec_gradients in the state file"; exit 1; }
+grep -q '"wire_extra_per_element_s"' "$DIR/profile.json.state.json" || { echo "no wire extra kept for the codecs"; exit 1; }
 # The state file allows a resume: a second call with --resume redoes nothing and succeeds.
 for r in 0 1; do
   env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 1)) \

@@ -42,8 +42,10 @@ CalibrationState full_state() {
   k.gathers = true;
   k.encode_geomean_rel = 0.03;
   k.decode_geomean_rel = 0.04;
+  k.wire_extra_per_element_s = 1e-9;
   s.codecs = BySpec<CodecState>{{"topk:k=0.01", k}};
   s.errors = BySpec<ErrorState>{{"topk:k=0.01", {0.9, 0.4, 4, 2}}, {"qsgd", {0.2, 0.1, 4, 2}}};
+  s.codec_gradients = BySpec<CodecGradientState>{{"topk:k=0.01", {1.5, 0.8, 0.03, 0.002, 0.02, 0.0025, 3, 4}}};
   s.contention = ContentionState{"powersgd:rank=4", 1.2, 1.1, 1.3, 0.002, 0.0026};
   ConvergenceState v;
   v.target = "held-out loss 0.43";
@@ -80,7 +82,8 @@ TEST(CalibrationState, EveryStepRoundTripsThroughJson) {
   const Json j = to_json(s);
   const CalibrationState back = state_from_json(j, "mem");
   EXPECT_EQ(to_json(back).dump(), j.dump());
-  for (const char* step : {"compute", "gamma", "collectives", "codecs", "errors", "contention", "convergence"})
+  for (const char* step :
+       {"compute", "gamma", "collectives", "codecs", "errors", "codec-gradients", "contention", "convergence"})
     EXPECT_TRUE(back.has(step)) << step;
   // Spot checks of values that a lax reader would lose.
   EXPECT_EQ(back.meta.fit_statistic, "p10");
@@ -89,6 +92,9 @@ TEST(CalibrationState, EveryStepRoundTripsThroughJson) {
   EXPECT_EQ(back.collectives->sweeps[0].rows[0].time_s.discarded, 2u);
   EXPECT_EQ(back.collectives->sweeps[0].rows[0].disturbed, 1);
   EXPECT_DOUBLE_EQ(back.codecs->at(0).second.fit.decode.per_rank_element_s, 4e-10);
+  EXPECT_DOUBLE_EQ(*back.codecs->at(0).second.wire_extra_per_element_s, 1e-9);
+  EXPECT_DOUBLE_EQ(back.codec_gradients->at(0).second.encode_factor, 1.5);
+  EXPECT_EQ(back.codec_gradients->at(0).second.snapshots, 4);
   EXPECT_EQ(back.errors->at(1).first, "qsgd");
   EXPECT_FALSE(back.convergence->schemes[1].second.iterations.has_value());
   EXPECT_FALSE(back.convergence->validation.schemes[0].second.agrees.has_value());
@@ -247,6 +253,29 @@ TEST(CalibrationState, ConvergenceStepAsRunConvergenceWritesIt) {
   j["schemes"] = {{"qsgd", {{"reaches", true}}}};  // iterations must be present (number or null)
   EXPECT_NE(error_of([&] { convergence_from_json(j, "f"); }).find("missing key 'convergence.schemes.qsgd.iterations'"),
             std::string::npos);
+}
+
+// The codec-gradients step's factors must be usable: a factor that is not a positive
+// finite number (a hand-edited or corrupt file) is an error naming the key; a state file
+// written before the wire-extra split reads with it unknown.
+TEST(CalibrationState, CodecGradientFactorsAreCheckedAndWireExtraIsOptional) {
+  Json j = to_json(full_state());
+  for (const Json bad : {Json(0.0), Json(-1.0), Json(1e9), Json("2")}) {
+    Json k = j;
+    k["codec_gradients"]["topk:k=0.01"]["encode_factor"] = bad;
+    EXPECT_NE(error_of([&] { state_from_json(k, "s.json"); }).find("codec_gradients.topk:k=0.01.encode_factor"),
+              std::string::npos)
+        << bad.dump();
+  }
+  Json k = j;
+  k["codec_gradients"]["topk:k=0.01"]["fit_decode_s"] = -1.0;
+  EXPECT_NE(error_of([&] { state_from_json(k, "s.json"); }).find("fit_decode_s"), std::string::npos);
+  Json old = j;
+  old["codecs"]["topk:k=0.01"].erase("wire_extra_per_element_s");
+  EXPECT_FALSE(state_from_json(old, "s.json").codecs->at(0).second.wire_extra_per_element_s.has_value());
+  Json big = j;
+  big["codecs"]["topk:k=0.01"]["wire_extra_per_element_s"] = 1.0;  // more than the whole decode
+  EXPECT_NE(error_of([&] { state_from_json(big, "s.json"); }).find("wire_extra_per_element_s"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,101 @@
+// Codecs timed on the model's own gradient buckets (codec_gradients.h).
+#include "calibrate/codec_gradients.h"
+
+#include "compressors/registry.h"
+#include "model/buckets.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gcu::calibrate {
+
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double ratio_or_one(double measured_s, double fitted_s) {
+  return measured_s >= kMinComparableS && fitted_s >= kMinComparableS
+             ? std::min(measured_s / fitted_s, kMaxGradientFactor)
+             : 1.0;
+}
+
+}  // namespace
+
+CodecGradientState time_codec_on_gradients(const std::string& spec, const GradientSet& g,
+                                           const model::CodecFit& sweep_fit,
+                                           std::optional<double> wire_extra_per_element_s, int world, int passes,
+                                           const model::DdpConfig& ddp) {
+  if (g.snapshots.empty() || g.tensors.empty()) throw FitError("codec timing on gradients: no gradients collected");
+  const auto buckets = model::plan_buckets(g.tensors, model::BucketOptions::from(ddp));
+  std::vector<int64_t> offset(g.tensors.size() + 1, 0);
+  for (size_t i = 0; i < g.tensors.size(); ++i) offset[i + 1] = offset[i] + g.tensors[i].numel();
+  for (const auto& s : g.snapshots)
+    if (static_cast<int64_t>(s.size()) != offset.back())
+      throw FitError("codec timing on gradients: a snapshot has " + std::to_string(s.size()) + " values, expected " +
+                     std::to_string(offset.back()));
+  const int p = std::max(2, world);
+  auto c = compress::make_compressor(spec);
+  LoopbackCommunicator comm(p);
+  std::vector<std::vector<float>> bucket_data(buckets.size());
+  std::vector<double> enc, dec;
+  // Pass -1 warms the compressor's state (PowerSGD's Q, error-feedback residuals) untimed.
+  for (int pass = -1; pass < std::max(1, passes); ++pass)
+    for (const auto& snap : g.snapshots) {
+      double e = 0, d = 0;
+      for (size_t bi = 0; bi < buckets.size(); ++bi) {
+        auto& x = bucket_data[bi];
+        x.clear();
+        for (int t : buckets[bi].tensors) x.insert(x.end(), snap.begin() + offset[t], snap.begin() + offset[t + 1]);
+        const StepSplit t = time_one_step(*c, {static_cast<int64_t>(bi), x.data(), &buckets[bi].layout}, comm);
+        e += t.encode_s;
+        d += t.decode_s;
+      }
+      if (pass < 0) continue;
+      enc.push_back(e);
+      dec.push_back(d);
+    }
+  CodecGradientState s;
+  s.buckets = static_cast<int>(buckets.size());
+  s.snapshots = static_cast<int>(g.snapshots.size());
+  s.encode_s = median_of(enc);
+  s.decode_s = median_of(dec);
+  for (const auto& b : buckets) {
+    const double n = static_cast<double>(b.numel);
+    s.fit_encode_s += std::max(0.0, sweep_fit.encode.fixed_s + sweep_fit.encode.per_element_s * n);
+    s.fit_decode_s += std::max(0.0, sweep_fit.decode.fixed_s +
+                                        (sweep_fit.decode.per_element_s - wire_extra_per_element_s.value_or(0.0)) * n +
+                                        sweep_fit.decode.per_rank_element_s * n * p);
+  }
+  s.encode_factor = ratio_or_one(s.encode_s, s.fit_encode_s);
+  s.decode_factor = wire_extra_per_element_s ? ratio_or_one(s.decode_s, s.fit_decode_s) : 1.0;
+  return s;
+}
+
+model::CodecFit scaled_fit(const model::CodecFit& fit, std::optional<double> wire_extra_per_element_s,
+                           const CodecGradientState& s) {
+  const double wx = wire_extra_per_element_s.value_or(0.0);
+  model::CodecFit out = fit;
+  out.encode.fixed_s *= s.encode_factor;
+  out.encode.per_element_s *= s.encode_factor;
+  out.decode.fixed_s *= s.decode_factor;
+  out.decode.per_element_s =
+      (fit.decode.per_element_s - wx) * s.decode_factor + wx;
+  out.decode.per_rank_element_s *= s.decode_factor;
+  return out;
+}
+
+std::string describe(const CodecGradientState& s) {
+  char b[256];
+  std::snprintf(b, sizeof b,
+                "%d bucket(s) x %d gradient(s): encode %.3f ms (sweep fit %.3f ms, x%.2f), decode %.3f ms (fit %.3f ms, "
+                "x%.2f)",
+                s.buckets, s.snapshots, s.encode_s * 1e3, s.fit_encode_s * 1e3, s.encode_factor, s.decode_s * 1e3,
+                s.fit_decode_s * 1e3, s.decode_factor);
+  return b;
+}
+
+}  // namespace gcu::calibrate
