@@ -20,7 +20,8 @@ namespace {
 ComputeState compute_state(const ComputeResult& r) {
   ComputeState s{r.model_name, r.parameters, r.tensors, {}};
   for (const auto& t : r.times)
-    s.entries.push_back({t.batch_size, t.forward_s.median, t.backward_s.median, t.optimizer_s.median,
+    s.entries.push_back({t.batch_size, profile_value(t.forward_s), profile_value(t.backward_s),
+                         profile_value(t.optimizer_s),
                          t.forward_s.rel_spread(), t.backward_s.rel_spread(), t.optimizer_s.rel_spread(),
                          t.backward_s.p10, t.backward_s.p90, static_cast<int64_t>(t.backward_s.n),
                          static_cast<int64_t>(t.backward_s.discarded), t.ready_s});

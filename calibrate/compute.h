@@ -39,11 +39,19 @@ struct ComputeOptions {
 
 constexpr int kMaxComputeIters = 2000;
 
+// Per batch size: forward, backward and optimizer of the slowest rank of each iteration
+// (synchronous data parallelism waits for it every step), over the timed iterations.
 struct ComputeTimes {
   int batch_size = 0;
   Summary forward_s, backward_s, optimizer_s;
   std::vector<double> ready_s;  // median per tensor, same order as ComputeResult::tensors
 };
+
+// What the profile takes of a compute Summary: the winsorized mean (the expected time an
+// iteration pays, as `gcu validate` compares; a rare preemption capped at the 95th
+// percentile). With 4 ranks on 2 cores the slowest rank of each iteration is 25-45% slower
+// than the rank that is slowest on median (docs/validation.md, cause 19).
+inline double profile_value(const Summary& s) { return s.mean_w95; }
 
 struct ComputeResult {
   std::string model_name;        // the net's canonical spec

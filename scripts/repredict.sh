@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Re-predicts a recorded validation with this build's model, without running anything
 # on the testbed: the profile is re-fitted from the recording's calibrate state (every
-# step resumed, nothing measured), then `gcu validate --reuse` re-predicts the
+# step resumed; a step the recording predates, such as codec-gradients, is measured here
+# unless REPREDICT_CALIBRATE_ARGS="--skip codec-gradients"), then `gcu validate --reuse` re-predicts the
 # recording's own trainer logs and link sweeps. A model or fit change is thus checked
 # against every recorded grid in seconds (docs/validation.md §5, "Re-predicting").
 #
@@ -9,6 +10,7 @@
 #     RECORDING  a directory written by scripts/record_validation.sh (data/validation/<name>)
 #     OUT_DIR    created; must be empty or an earlier repredict output (marker .repredict)
 #     GCU        the gcu binary (default: build/cli/gcu)
+#   REPREDICT_CALIBRATE_ARGS  extra `gcu calibrate` arguments (split on spaces)
 # Writes OUT_DIR/{profile.json, profile.json.state.json, validate.{json,csv,txt}, *.log};
 # prints the validate summary line. Needs jq; starts the recording's number of ranks on
 # this machine (Gloo on loopback).

@@ -12,14 +12,17 @@
 
 namespace gcu::validate {
 
-double allreduce_rate_gbps(const std::string& text, double min_bytes) {
+namespace {
+
+// Least-squares slope (s per byte) of a sweep's median times over its sizes >= min_bytes;
+// 0 with fewer than two sizes or no positive slope.
+double sweep_slope(const std::string& text, const std::string& kind, double min_bytes, int* world) {
   const auto st = nlohmann::json::parse(text);
   const auto& col = st.at("collectives");
-  const int p = col.at("world").get<int>();
-  if (p < 2) return 0;
+  *world = col.at("world").get<int>();
   std::vector<double> x, y;
   for (const auto& s : col.at("sweeps")) {
-    if (s.at("kind").get<std::string>() != "allreduce") continue;
+    if (s.at("kind").get<std::string>() != kind) continue;
     for (const auto& r : s.at("rows")) {
       const double b = r.at("bytes").get<double>();
       if (b < min_bytes) continue;
@@ -35,10 +38,26 @@ double allreduce_rate_gbps(const std::string& text, double min_bytes) {
   double sxy = 0, sxx = 0;
   for (size_t i = 0; i < x.size(); ++i) sxy += (x[i] - mx) * (y[i] - my), sxx += (x[i] - mx) * (x[i] - mx);
   if (!(sxx > 0)) return 0;
-  const double slope = sxy / sxx;  // s per byte of the per-rank message
-  if (!(slope > 0)) return 0;
-  const double beta = slope * p / (2.0 * (p - 1));
-  return 8.0 / (beta * 1e9);
+  const double slope = sxy / sxx;
+  return slope > 0 && std::isfinite(slope) ? slope : 0;
+}
+
+double gbps_of_beta(double beta_s_per_byte) { return beta_s_per_byte > 0 ? 8.0 / (beta_s_per_byte * 1e9) : 0; }
+
+}  // namespace
+
+double allreduce_rate_gbps(const std::string& text, double min_bytes) {
+  int p = 0;
+  const double slope = sweep_slope(text, "allreduce", min_bytes, &p);  // s per byte of the per-rank message
+  if (p < 2) return 0;
+  return gbps_of_beta(slope * p / (2.0 * (p - 1)));
+}
+
+double allgather_rate_gbps(const std::string& text, double min_bytes) {
+  int p = 0;
+  const double slope = sweep_slope(text, "allgather", min_bytes, &p);  // s per byte of the gathered output
+  if (p < 2) return 0;
+  return gbps_of_beta(slope * p / (p - 1.0));
 }
 
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
@@ -57,12 +76,16 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, all-reduce 1-4 MiB)" << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", 180);
   try {
-    lr.measured_gbps = allreduce_rate_gbps(util::read_file(stem + ".json.state.json"));
+    const std::string text = util::read_file(stem + ".json.state.json");
+    lr.measured_gbps = allreduce_rate_gbps(text);
+    lr.measured_allgather_gbps = allgather_rate_gbps(text);
   } catch (const std::exception& e) {
     lr.note = std::string("not measured: ") + e.what() + " (exit " + std::to_string(r.exit_code) + ", " + stem + ".out)";
   }
   if (lr.measured_gbps > 0)
-    log << ": " << lr.measured_gbps << " Gbit/s" << (link.unlimited() ? "" : " (asked " + link.name + ")") << "\n";
+    log << ": " << lr.measured_gbps << " Gbit/s" << (link.unlimited() ? "" : " (asked " + link.name + ")")
+        << (lr.measured_allgather_gbps > 0 ? "; all-gather " + std::to_string(lr.measured_allgather_gbps) + " Gbit/s" : "")
+        << "\n";
   else
     log << ": " << (lr.note.empty() ? "no usable sizes" : lr.note) << "\n";
   return lr;

@@ -1,6 +1,6 @@
 // The measured rate of a testbed link, reported beside the requested one and (with
 // --predict-rate measured, the default) given to the model instead of the nominal rate:
-// a short all-reduce sweep (1-4 MiB per rank) of `gcu calibrate` run through the link
+// a short all-reduce sweep (1-4 MiB per rank; the all-gather and broadcast are swept too) of `gcu calibrate` run through the link
 // (its collectives step only), fitted as a line T = A + B n over the sizes; the link's
 // per-byte time is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and
 // the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc
@@ -22,5 +22,11 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
 // The rate (Gbit/s) of a calibrate state file's all-reduce sweep (sizes >= min_bytes);
 // 0 when it has fewer than two usable sizes. Exposed for tests.
 double allreduce_rate_gbps(const std::string& state_json_text, double min_bytes = 1 << 20);
+// The same for the sweep's all-gather (sizes count the output, nccl-tests style; ring:
+// beta = slope p / (p - 1)); 0 when not measured. Reported beside the all-reduce rate, not
+// predicted with: Gloo's all-gather between 2 ranks gets ~55% of the all-reduce's rate
+// through a tbf-shaped link at 1-4 MiB but the full rate at 100-400 KB (docs/validation.md,
+// cause 18).
+double allgather_rate_gbps(const std::string& state_json_text, double min_bytes = 1 << 20);
 
 }  // namespace gcu::validate

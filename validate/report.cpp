@@ -61,10 +61,11 @@ std::string format_table(const Report& r) {
   if (r.calibration_age_s)
     o << "profile calibrated " << r.profile_date << ", " << num(*r.calibration_age_s / 60, "%.0f")
       << " min before the grid started (" << r.grid_started << ")\n";
-  o << "links (requested -> measured all-reduce rate):";
+  o << "links (requested -> measured all-reduce rate; all-gather's):";
   for (const auto& l : r.links)
     o << "  " << l.link.name << " x" << l.ranks << " -> "
-      << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured");
+      << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured")
+      << (l.measured_allgather_gbps > 0 ? " (" + num(l.measured_allgather_gbps, "%.3g") + ")" : "");
   const std::string& stat = r.options.statistic;
   o << "\n\ntotal iteration time (ms): predicted vs measured " << stat
     << " [p10, p90]; error = (pred - meas) / meas\n";
@@ -178,6 +179,8 @@ std::string format_json(const Report& r) {
     links.push_back({{"link", l.link.name}, {"ranks", l.ranks},
                      {"requested_gbps", l.link.unlimited() ? json(nullptr) : json(l.link.nominal_gbps)},
                      {"measured_gbps", l.measured_gbps > 0 ? json(l.measured_gbps) : json(nullptr)},
+                     {"measured_allgather_gbps",
+                      l.measured_allgather_gbps > 0 ? json(l.measured_allgather_gbps) : json(nullptr)},
                      {"note", l.note}});
   j["links"] = links;
   json cells = json::array();

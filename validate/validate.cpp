@@ -247,7 +247,9 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
     lr.ranks = c.ranks;
     const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
     if (o.reuse && std::filesystem::exists(prior)) {
-      lr.measured_gbps = allreduce_rate_gbps(util::read_file(prior));
+      const std::string text = util::read_file(prior);
+      lr.measured_gbps = allreduce_rate_gbps(text);
+      lr.measured_allgather_gbps = allgather_rate_gbps(text);
       lr.note = "reused " + prior;
     } else if (!o.measure_links) {
       lr.note = "not measured (--no-measure-links)";

@@ -44,7 +44,8 @@ struct ValidateOptions {
 struct LinkRate {
   Link link;
   int ranks = 0;
-  double measured_gbps = 0;  // 0 = not measured
+  double measured_gbps = 0;            // all-reduce; 0 = not measured
+  double measured_allgather_gbps = 0;  // the same sweep's all-gather (reported; not predicted with: cause 18)
   std::string note;
 };
 

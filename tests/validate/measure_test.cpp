@@ -54,6 +54,18 @@ TEST(LinkRate, SlopeOfTheAllReduceSweep) {
   const std::string st = R"({"collectives":{"world":2,"sweeps":[{"kind":"allgather","rows":[]},)"
                          R"({"kind":"allreduce","rows":[)" + rows + "]}]}}";
   EXPECT_NEAR(allreduce_rate_gbps(st), 1.0, 2e-3);  // std::to_string keeps 6 decimals
+  EXPECT_EQ(allgather_rate_gbps(st), 0.0);            // no all-gather rows: not measured
+}
+
+TEST(LinkRate, SlopeOfTheAllGatherSweepCountsTheOutput) {
+  // 4 ranks, 0.5 Gbit/s: a ring all-gather of an n-byte output moves (p-1)/p n per rank.
+  std::string rows;
+  for (double b : {1048576.0, 2097152.0, 4194304.0})
+    rows += std::string(rows.empty() ? "" : ",") + R"({"bytes":)" + std::to_string(b) + R"(,"median_s":)" +
+            std::to_string(200e-6 + b * 0.75 * 16e-9) + "}";
+  const std::string st = R"({"collectives":{"world":4,"sweeps":[{"kind":"allgather","rows":[)" + rows + "]}]}}";
+  EXPECT_NEAR(allgather_rate_gbps(st), 0.5, 1e-3);
+  EXPECT_EQ(allreduce_rate_gbps(st), 0.0);
 }
 
 }  // namespace gcu::validate
