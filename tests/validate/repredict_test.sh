@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits two recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits four recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max). A model or fit change that makes the recorded grids worse fails
@@ -23,6 +23,8 @@ check() {  # recording, max median, max max
 }
 check cpu-2rank-cnn-idlegap 0.060 0.189
 check cpu-2rank-cnn-links2 0.088 0.272
+check cpu-2rank-resnet18-10schemes 0.104 0.423
+check cpu-4rank-cnn-10schemes 0.092 0.334
 mkdir -p "$WORK/not-a-recording"
 if bash "$SCRIPT" "$WORK/not-a-recording" "$WORK/x" "$GCU" 2> "$WORK/bad.log"; then echo "accepted a non-recording"; exit 1; fi
 grep -q "not a recording" "$WORK/bad.log" || { echo "unclear error:"; cat "$WORK/bad.log"; exit 1; }
