@@ -11,6 +11,7 @@
 #     OUT_DIR    created; must be empty or an earlier repredict output (marker .repredict)
 #     GCU        the gcu binary (default: build/cli/gcu)
 #   REPREDICT_CALIBRATE_ARGS  extra `gcu calibrate` arguments (split on spaces)
+#   REPREDICT_VALIDATE_ARGS   extra `gcu validate` arguments (e.g. --predict-rate link-fits)
 # Writes OUT_DIR/{profile.json, profile.json.state.json, validate.{json,csv,txt}, *.log};
 # prints the validate summary line. Needs jq; starts the recording's number of ranks on
 # this machine (Gloo on loopback).
@@ -67,7 +68,8 @@ read -r -a extra <<< "${REPREDICT_CALIBRATE_ARGS:-}"
 OPENBLAS_NUM_THREADS=1 "$GCU" launch -n "$world" -- "$GCU" calibrate "${cal[@]}" "${extra[@]}" \
   -o "$OUT/profile.json" --state "$OUT/profile.json.state.json" --resume > "$OUT/calibrate.log" 2>&1 \
   || { tail -20 "$OUT/calibrate.log" >&2; die "re-fitting the profile failed (log: $OUT/calibrate.log)"; }
-"$GCU" validate "${grid[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \
+read -r -a vextra <<< "${REPREDICT_VALIDATE_ARGS:-}"
+"$GCU" validate "${grid[@]}" "${vextra[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \
   || { tail -20 "$OUT/validate.log" >&2; die "re-predicting failed (log: $OUT/validate.log)"; }
 jq -r '.summary | "repredict: \(.ok) cells: median |error| \(.median_abs_error_total_all_ok * 1000 | round / 10)%, max \(.max_abs_error_total_all_ok * 1000 | round / 10)%; counted \(.counted): \(if .counted > 0 then "\(.median_abs_error_total * 1000 | round / 10)% / \(.max_abs_error_total * 1000 | round / 10)%" else "-" end); noise-limited \(.noise_limited_fraction * 100 | round)%"' \
   "$OUT/validate.json"

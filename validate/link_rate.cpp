@@ -70,15 +70,22 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   std::filesystem::create_directories(out_dir + "/links", ec);
   std::remove((stem + ".json.state.json").c_str());
   std::vector<std::string> a = bed.launch_prefix(gcu, ranks);
-  a.insert(a.end(), {gcu, "calibrate", "--model", "cnn", "--skip", "compute,gamma,codecs,errors,contention,convergence",
-                     "--min-bytes", "1048576", "--max-bytes", "4194304", "--budget-s", "8", "--collective-gap-ms", "0", "--threads",
-                     std::to_string(threads), "-o", stem + ".json"});
-  log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, all-reduce 1-4 MiB)" << std::flush;
+  // 16 KiB-16 MiB per rank, every collective kind, each call after a 10 ms idle gap (as a
+  // training step's calls; cause 13): the rate from 1 MiB up, the per-size fits for
+  // --predict-rate link-fits (link_fits.h).
+  a.insert(a.end(), {gcu, "calibrate", "--model", "cnn", "--skip",
+                     "compute,gamma,codecs,errors,codec-gradients,contention,convergence", "--min-bytes",
+                     std::to_string(kLinkSweepMinBytes), "--max-bytes", std::to_string(kLinkSweepMaxBytes),
+                     "--budget-s", std::to_string(kLinkSweepBudgetS), "--collective-gap-ms",
+                     std::to_string(kLinkSweepGapMs), "--threads", std::to_string(threads), "-o", stem + ".json"});
+  log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, collectives 16 KiB-16 MiB)"
+      << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", 180);
   try {
     const std::string text = util::read_file(stem + ".json.state.json");
     lr.measured_gbps = allreduce_rate_gbps(text);
     lr.measured_allgather_gbps = allgather_rate_gbps(text);
+    lr.state_path = stem + ".json.state.json";
   } catch (const std::exception& e) {
     lr.note = std::string("not measured: ") + e.what() + " (exit " + std::to_string(r.exit_code) + ", " + stem + ".out)";
   }

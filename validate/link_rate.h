@@ -1,6 +1,7 @@
 // The measured rate of a testbed link, reported beside the requested one and (with
 // --predict-rate measured, the default) given to the model instead of the nominal rate:
-// a short all-reduce sweep (1-4 MiB per rank; the all-gather and broadcast are swept too) of `gcu calibrate` run through the link
+// a short sweep of `gcu calibrate`'s collectives step (16 KiB-16 MiB per rank, every kind;
+// the rate fitted from 1 MiB up) run through the link
 // (its collectives step only), fitted as a line T = A + B n over the sizes; the link's
 // per-byte time is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and
 // the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc
@@ -11,10 +12,17 @@
 #include "validate/runner.h"
 #include "validate/validate.h"
 
+#include <cstdint>
 #include <iosfwd>
 #include <string>
 
 namespace gcu::validate {
+
+// The link sweep: message sizes (bytes per rank), calibrate's budget for it, idle gap.
+inline constexpr int64_t kLinkSweepMinBytes = 16 << 10;
+inline constexpr int64_t kLinkSweepMaxBytes = 16 << 20;
+inline constexpr int kLinkSweepBudgetS = 60;
+inline constexpr int kLinkSweepGapMs = 10;
 
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
                            const std::string& out_dir, int threads, std::ostream& log);

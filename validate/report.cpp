@@ -192,6 +192,7 @@ std::string format_json(const Report& r) {
                      {"link_nominal_gbps", c.cell.link.unlimited() ? json(nullptr) : json(c.cell.link.nominal_gbps)},
                      {"link_measured_gbps", c.measured_link_gbps > 0 ? json(c.measured_link_gbps) : json(nullptr)},
                      {"rate_used_gbps", c.rate_used_gbps > 0 ? json(c.rate_used_gbps) : json(nullptr)},
+                     {"link_fits", c.link_fits},
                      {"mode", c.cell.mode}, {"batch", c.cell.batch}, {"ranks", c.cell.ranks}};
     x["status"] = c.ok ? "ok" : "failed";
     x["message"] = c.message;

@@ -2,6 +2,7 @@
 // measurement, rounds of cells in random interleaved order, predictions, statistics.
 #include "validate/validate.h"
 
+#include "validate/link_fits.h"
 #include "validate/link_rate.h"
 #include "validate/predict.h"
 #include "validate/report.h"
@@ -70,7 +71,7 @@ double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkR
     if (l.ranks == c.ranks && l.link.name == c.link.name) *measured = l.measured_gbps;
   if (c.link.unlimited()) return 0;  // the profile's own link: calibrated unshaped
   if (!shaped) return *measured;     // loopback: the link is not shaped, whatever was asked
-  if (o.predict_rate == "measured" && *measured > 0) return *measured;
+  if (o.predict_rate != "nominal" && *measured > 0) return *measured;
   return c.link.nominal_gbps;
 }
 
@@ -178,8 +179,8 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
     throw ValidateError("need --repeats >= 1 and 0 <= --warmup < --iters");
   if (o.statistic != "mean" && o.statistic != "median")
     throw ValidateError("--statistic '" + o.statistic + "': expected mean or median");
-  if (o.predict_rate != "measured" && o.predict_rate != "nominal")
-    throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured or nominal");
+  if (o.predict_rate != "measured" && o.predict_rate != "nominal" && o.predict_rate != "link-fits")
+    throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured, nominal or link-fits");
   if (!o.calibrate && o.profile.empty()) throw ValidateError("give a profile (-p) or --calibrate");
   return o;
 }
@@ -250,6 +251,7 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
       const std::string text = util::read_file(prior);
       lr.measured_gbps = allreduce_rate_gbps(text);
       lr.measured_allgather_gbps = allgather_rate_gbps(text);
+      lr.state_path = prior;
       lr.note = "reused " + prior;
     } else if (!o.measure_links) {
       lr.note = "not measured (--no-measure-links)";
@@ -408,8 +410,8 @@ void run_rounds(Rounds& s) {
 
 // Per cell: the mean load, the link rate predicted with, the prediction and the statistics.
 void finish_cells(const ValidateOptions& o, const Report& rep,
-                  const std::vector<std::unique_ptr<CellPredictor>>& preds, const std::vector<double>& load_sum,
-                  std::vector<CellResult>& res) {
+                  const std::vector<std::unique_ptr<CellPredictor>>& preds, const std::vector<char>& link_fitted,
+                  const std::vector<double>& load_sum, std::vector<CellResult>& res) {
   for (size_t i = 0; i < res.size(); ++i) {
     CellResult& r = res[i];
     r.load_average = load_sum[i] / o.repeats;
@@ -417,7 +419,8 @@ void finish_cells(const ValidateOptions& o, const Report& rep,
     if (rep.testbed != "netns" && !r.cell.link.unlimited())
       r.message += std::string(r.message.empty() ? "" : "; ") + "link " + r.cell.link.name +
                    " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
-    r.predicted = preds[i]->predict(r.rate_used_gbps);
+    r.link_fits = link_fitted[i];
+    r.predicted = preds[i]->predict(r.link_fits ? 0.0 : r.rate_used_gbps);
     if (r.ok && r.samples.empty()) {
       r.ok = false;
       r.message = "no measured iterations in the logs";
@@ -452,6 +455,8 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   std::vector<std::unique_ptr<CellPredictor>> preds;
   for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
   rep.links = link_rates(o, cells, bed, log);
+  std::vector<char> link_fitted(cells.size(), 0);
+  if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(lp.profile, cells, rep.links, preds, link_fitted);
 
   std::vector<CellResult> res(cells.size());
   std::vector<double> load_sum(cells.size(), 0);
@@ -474,7 +479,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   run_rounds(rounds);
   bed.down();
 
-  finish_cells(o, rep, preds, load_sum, res);
+  finish_cells(o, rep, preds, link_fitted, load_sum, res);
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);

@@ -29,7 +29,9 @@ struct ValidateOptions {
   uint64_t seed = 1;               // cell order
   std::string testbed = "auto";    // auto | netns | loopback
   bool measure_links = true;       // all-reduce sweep through each shaped link
-  std::string predict_rate = "measured";  // measured | nominal: the link rate given to the model
+  // measured | nominal: the link rate given to the model; link-fits: the collective costs
+  // measured through each shaped link, per kind and size (validate/link_fits.h)
+  std::string predict_rate = "link-fits";
   std::string statistic = "mean";  // measured value compared: mean (time per iteration) | median
   std::string out_dir = "validate-out";
   std::string gcu;                 // the gcu binary (default: this one)
@@ -45,7 +47,8 @@ struct LinkRate {
   Link link;
   int ranks = 0;
   double measured_gbps = 0;            // all-reduce; 0 = not measured
-  double measured_allgather_gbps = 0;  // the same sweep's all-gather (reported; not predicted with: cause 18)
+  double measured_allgather_gbps = 0;  // the same sweep's all-gather (reported; link-fits uses it)
+  std::string state_path;              // the sweep's calibrate state file (empty: none)
   std::string note;
 };
 
@@ -67,6 +70,7 @@ struct CellResult {
   bool noise_limited = false;    // uncertainty > |error of total|: not counted as a model error
   double rate_used_gbps = 0;     // link rate the prediction used (0 = the profile's)
   double measured_link_gbps = 0;
+  bool link_fits = false;        // predicted with the link's own collective fits (--predict-rate link-fits)
   double load_average = -1;      // mean over rounds of the 1-min load average at the start
   long nivcsw = 0;               // involuntary context switches of the cell's processes, all rounds
   double wall_s = 0;

@@ -23,7 +23,7 @@ check() {  # recording, max median, max max
 }
 check cpu-2rank-cnn-idlegap 0.060 0.189
 check cpu-2rank-cnn-links2 0.088 0.272
-check cpu-2rank-resnet18-10schemes 0.104 0.423
+check cpu-2rank-resnet18-10schemes 0.086 0.278
 check cpu-4rank-cnn-10schemes 0.092 0.334
 mkdir -p "$WORK/not-a-recording"
 if bash "$SCRIPT" "$WORK/not-a-recording" "$WORK/x" "$GCU" 2> "$WORK/bad.log"; then echo "accepted a non-recording"; exit 1; fi

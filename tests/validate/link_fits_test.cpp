@@ -1,0 +1,90 @@
+// Tests of validate/link_fits.h: a shaped link's own sweep replaces the profile's costs from
+// kLinkFitsMinBytes up, per collective kind; smaller messages keep the profile's latency at
+// the measured rate; a kind the link did not measure keeps the profile at that rate.
+#include "validate/link_fits.h"
+
+#include "model/collectives.h"
+#include "simulate/error.h"
+
+#include <gtest/gtest.h>
+
+namespace gcu::validate {
+namespace {
+
+using compress::CollectiveKind;
+
+// 2 ranks; T = A + B x (x: nccl-tests bytes, all-gather: the output), 64 KiB .. 16 MiB.
+calibrate::CollectiveSweep line(CollectiveKind k, double A, double B) {
+  calibrate::CollectiveSweep s;
+  s.kind = k;
+  s.world = 2;
+  for (int64_t bytes = 64 << 10; bytes <= (16 << 20); bytes *= 2) {
+    calibrate::SweepRow r;
+    r.bytes = bytes;
+    r.count = bytes / 4;
+    const double t = A + B * double(bytes);
+    r.time_s.median = r.time_s.mean = r.time_s.mean_w95 = r.time_s.p10 = r.time_s.p90 = r.time_s.min = r.time_s.max = t;
+    r.time_s.n = 5;
+    r.calls = 5;
+    s.rows.push_back(r);
+  }
+  return s;
+}
+
+model::Profile base_profile() {
+  model::Profile p;
+  p.cluster.nodes = 2;
+  p.cluster.gpus_per_node = 1;
+  p.cluster.inter = {10.0, 50e-6, {{"allreduce", {{0, model::kInf, 100e-6, 1e-10}}}}};
+  p.cluster.intra = p.cluster.inter;
+  return p;
+}
+
+calibrate::CalibrationState link_state() {
+  calibrate::CalibrationState st;
+  st.meta.world = 2;
+  st.meta.fit_statistic = "median";
+  calibrate::CollectivesState c;
+  c.world = 2;
+  c.sweeps = {line(CollectiveKind::AllReduce, 300e-6, 8e-9), line(CollectiveKind::AllGather, 200e-6, 16e-9)};
+  st.collectives = c;
+  return st;
+}
+
+TEST(LinkFits, LargeMessagesTakeTheLinksOwnLinePerKind) {
+  const model::Profile p = profile_for_link(base_profile(), link_state(), 1.0);
+  const model::LinkCost link(p.cluster.inter, "inter");
+  // All-gather of 4 MiB per rank: the link's line at its 8 MiB output, not 1 Gbit/s.
+  const double n = 4 << 20;
+  const double t = model::flat_collective_s(CollectiveKind::AllGather, model::Algorithm::Ring, 2, n,
+                                            link.at(CollectiveKind::AllGather, n));
+  EXPECT_NEAR(t / (200e-6 + 16e-9 * 2 * n), 1.0, 1e-6);
+  const double tr = model::flat_collective_s(CollectiveKind::AllReduce, model::Algorithm::Ring, 2, n,
+                                             link.at(CollectiveKind::AllReduce, n));
+  EXPECT_NEAR(tr / (300e-6 + 8e-9 * n), 1.0, 1e-6);
+  EXPECT_EQ(p.cluster.intra.collectives.size(), p.cluster.inter.collectives.size());
+}
+
+TEST(LinkFits, SmallMessagesKeepTheProfilesLatencyAtTheMeasuredRate) {
+  const model::Profile p = profile_for_link(base_profile(), link_state(), 1.0);
+  const model::LinkCost link(p.cluster.inter, "inter");
+  const auto small_ar = link.at(CollectiveKind::AllReduce, 64 << 10);
+  EXPECT_DOUBLE_EQ(small_ar.alpha_s, 100e-6);  // the profile's all-reduce range
+  EXPECT_NEAR(small_ar.beta_s_per_byte, 8e-9, 1e-15);  // 1 Gbit/s
+  const auto small_ag = link.at(CollectiveKind::AllGather, 64 << 10);
+  EXPECT_DOUBLE_EQ(small_ag.alpha_s, 50e-6);  // no all-gather range in the profile: its level's alpha
+  EXPECT_NEAR(small_ag.beta_s_per_byte, 8e-9, 1e-15);
+  // Broadcast was not swept through the link: the profile at the measured rate, every size.
+  const auto big_bc = link.at(CollectiveKind::Broadcast, 8 << 20);
+  EXPECT_DOUBLE_EQ(big_bc.alpha_s, 50e-6);
+  EXPECT_NEAR(big_bc.beta_s_per_byte, 8e-9, 1e-15);
+}
+
+TEST(LinkFits, AStateWithoutASweepOrRateIsAClearError) {
+  calibrate::CalibrationState empty;
+  EXPECT_THROW(profile_for_link(base_profile(), empty, 1.0), ValidateError);
+  EXPECT_THROW(profile_for_link(base_profile(), link_state(), 0.0), ValidateError);
+}
+
+}  // namespace
+}  // namespace gcu::validate

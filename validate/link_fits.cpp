@@ -1,0 +1,91 @@
+// A shaped link's own collective fits in the profile (link_fits.h).
+#include "validate/link_fits.h"
+
+#include "calibrate/collective_fit.h"
+#include "calibrate/profile_builder.h"
+#include "model/units.h"
+#include "simulate/error.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace gcu::validate {
+
+namespace {
+
+using compress::CollectiveKind;
+
+// The smallest message (model bytes: per rank; an all-gather's sweep counts its output)
+// of a supported sweep of kind k; infinity when the kind was not measured.
+double smallest_measured(const std::vector<calibrate::CollectiveSweep>& sweeps, CollectiveKind k) {
+  double m = std::numeric_limits<double>::infinity();
+  for (const auto& s : sweeps)
+    if (s.kind == k && s.supported)
+      for (const auto& r : s.rows)
+        m = std::min(m, k == CollectiveKind::AllGather ? double(r.bytes) / std::max(1, s.world) : double(r.bytes));
+  return m;
+}
+
+}  // namespace
+
+model::Profile profile_for_link(const model::Profile& base, const calibrate::CalibrationState& st, double rate_gbps) {
+  if (!st.collectives) throw ValidateError("link-fits: the link's state file has no collective sweep");
+  if (!(rate_gbps > 0)) throw ValidateError("link-fits: the link has no measured rate");
+  const auto sweeps = calibrate::fitted_sweeps(*st.collectives, st.meta.fit_statistic);
+  model::LinkLevel measured;
+  try {
+    measured = calibrate::link_level_from_sweeps(sweeps);
+  } catch (const std::exception& e) {
+    throw ValidateError(std::string("link-fits: the link's sweep cannot be fitted: ") + e.what());
+  }
+  const model::LinkLevel& from = base.cluster.inter;
+  const double beta = model::beta_s_per_byte_from_gbps(rate_gbps);
+  model::LinkLevel out = from;
+  out.bandwidth_gbps = rate_gbps;
+  out.collectives.clear();
+  for (auto k : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
+                 CollectiveKind::Broadcast}) {
+    const std::string key = model::collective_key(k);
+    const double cut = std::max(kLinkFitsMinBytes, smallest_measured(sweeps, k));
+    std::vector<model::SizeRangeFit> ranges;
+    const auto b = from.collectives.find(key);
+    const std::vector<model::SizeRangeFit> base_ranges =
+        b != from.collectives.end() && !b->second.empty()
+            ? b->second
+            : std::vector<model::SizeRangeFit>{{0, model::kInf, from.alpha_s, beta}};
+    for (auto r : base_ranges) {
+      if (double(r.min_bytes) >= cut) continue;
+      r.max_bytes = std::min<double>(r.max_bytes, cut);
+      r.beta_s_per_byte = beta;
+      ranges.push_back(r);
+    }
+    const auto m = measured.collectives.find(key);
+    if (m != measured.collectives.end())
+      for (auto r : m->second) {
+        if (double(r.max_bytes) <= cut) continue;
+        r.min_bytes = std::max<double>(r.min_bytes, cut);
+        ranges.push_back(r);
+      }
+    out.collectives[key] = ranges;
+  }
+  model::Profile p = base;
+  p.cluster.inter = out;
+  p.cluster.intra = out;
+  return p;
+}
+
+void apply_link_fits(const model::Profile& base, const std::vector<Cell>& cells, const std::vector<LinkRate>& links,
+                     std::vector<std::unique_ptr<CellPredictor>>& preds, std::vector<char>& link_fitted) {
+  link_fitted.assign(cells.size(), 0);
+  for (const LinkRate& l : links) {
+    if (l.link.unlimited() || l.state_path.empty() || !(l.measured_gbps > 0)) continue;
+    const model::Profile p = profile_for_link(base, calibrate::read_state_file(l.state_path), l.measured_gbps);
+    for (size_t i = 0; i < cells.size(); ++i)
+      if (cells[i].ranks == l.ranks && cells[i].link.name == l.link.name) {
+        preds[i] = std::make_unique<CellPredictor>(p, cells[i]);
+        link_fitted[i] = 1;
+      }
+  }
+}
+
+}  // namespace gcu::validate
