@@ -152,9 +152,10 @@ struct IterationTimes {
 
 // Each iteration of synchronous data parallelism waits for ITS slowest rank; with more
 // ranks than cores (or any per-iteration jitter) that is slower than the rank that is
-// slowest on median (4 ranks on 2 cores: forward + backward 9.5-9.9 ms median, 10.4-11.5 ms
-// mean, against 7.3-7.9 ms; docs/validation.md, cause 19). The iterations are aligned (a barrier before each); per
-// iteration the rank with the largest forward + backward + optimizer gives all three.
+// slowest on median (4 ranks on 2 cores: forward + backward 9.5-9.9 ms median and
+// 10.4-11.5 ms mean, against 7.3-7.9 ms; docs/validation.md, cause 19). The iterations are
+// aligned (a barrier before each); per iteration the rank with the largest forward +
+// backward + optimizer gives all three.
 IterationTimes slowest_per_iteration(Group& g, const IterationTimes& it) {
   if (g.world_size() == 1) return it;
   const size_t n = it.fwd_s.size();

@@ -32,6 +32,10 @@ grep -q 'busbw' "$DIR/rank0.out" || { echo "no collective table printed"; cat "$
 grep -q 'ms idle before each call' "$DIR/rank0.out" || { echo "the report does not give the idle gap"; exit 1; }
 grep -Eq '"idle_gap_s": *(0\.0*[1-9]|[1-9])' "$DIR/profile.json.state.json" ||
   { echo "no positive idle gap in the state file"; grep -o '"idle_gap_s":[^,}]*' "$DIR/profile.json.state.json"; exit 1; }
+# The compute step reports the slowest rank of each iteration (what the profile takes)
+# beside the slowest rank's medians (cause 19).
+grep -Eq "compute batch 16 \(slowest rank of each iteration, mean\): forward [0-9.]+ ms, backward [0-9.]+ ms, optimizer [0-9.]+ ms \(medians [0-9.]+, [0-9.]+ ms; the slowest rank's medians [0-9.]+, [0-9.]+ ms\)" \
+  "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no per-iteration slowest-rank compute line"; cat "$DIR/rank0.err"; exit 1; }
 # The codec-gradients step timed both codecs on the CNN's own gradient buckets (positive
 # factors) and the fp16 codec kept its low-precision all-reduce's extra apart.
 for spec in none fp16; do
