@@ -2,7 +2,6 @@
 #include "calibrate/codec_gradients.h"
 
 #include "compressors/registry.h"
-#include "model/buckets.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,14 +28,8 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
                                            const model::CodecFit& sweep_fit,
                                            std::optional<double> wire_extra_per_element_s, int world, int passes,
                                            const model::DdpConfig& ddp) {
-  if (g.snapshots.empty() || g.tensors.empty()) throw FitError("codec timing on gradients: no gradients collected");
-  const auto buckets = model::plan_buckets(g.tensors, model::BucketOptions::from(ddp));
-  std::vector<int64_t> offset(g.tensors.size() + 1, 0);
-  for (size_t i = 0; i < g.tensors.size(); ++i) offset[i + 1] = offset[i] + g.tensors[i].numel();
-  for (const auto& s : g.snapshots)
-    if (static_cast<int64_t>(s.size()) != offset.back())
-      throw FitError("codec timing on gradients: a snapshot has " + std::to_string(s.size()) + " values, expected " +
-                     std::to_string(offset.back()));
+  const GradientBuckets gb = gradient_buckets(g, ddp, "codec timing on gradients");
+  const auto& buckets = gb.buckets;
   const int p = std::max(2, world);
   auto c = compress::make_compressor(spec);
   LoopbackCommunicator comm(p);
@@ -48,8 +41,7 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
       double e = 0, d = 0;
       for (size_t bi = 0; bi < buckets.size(); ++bi) {
         auto& x = bucket_data[bi];
-        x.clear();
-        for (int t : buckets[bi].tensors) x.insert(x.end(), snap.begin() + offset[t], snap.begin() + offset[t + 1]);
+        gb.gather(snap, bi, x);
         const StepSplit t = time_one_step(*c, {static_cast<int64_t>(bi), x.data(), &buckets[bi].layout}, comm);
         e += t.encode_s;
         d += t.decode_s;

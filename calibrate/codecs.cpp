@@ -165,27 +165,36 @@ CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions
   return m;
 }
 
+GradientBuckets gradient_buckets(const GradientSet& g, const model::DdpConfig& ddp, const std::string& what) {
+  if (g.snapshots.empty() || g.tensors.empty()) throw FitError(what + ": no gradients collected");
+  GradientBuckets b;
+  b.buckets = model::plan_buckets(g.tensors, model::BucketOptions::from(ddp));
+  b.offset.assign(g.tensors.size() + 1, 0);
+  for (size_t i = 0; i < g.tensors.size(); ++i) b.offset[i + 1] = b.offset[i] + g.tensors[i].numel();
+  for (const auto& s : g.snapshots)
+    if (static_cast<int64_t>(s.size()) != b.offset.back())
+      throw FitError(what + ": a gradient snapshot has " + std::to_string(s.size()) + " values, expected " +
+                     std::to_string(b.offset.back()));
+  return b;
+}
+
+void GradientBuckets::gather(const std::vector<float>& snapshot, size_t bi, std::vector<float>& x) const {
+  x.clear();
+  for (int t : buckets[bi].tensors) x.insert(x.end(), snapshot.begin() + offset[t], snapshot.begin() + offset[t + 1]);
+}
+
 ErrorMeasurement measure_error(const std::string& spec, const GradientSet& g,
                                const model::DdpConfig& ddp) {
-  if (g.snapshots.empty() || g.tensors.empty()) throw FitError("compression error: no gradients collected");
-  const auto buckets = model::plan_buckets(g.tensors, model::BucketOptions::from(ddp));
-  // Offsets of each tensor in a snapshot (backward order).
-  std::vector<int64_t> offset(g.tensors.size() + 1, 0);
-  for (size_t i = 0; i < g.tensors.size(); ++i) offset[i + 1] = offset[i] + g.tensors[i].numel();
-  for (const auto& s : g.snapshots)
-    if (static_cast<int64_t>(s.size()) != offset.back())
-      throw FitError("compression error: a gradient snapshot has " + std::to_string(s.size()) +
-                     " values, expected " + std::to_string(offset.back()));
+  const GradientBuckets gb = gradient_buckets(g, ddp, "compression error");
   ErrorMeasurement out;
   out.snapshots = static_cast<int>(g.snapshots.size());
-  out.buckets = static_cast<int>(buckets.size());
+  out.buckets = static_cast<int>(gb.buckets.size());
   compress::ErrorMeter meter(spec);  // B1's definitions (compressors/error_measure.h)
   std::vector<float> x;
   for (const auto& snap : g.snapshots)
-    for (size_t bi = 0; bi < buckets.size(); ++bi) {
-      x.clear();
-      for (int t : buckets[bi].tensors) x.insert(x.end(), snap.begin() + offset[t], snap.begin() + offset[t + 1]);
-      meter.add(x.data(), buckets[bi].layout, static_cast<int64_t>(bi));
+    for (size_t bi = 0; bi < gb.buckets.size(); ++bi) {
+      gb.gather(snap, bi, x);
+      meter.add(x.data(), gb.buckets[bi].layout, static_cast<int64_t>(bi));
     }
   const auto st = meter.stats();
   out.relative_error = st.rel_error;

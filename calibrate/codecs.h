@@ -13,6 +13,7 @@
 #include "calibrate/fit.h"
 #include "calibrate/stats.h"
 #include "compressors/compressor.h"
+#include "model/buckets.h"
 #include "model/profile.h"
 
 #include <chrono>
@@ -94,6 +95,17 @@ struct GradientSet {
   std::vector<model::TensorInfo> tensors;      // backward order
   std::vector<std::vector<float>> snapshots;   // each: sum of numels floats, same order
 };
+
+// A gradient set packed as DDP packs it (model/buckets.h): the buckets and each tensor's
+// offset in a snapshot. Throws FitError, naming `what`, on an empty set or a snapshot of
+// the wrong length.
+struct GradientBuckets {
+  std::vector<model::Bucket> buckets;
+  std::vector<int64_t> offset;  // tensors + 1 entries
+  // Bucket bi of a snapshot, its tensors in bucket order, into x (replaced).
+  void gather(const std::vector<float>& snapshot, size_t bi, std::vector<float>& x) const;
+};
+GradientBuckets gradient_buckets(const GradientSet& g, const model::DdpConfig& ddp, const std::string& what);
 
 struct ErrorMeasurement {
   double relative_error = 0;     // without error feedback
