@@ -1,6 +1,7 @@
 // Codecs timed on the model's own gradient buckets (codec_gradients.h).
 #include "calibrate/codec_gradients.h"
 
+#include "calibrate/stats.h"
 #include "compressors/registry.h"
 
 #include <algorithm>
@@ -9,12 +10,6 @@
 namespace gcu::calibrate {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 double ratio_or_one(double measured_s, double fitted_s) {
   return measured_s >= kMinComparableS && fitted_s >= kMinComparableS
@@ -33,14 +28,13 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
   const int p = std::max(2, world);
   auto c = compress::make_compressor(spec);
   LoopbackCommunicator comm(p);
-  std::vector<std::vector<float>> bucket_data(buckets.size());
+  std::vector<float> x;
   std::vector<double> enc, dec;
   // Pass -1 warms the compressor's state (PowerSGD's Q, error-feedback residuals) untimed.
   for (int pass = -1; pass < std::max(1, passes); ++pass)
     for (const auto& snap : g.snapshots) {
       double e = 0, d = 0;
       for (size_t bi = 0; bi < buckets.size(); ++bi) {
-        auto& x = bucket_data[bi];
         gb.gather(snap, bi, x);
         const StepSplit t = time_one_step(*c, {static_cast<int64_t>(bi), x.data(), &buckets[bi].layout}, comm);
         e += t.encode_s;
@@ -53,8 +47,8 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
   CodecGradientState s;
   s.buckets = static_cast<int>(buckets.size());
   s.snapshots = static_cast<int>(g.snapshots.size());
-  s.encode_s = median_of(enc);
-  s.decode_s = median_of(dec);
+  s.encode_s = quantile(enc, 0.5);
+  s.decode_s = quantile(dec, 0.5);
   for (const auto& b : buckets) {
     const double n = static_cast<double>(b.numel);
     s.fit_encode_s += std::max(0.0, sweep_fit.encode.fixed_s + sweep_fit.encode.per_element_s * n);
@@ -74,8 +68,7 @@ model::CodecFit scaled_fit(const model::CodecFit& fit, std::optional<double> wir
   out.encode.fixed_s *= s.encode_factor;
   out.encode.per_element_s *= s.encode_factor;
   out.decode.fixed_s *= s.decode_factor;
-  out.decode.per_element_s =
-      (fit.decode.per_element_s - wx) * s.decode_factor + wx;
+  out.decode.per_element_s = (fit.decode.per_element_s - wx) * s.decode_factor + wx;
   out.decode.per_rank_element_s *= s.decode_factor;
   return out;
 }

@@ -75,16 +75,13 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
 }
 
 void apply_link_fits(const model::Profile& base, const std::vector<Cell>& cells, const std::vector<LinkRate>& links,
-                     std::vector<std::unique_ptr<CellPredictor>>& preds, std::vector<char>& link_fitted) {
-  link_fitted.assign(cells.size(), 0);
+                     std::vector<std::unique_ptr<CellPredictor>>& preds) {
   for (const LinkRate& l : links) {
     if (l.link.unlimited() || l.state_path.empty() || !(l.measured_gbps > 0)) continue;
     const model::Profile p = profile_for_link(base, calibrate::read_state_file(l.state_path), l.measured_gbps);
     for (size_t i = 0; i < cells.size(); ++i)
-      if (cells[i].ranks == l.ranks && cells[i].link.name == l.link.name) {
-        preds[i] = std::make_unique<CellPredictor>(p, cells[i]);
-        link_fitted[i] = 1;
-      }
+      if (cells[i].ranks == l.ranks && cells[i].link.name == l.link.name)
+        preds[i] = std::make_unique<CellPredictor>(p, cells[i], /*link_in_profile=*/true);
   }
 }
 

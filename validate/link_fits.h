@@ -35,9 +35,8 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
                                double rate_gbps);
 
 // For every cell on a shaped link whose sweep was kept (LinkRate::state_path) and measured:
-// its predictor re-made from profile_for_link, and link_fitted[i] = 1 (predict it at rate
-// 0: the link is in the profile). One profile per (ranks, link).
+// its predictor re-made from profile_for_link, holding the link. One profile per (ranks, link).
 void apply_link_fits(const model::Profile& base, const std::vector<Cell>& cells, const std::vector<LinkRate>& links,
-                     std::vector<std::unique_ptr<CellPredictor>>& preds, std::vector<char>& link_fitted);
+                     std::vector<std::unique_ptr<CellPredictor>>& preds);
 
 }  // namespace gcu::validate

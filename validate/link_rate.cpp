@@ -60,6 +60,13 @@ double allgather_rate_gbps(const std::string& text, double min_bytes) {
   return gbps_of_beta(slope * p / (p - 1.0));
 }
 
+void read_link_sweep(LinkRate& lr, const std::string& state_path) {
+  const std::string text = util::read_file(state_path);
+  lr.measured_gbps = allreduce_rate_gbps(text);
+  lr.measured_allgather_gbps = allgather_rate_gbps(text);
+  lr.state_path = state_path;
+}
+
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
                            const std::string& out_dir, int threads, std::ostream& log) {
   LinkRate lr;
@@ -82,10 +89,7 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
       << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", 180);
   try {
-    const std::string text = util::read_file(stem + ".json.state.json");
-    lr.measured_gbps = allreduce_rate_gbps(text);
-    lr.measured_allgather_gbps = allgather_rate_gbps(text);
-    lr.state_path = stem + ".json.state.json";
+    read_link_sweep(lr, stem + ".json.state.json");
   } catch (const std::exception& e) {
     lr.note = std::string("not measured: ") + e.what() + " (exit " + std::to_string(r.exit_code) + ", " + stem + ".out)";
   }

@@ -1,10 +1,9 @@
-// The measured rate of a testbed link, reported beside the requested one and (with
-// --predict-rate measured, the default) given to the model instead of the nominal rate:
-// a short sweep of `gcu calibrate`'s collectives step (16 KiB-16 MiB per rank, every kind;
-// the rate fitted from 1 MiB up) run through the link
-// (its collectives step only), fitted as a line T = A + B n over the sizes; the link's
-// per-byte time is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and
-// the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc
+// The measured rate of a testbed link, reported beside the requested one and given to the
+// model instead of the nominal rate (--predict-rate measured; with link-fits, the default,
+// for messages below 1 MiB per rank, link_fits.h): a short sweep of `gcu calibrate`'s
+// collectives step alone (16 KiB-16 MiB per rank, every kind) run through the link, the
+// all-reduce's sizes from 1 MiB up fitted as a line T = A + B n; the link's per-byte time
+// is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc
 // shaping, TCP and the CPU's reduction included: what the trainer's buckets see.
 #pragma once
 
@@ -24,6 +23,10 @@ inline constexpr int64_t kLinkSweepMaxBytes = 16 << 20;
 inline constexpr int kLinkSweepBudgetS = 60;
 inline constexpr int kLinkSweepGapMs = 10;
 
+// The rates of a kept sweep (its calibrate state file) into lr, and lr.state_path. Throws
+// util::FileError or nlohmann::json::exception on an unreadable or malformed file.
+void read_link_sweep(LinkRate& lr, const std::string& state_path);
+
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
                            const std::string& out_dir, int threads, std::ostream& log);
 
@@ -31,10 +34,9 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
 // 0 when it has fewer than two usable sizes. Exposed for tests.
 double allreduce_rate_gbps(const std::string& state_json_text, double min_bytes = 1 << 20);
 // The same for the sweep's all-gather (sizes count the output, nccl-tests style; ring:
-// beta = slope p / (p - 1)); 0 when not measured. Reported beside the all-reduce rate, not
-// predicted with: Gloo's all-gather between 2 ranks gets ~55% of the all-reduce's rate
-// through a tbf-shaped link at 1-4 MiB but the full rate at 100-400 KB (docs/validation.md,
-// cause 18).
+// beta = slope p / (p - 1)); 0 when not measured. Reported beside the all-reduce rate:
+// Gloo's all-gather between 2 ranks gets ~55% of the all-reduce's rate through a
+// tbf-shaped link at 1-4 MiB but the full rate at 100-400 KB (docs/validation.md, cause 18).
 double allgather_rate_gbps(const std::string& state_json_text, double min_bytes = 1 << 20);
 
 }  // namespace gcu::validate

@@ -3,7 +3,8 @@
 
 namespace gcu::validate {
 
-CellPredictor::CellPredictor(const model::Profile& profile, const Cell& cell) {
+CellPredictor::CellPredictor(const model::Profile& profile, const Cell& cell, bool link_in_profile)
+    : link_in_profile_(link_in_profile) {
   model::Setup s;
   s.scheme = cell.scheme;
   s.nodes = cell.ranks;
@@ -20,8 +21,10 @@ CellPredictor::CellPredictor(const model::Profile& profile, const Cell& cell) {
 
 Breakdown CellPredictor::predict(model::Gbps rate_gbps) const {
   model::Conditions c;
-  c.inter_bandwidth_gbps = rate_gbps;
-  c.intra_bandwidth_gbps = rate_gbps;
+  if (!link_in_profile_) {
+    c.inter_bandwidth_gbps = rate_gbps;
+    c.intra_bandwidth_gbps = rate_gbps;
+  }
   const model::IterationResult r = p_->predict(c, /*timeline=*/true);
   double bwd_end = r.backward_s;  // after-backward mode: nothing slows it
   for (const auto& e : r.timeline)

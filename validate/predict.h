@@ -31,14 +31,18 @@ namespace gcu::validate {
 class CellPredictor {
  public:
   // Throws ValidateError naming the cell (unknown scheme, no codec fit, no compute...).
-  CellPredictor(const model::Profile& profile, const Cell& cell);
+  // link_in_profile: the profile already holds the cell's link (validate/link_fits.h).
+  CellPredictor(const model::Profile& profile, const Cell& cell, bool link_in_profile = false);
   // rate_gbps: the link rate to predict with (0 = the profile's own link, for the
-  // unlimited link of the placement it was calibrated in).
+  // unlimited link of the placement it was calibrated in); ignored when the profile holds
+  // the link.
   Breakdown predict(model::Gbps rate_gbps) const;
+  bool link_in_profile() const { return link_in_profile_; }
   std::string note() const { return note_; }
 
  private:
   std::unique_ptr<model::Predictor> p_;
+  bool link_in_profile_ = false;
   std::string note_;
 };
 

@@ -248,10 +248,7 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
     lr.ranks = c.ranks;
     const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
     if (o.reuse && std::filesystem::exists(prior)) {
-      const std::string text = util::read_file(prior);
-      lr.measured_gbps = allreduce_rate_gbps(text);
-      lr.measured_allgather_gbps = allgather_rate_gbps(text);
-      lr.state_path = prior;
+      read_link_sweep(lr, prior);
       lr.note = "reused " + prior;
     } else if (!o.measure_links) {
       lr.note = "not measured (--no-measure-links)";
@@ -410,8 +407,8 @@ void run_rounds(Rounds& s) {
 
 // Per cell: the mean load, the link rate predicted with, the prediction and the statistics.
 void finish_cells(const ValidateOptions& o, const Report& rep,
-                  const std::vector<std::unique_ptr<CellPredictor>>& preds, const std::vector<char>& link_fitted,
-                  const std::vector<double>& load_sum, std::vector<CellResult>& res) {
+                  const std::vector<std::unique_ptr<CellPredictor>>& preds, const std::vector<double>& load_sum,
+                  std::vector<CellResult>& res) {
   for (size_t i = 0; i < res.size(); ++i) {
     CellResult& r = res[i];
     r.load_average = load_sum[i] / o.repeats;
@@ -419,8 +416,8 @@ void finish_cells(const ValidateOptions& o, const Report& rep,
     if (rep.testbed != "netns" && !r.cell.link.unlimited())
       r.message += std::string(r.message.empty() ? "" : "; ") + "link " + r.cell.link.name +
                    " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
-    r.link_fits = link_fitted[i];
-    r.predicted = preds[i]->predict(r.link_fits ? 0.0 : r.rate_used_gbps);
+    r.link_fits = preds[i]->link_in_profile();
+    r.predicted = preds[i]->predict(r.rate_used_gbps);
     if (r.ok && r.samples.empty()) {
       r.ok = false;
       r.message = "no measured iterations in the logs";
@@ -455,8 +452,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   std::vector<std::unique_ptr<CellPredictor>> preds;
   for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
   rep.links = link_rates(o, cells, bed, log);
-  std::vector<char> link_fitted(cells.size(), 0);
-  if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(lp.profile, cells, rep.links, preds, link_fitted);
+  if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(lp.profile, cells, rep.links, preds);
 
   std::vector<CellResult> res(cells.size());
   std::vector<double> load_sum(cells.size(), 0);
@@ -479,7 +475,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   run_rounds(rounds);
   bed.down();
 
-  finish_cells(o, rep, preds, link_fitted, load_sum, res);
+  finish_cells(o, rep, preds, load_sum, res);
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);

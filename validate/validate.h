@@ -28,7 +28,7 @@ struct ValidateOptions {
   int threads = 1;                 // gcu train --threads (and OMP_NUM_THREADS)
   uint64_t seed = 1;               // cell order
   std::string testbed = "auto";    // auto | netns | loopback
-  bool measure_links = true;       // all-reduce sweep through each shaped link
+  bool measure_links = true;       // collective sweep through each shaped link (link_rate.h)
   // measured | nominal: the link rate given to the model; link-fits: the collective costs
   // measured through each shaped link, per kind and size (validate/link_fits.h)
   std::string predict_rate = "link-fits";
@@ -47,8 +47,8 @@ struct LinkRate {
   Link link;
   int ranks = 0;
   double measured_gbps = 0;            // all-reduce; 0 = not measured
-  double measured_allgather_gbps = 0;  // the same sweep's all-gather (reported; link-fits uses it)
-  std::string state_path;              // the sweep's calibrate state file (empty: none)
+  double measured_allgather_gbps = 0;  // the same sweep's all-gather (reported)
+  std::string state_path;              // the sweep's calibrate state file (empty: none; link-fits reads it)
   std::string note;
 };
 
