@@ -78,7 +78,13 @@ void apply_link_fits(const model::Profile& base, const std::vector<Cell>& cells,
                      std::vector<std::unique_ptr<CellPredictor>>& preds) {
   for (const LinkRate& l : links) {
     if (l.link.unlimited() || l.state_path.empty() || !(l.measured_gbps > 0)) continue;
-    const model::Profile p = profile_for_link(base, calibrate::read_state_file(l.state_path), l.measured_gbps);
+    model::Profile p;
+    try {
+      p = profile_for_link(base, calibrate::read_state_file(l.state_path), l.measured_gbps);
+    } catch (const ValidateError& e) {
+      throw ValidateError("link " + l.link.name + " x" + std::to_string(l.ranks) + " (" + l.state_path +
+                          "): " + e.what());
+    }
     for (size_t i = 0; i < cells.size(); ++i)
       if (cells[i].ranks == l.ranks && cells[i].link.name == l.link.name)
         preds[i] = std::make_unique<CellPredictor>(p, cells[i], /*link_in_profile=*/true);

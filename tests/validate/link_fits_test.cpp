@@ -86,5 +86,30 @@ TEST(LinkFits, AStateWithoutASweepOrRateIsAClearError) {
   EXPECT_THROW(profile_for_link(base_profile(), link_state(), 0.0), ValidateError);
 }
 
+TEST(LinkFits, AnUnfittableSweepNamesTheLinkAndItsFile) {
+  const std::string path = ::testing::TempDir() + "gcu_link_fits_empty.json.state.json";
+  calibrate::CalibrationState st;  // no collective sweep
+  st.meta.world = 2;
+  calibrate::write_state_file(path, st);
+  LinkRate l;
+  l.link = parse_link("200mbit");
+  l.ranks = 2;
+  l.measured_gbps = 0.19;
+  l.state_path = path;
+  Cell c;
+  c.model = "cnn";
+  c.scheme = "none";
+  c.link = l.link;
+  c.ranks = 2;
+  std::vector<std::unique_ptr<CellPredictor>> preds;
+  try {
+    apply_link_fits(base_profile(), {c}, {l}, preds);
+    ADD_FAILURE() << "no error";
+  } catch (const ValidateError& e) {
+    EXPECT_NE(std::string(e.what()).find("link 200mbit x2 (" + path + ")"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no collective sweep"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace gcu::validate
