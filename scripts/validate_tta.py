@@ -3,10 +3,19 @@
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
   validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI]
+                           [--timing VALIDATE_JSON]...
                                                      -> OUT_DIR/summary.json, OUT_DIR/table.md
+                                                        (+ table-links.md with --timing)
+With --timing, iterations to target are combined with the iteration times of a
+`gcu validate` report of the same model, ranks and batch (tta_links.py): time-to-accuracy
+in seconds per link, predicted (pilot iterations x the model's iteration time) against
+measured (measured iterations x the testbed's measured iteration time).
 """
-import glob, json, math, os, subprocess, sys
+import argparse, glob, json, math, os, subprocess, sys
 from collections import defaultdict
+
+import tta_links
+from tta_stats import kendall, quant
 
 
 def load(path):
@@ -57,28 +66,7 @@ def measured(seeds, target):
     return "reaches", sum(got) / len(got)
 
 
-def kendall(a, b):
-    n, s, pairs = len(a), 0, 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            x, y = a[i] - a[j], b[i] - b[j]
-            if x == 0 or y == 0:
-                continue
-            s += 1 if x * y > 0 else -1
-            pairs += 1
-    return s / pairs if pairs else None
-
-
-def quant(v, q):
-    v = sorted(v)
-    if not v:
-        return None
-    p = q * (len(v) - 1)
-    i = int(p)
-    return v[i] if i + 1 >= len(v) else v[i] + (p - i) * (v[i + 1] - v[i])
-
-
-def summary(out, gcu, cap, sigma=None):
+def summary(out, gcu, cap, sigma=None, timing_paths=()):
     recs = []
     for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
         recs += load(f)
@@ -100,6 +88,7 @@ def summary(out, gcu, cap, sigma=None):
         for r in recs:
             f.write(json.dumps(r) + "\n")
     cases = []
+    baseline_pred = {}  # (target name, pilot fraction, T_0 source) -> gcu's prediction for "none"
     for t in tg:
         st, t0 = measured(cv["none"], t["loss"])
         if st != "reaches":
@@ -116,6 +105,7 @@ def summary(out, gcu, cap, sigma=None):
                 if t0_mode == "measured":
                     cmd += ["--baseline-iterations", repr(t0)]
                 pred = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+                baseline_pred[(t["name"], frac, t0_mode)] = dict(pred["none"], measured_iterations=t0)
                 for s, p in pred.items():
                     if s == "none":
                         continue
@@ -184,10 +174,19 @@ def summary(out, gcu, cap, sigma=None):
            "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
            "seeds": sorted({r["seed"] for r in runs}), "schemes": sorted({r["scheme"] for r in runs}),
            "targets": tg, "cap_multiplier": cap,
-           "note": "iteration time is the same for every scheme in this protocol (simulated workers in one process): "
-                   "TTA ranking = iterations ranking",
+           "note": "iterations to target: simulated workers in one process; the rows of settings[] rank schemes by "
+                   "iterations (equal iteration times); links[] ranks them by seconds with the iteration times of "
+                   "a gcu validate report",
            "settings": settings, "cases": cases}
-    json.dump(doc, open(os.path.join(out, "summary.json"), "w"), indent=1)
+    link_lines = []
+    if timing_paths:
+        timing = tta_links.load_timing(timing_paths, cfg["workers"], cfg["batch_size"], cfg["model"])
+        result = tta_links.score(cases, baseline_pred, timing)
+        doc["timing_reports"] = list(timing_paths)
+        doc["links"], link_lines = tta_links.summarise(result)
+        link_lines += ["", "Per (target, link), 10% pilots, measured T_0:", ""] + tta_links.detail_lines(result, 0.10, "measured")
+        link_lines += ["", "Per (target, link), 3% pilots, measured T_0:", ""] + tta_links.detail_lines(result, 0.03, "measured")
+    write_atomic(os.path.join(out, "summary.json"), json.dumps(doc, indent=1) + "\n")
     fmt = lambda v, p="%.3f": "-" if v is None else p % v
     lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run (all; per scheme) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -199,16 +198,40 @@ def summary(out, gcu, cap, sigma=None):
             fmt(s["false_reaches_fraction"], "%.2f"), ", ".join(fmt(x, "%.2f") for x in s["kendall_tau_per_target"]),
             ", ".join(fmt(x, "%+.0f%%") if x is None else "%+.0f%%" % (100 * x) for x in s["tta_lost_by_predicted_best"]),
             s["pilot_cost_vs_one_baseline_run"], s["pilot_cost_per_scheme_vs_one_baseline_run"]))
-    open(os.path.join(out, "table.md"), "w").write("\n".join(lines) + "\n")
+    write_atomic(os.path.join(out, "table.md"), "\n".join(lines) + "\n")
     print("\n".join(lines))
+    if link_lines:
+        write_atomic(os.path.join(out, "table-links.md"), "\n".join(link_lines) + "\n")
+        print("\nTTA in seconds per link (iteration times from %s):\n" % ", ".join(timing_paths))
+        print("\n".join(link_lines))
+
+
+def write_atomic(path, text):
+    """Writes text to path through a temporary file in the same directory, then a rename."""
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "targets":
-        json.dump(targets(sys.argv[2], float(sys.argv[3])), sys.stdout, indent=1)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("targets", help="targets JSON from the baseline's runs")
+    t.add_argument("baseline")
+    t.add_argument("t_full", type=float)
+    m = sub.add_parser("summary", help="score the predictions of a protocol directory")
+    m.add_argument("out")
+    m.add_argument("--gcu", default="build/cli/gcu")
+    m.add_argument("--cap", type=float, default=2.0)
+    m.add_argument("--extrapolation-sigma", default=None, help="LO,HI (gcu pilot predict)")
+    m.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
+                   help="a gcu validate report of the same model, ranks and batch (repeatable)")
+    a = ap.parse_args()
+    if a.cmd == "targets":
+        json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
     else:
-        args = sys.argv[3:]
-        gcu = args[args.index("--gcu") + 1] if "--gcu" in args else "build/cli/gcu"
-        cap = float(args[args.index("--cap") + 1]) if "--cap" in args else 2.0
-        sigma = args[args.index("--extrapolation-sigma") + 1] if "--extrapolation-sigma" in args else None
-        summary(sys.argv[2], gcu, cap, sigma)
+        try:
+            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing)
+        except tta_links.TimingError as e:
+            sys.exit("validate_tta.py: %s" % e)
