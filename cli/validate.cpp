@@ -70,8 +70,9 @@ Examples:
   sub->add_option("--testbed", o.testbed, "auto, netns or loopback")->capture_default_str();
   sub->add_option("--predict-rate", o.predict_rate,
                   "link rate given to the model: measured (all-reduce through the link), nominal, or link-fits "
-                  "(every collective kind's cost measured through the link, per message size, from the link sweep; "
-                  "smaller messages at the measured rate: docs/validation.md, cause 18)")
+                  "(every collective kind's cost measured through the link, per message size, from the link sweep: "
+                  "all-reduces from 128 KiB per rank, other kinds from 1 MiB; smaller messages at the measured "
+                  "rate: docs/validation.md, causes 18 and 20)")
       ->capture_default_str();
   sub->add_option("--statistic", o.statistic,
                   "measured value compared with the prediction: mean (time per iteration) or median")

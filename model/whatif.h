@@ -112,7 +112,8 @@ struct Recommendation {
   std::optional<TtaResult> tta;
   std::string skipped;  // non-empty: why this candidate could not be evaluated
 };
-// Sorted best first by the metric (never-reaching and skipped ones last).
+// Sorted best first by the metric. By TTA: the schemes predicted to reach the target, then
+// the uncertain ones (pilot undecided), each group by TTA; never-reaching and skipped last.
 std::vector<Recommendation> recommend(const Profile& p, const std::vector<std::string>& candidates,
                                       const Setup& setup, const Conditions& cond,
                                       Metric metric = Metric::Tta);

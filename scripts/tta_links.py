@@ -10,10 +10,13 @@ model, ranks and per-rank batch: per link,
   measured TTA  = measured iterations (runs to the target) x measured iteration time (the testbed)
 
 and scores, per (target, link), the ranking of the schemes (FP32 and FP16 included: the
-question is whether compression pays), the TTA lost by running the predicted-best scheme,
-and two one-sided pickers for comparison: the scheme with the fastest predicted iteration
-(what a tool that models time alone picks) and the one with the fewest predicted
-iterations (convergence alone).
+question is whether compression pays), the TTA lost by running the predicted-best scheme
+(picked as `gcu recommend` ranks: predicted `reaches` before `uncertain`, never-reaching
+ones not at all), and two one-sided pickers for comparison: the scheme with the fastest
+predicted iteration (what a tool that models time alone picks, whatever its convergence)
+and the one with the fewest predicted iterations (convergence alone, same status rule);
+and, to tell which half of the prediction loses, the picks with the measured iterations
+(and predicted times) and with the measured iteration times (and predicted iterations).
 """
 import json, math
 from collections import defaultdict
@@ -59,10 +62,13 @@ def load_timing(paths, workers, batch, model, mode="overlap"):
     return dict(out)
 
 
-def _lost(rows, key):
+def _lost(rows, key, confident_first=True):
     """TTA lost by running the scheme that minimises `key` (None: no pick) against the
-    measured best; inf when the pick never reaches the target."""
+    measured best; inf when the pick never reaches the target. confident_first: as
+    `gcu recommend` ranks by TTA, schemes predicted `reaches` before `uncertain` ones."""
     pick = [r for r in rows if key(r) is not None]
+    if confident_first:
+        pick = [r for r in pick if r["predicted_status"] == "reaches"] or pick
     best = [r["measured_s"] for r in rows if r["measured_s"] is not None]
     if not pick or not best:
         return None, None
@@ -89,13 +95,19 @@ def score(cases, baseline_pred, timing):
                 pt, mt = times[e["scheme"]]
                 pi = e["predicted_iterations"] if e["predicted_status"] != "never" else None
                 mi = e["measured_iterations"] if e["measured_status"] == "reaches" else None
-                rows.append({"scheme": e["scheme"], "predicted_iteration_s": pt, "measured_iteration_s": mt,
+                rows.append({"scheme": e["scheme"], "predicted_status": e["predicted_status"],
+                             "predicted_iteration_s": pt, "measured_iteration_s": mt,
                              "predicted_iterations": pi, "measured_iterations": mi,
                              "predicted_s": None if pi is None else pi * pt, "measured_s": None if mi is None else mi * mt})
             both = [r for r in rows if r["predicted_s"] is not None and r["measured_s"] is not None]
             pick, lost = _lost(rows, lambda r: r["predicted_s"])
-            tpick, tlost = _lost(rows, lambda r: r["predicted_iteration_s"])
+            tpick, tlost = _lost(rows, lambda r: r["predicted_iteration_s"], confident_first=False)
             ipick, ilost = _lost(rows, lambda r: r["predicted_iterations"])
+            # Attribution: each half of the prediction replaced by its measurement.
+            _, mi_lost = _lost(rows, lambda r: None if r["measured_iterations"] is None
+                               else r["measured_iterations"] * r["predicted_iteration_s"], confident_first=False)
+            _, mt_lost = _lost(rows, lambda r: None if r["predicted_iterations"] is None
+                               else r["predicted_iterations"] * r["measured_iteration_s"])
             mbest = min((r for r in rows if r["measured_s"] is not None), key=lambda r: r["measured_s"], default=None)
             result[(frac, t0)].append({
                 "target": target, "link": link, "schemes": len(rows),
@@ -105,6 +117,7 @@ def score(cases, baseline_pred, timing):
                 "predicted_best": pick, "tta_lost": lost,
                 "time_only_pick": tpick, "time_only_lost": tlost,
                 "iterations_only_pick": ipick, "iterations_only_lost": ilost,
+                "measured_iterations_lost": mi_lost, "measured_iteration_time_lost": mt_lost,
                 "rows": rows})
     return result
 
@@ -118,8 +131,9 @@ def summarise(result):
     """One dict per (pilot fraction, T_0 source) for summary.json, and the markdown lines."""
     out, lines = [], [
         "| pilot | T_0 | settings (target x link) | median abs ln TTA err | p90 | Kendall tau (median; min) | "
-        "predicted best within 10% | median TTA lost | time-only pick within 10% | iterations-only pick within 10% |",
-        "|---|---|---|---|---|---|---|---|---|---|"]
+        "predicted best within 10% | median TTA lost | time-only pick within 10% | iterations-only pick within 10% | "
+        "pick with measured iterations within 10% | pick with measured iteration times within 10% |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     fmt = lambda v, p="%.2f": "-" if v is None else p % v
     for (frac, t0), settings in sorted(result.items()):
         errs = sorted(abs(x) for s in settings for x in s["log_errors"])
@@ -132,17 +146,21 @@ def summarise(result):
              "predicted_best_within_10pct": _within(lost), "median_tta_lost": quant(lost, 0.5),
              "time_only_within_10pct": _within([s["time_only_lost"] for s in settings]),
              "iterations_only_within_10pct": _within([s["iterations_only_lost"] for s in settings]),
+             "measured_iterations_within_10pct": _within([s["measured_iterations_lost"] for s in settings]),
+             "measured_iteration_time_within_10pct": _within([s["measured_iteration_time_lost"] for s in settings]),
              "per_setting": [{k: v for k, v in s.items() if k != "log_errors"} for s in settings]}
         out.append(d)
-        lines.append("| %d%% | %s | %d | %s | %s | %s; %s | %s (%d) | %s | %s | %s |" % (
+        lines.append("| %d%% | %s | %d | %s | %s | %s; %s | %s (%d) | %s | %s | %s | %s | %s |" % (
             round(100 * frac), t0, len(settings), fmt(d["median_abs_log_tta_error"], "%.3f"),
             fmt(d["p90_abs_log_tta_error"], "%.3f"), fmt(d["kendall_tau_median"]), fmt(d["kendall_tau_min"]),
             fmt(d["predicted_best_within_10pct"]), len(lost),
             "-" if d["median_tta_lost"] is None else ("never" if d["median_tta_lost"] == math.inf else "%+.0f%%" % (100 * d["median_tta_lost"])),
-            fmt(d["time_only_within_10pct"]), fmt(d["iterations_only_within_10pct"])))
+            fmt(d["time_only_within_10pct"]), fmt(d["iterations_only_within_10pct"]),
+            fmt(d["measured_iterations_within_10pct"]), fmt(d["measured_iteration_time_within_10pct"])))
     for d in out:  # JSON has no infinity: a pick that never reaches the target loses "never reaches"
         for s in [d] + d["per_setting"]:
-            for k in ("median_tta_lost", "tta_lost", "time_only_lost", "iterations_only_lost"):
+            for k in ("median_tta_lost", "tta_lost", "time_only_lost", "iterations_only_lost",
+                      "measured_iterations_lost", "measured_iteration_time_lost"):
                 if s.get(k) == math.inf:
                     s[k] = "never reaches"
     return out, lines

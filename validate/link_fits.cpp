@@ -46,7 +46,8 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
   for (auto k : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                  CollectiveKind::Broadcast}) {
     const std::string key = model::collective_key(k);
-    const double cut = std::max(kLinkFitsMinBytes, smallest_measured(sweeps, k));
+    const double cut = std::max(k == CollectiveKind::AllReduce ? kLinkFitsMinBytesAllReduce : kLinkFitsMinBytes,
+                                smallest_measured(sweeps, k));
     std::vector<model::SizeRangeFit> ranges;
     const auto b = from.collectives.find(key);
     const std::vector<model::SizeRangeFit> base_ranges =

@@ -24,9 +24,14 @@
 
 namespace gcu::validate {
 
-// Messages below this (per rank) keep the profile's ranges at the measured rate even when
-// the link sweep reached them: the sweep's small sizes, timed 10 ms apart, came out cheaper
-// than the trainer's small collectives pay (PowerSGD, top-k: 5-15 points too fast).
+// Messages below these (per rank) keep the profile's ranges at the measured rate even when
+// the link sweep reached them. All-reduce: from 128 KiB the sweep's own times are what the
+// trainer's buckets pay (the CNN's 827 KB bucket within 2% at 1gbit, 500mbit and 200mbit;
+// through the profile's ranges at the measured rate +1-2 ms: the unshaped link's fixed
+// cost added to the wire time, cause 16); below it the sweep's sizes, timed 10 ms apart,
+// came out cheaper than PowerSGD's and top-k's small collectives pay in training. Other
+// kinds: from 1 MiB (the CNN's 100-400 KB all-gathers pay more than the sweep's; cause 18).
+inline constexpr double kLinkFitsMinBytesAllReduce = 128 << 10;
 inline constexpr double kLinkFitsMinBytes = 1 << 20;
 
 // `base` with both link levels replaced as above (cells run one rank per namespace, i.e.

@@ -1,6 +1,6 @@
 // The measured rate of a testbed link, reported beside the requested one and given to the
 // model instead of the nominal rate (--predict-rate measured; with link-fits, the default,
-// for messages below 1 MiB per rank, link_fits.h): a short sweep of `gcu calibrate`'s
+// for the messages below link_fits.h's thresholds): a short sweep of `gcu calibrate`'s
 // collectives step alone (16 KiB-16 MiB per rank, every kind) run through the link, the
 // all-reduce's sizes from 1 MiB up fitted as a line T = A + B n; the link's per-byte time
 // is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc

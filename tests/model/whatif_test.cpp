@@ -237,5 +237,37 @@ TEST(WhatIf, RecommendationOrder) {
   EXPECT_EQ(cands_default.front(), "none");
 }
 
+TEST(WhatIf, RecommendationRanksUncertainAfterReaching) {
+  if (!registered("fp16") || !registered("topk:k=0.01")) GTEST_SKIP() << "fp16 or topk not registered";
+  // topk's pilot is undecided but its point estimate is the fastest TTA; fp16 reaches the
+  // target for sure, slower. By TTA fp16 comes first, topk next (still ranked, not dropped),
+  // the never-reaching one last; by iteration time the status does not matter.
+  Profile p = profile();
+  p.compressors["topk:k=0.01"] = {{1e-3, 0}, {1e-3, 0, 0}, 0};
+  model::PilotFigures unsure;
+  unsure.status = "uncertain";
+  unsure.basis = "pilot-multiplier";
+  unsure.multiplier = 0.5;
+  p.convergence.schemes["topk:k=0.01"].pilot = unsure;
+  model::PilotFigures sure = unsure;
+  sure.status = "reaches";
+  sure.multiplier = 1.5;
+  p.convergence.schemes["fp16"].pilot = sure;
+  model::PilotFigures no;
+  no.status = "never";
+  p.convergence.schemes["none"].pilot = no;
+  auto rec = recommend(p, {"topk:k=0.01", "none", "fp16"}, model::Setup{}, {}, Metric::Tta);
+  ASSERT_EQ(rec.size(), 3u);
+  EXPECT_EQ(rec[0].scheme, "fp16");
+  EXPECT_EQ(rec[1].scheme, "topk:k=0.01");
+  ASSERT_TRUE(rec[1].tta && rec[1].tta->tta_s && rec[0].tta->tta_s);
+  EXPECT_EQ(rec[1].tta->status, TtaStatus::Uncertain);
+  EXPECT_LT(*rec[1].tta->tta_s, *rec[0].tta->tta_s);  // faster on its point estimate, ranked after
+  EXPECT_EQ(rec[2].scheme, "none");
+  auto by_time = recommend(p, {"fp16", "topk:k=0.01"}, model::Setup{}, {}, Metric::Iteration);
+  ASSERT_EQ(by_time.size(), 2u);
+  EXPECT_LE(by_time[0].iteration->total_s, by_time[1].iteration->total_s);
+}
+
 }  // namespace
 }  // namespace gcu::model

@@ -1,5 +1,5 @@
 // Tests of validate/link_fits.h: a shaped link's own sweep replaces the profile's costs from
-// kLinkFitsMinBytes up, per collective kind; smaller messages keep the profile's latency at
+// kLinkFitsMinBytesAllReduce (all-reduce) or kLinkFitsMinBytes (other kinds) up; smaller messages keep the profile's latency at
 // the measured rate; a kind the link did not measure keeps the profile at that rate.
 #include "validate/link_fits.h"
 
@@ -78,6 +78,22 @@ TEST(LinkFits, SmallMessagesKeepTheProfilesLatencyAtTheMeasuredRate) {
   const auto big_bc = link.at(CollectiveKind::Broadcast, 8 << 20);
   EXPECT_DOUBLE_EQ(big_bc.alpha_s, 50e-6);
   EXPECT_NEAR(big_bc.beta_s_per_byte, 8e-9, 1e-15);
+}
+
+TEST(LinkFits, AllReducesTakeTheLinksLineFromALowerSizeThanAllGathers) {
+  // Between the two thresholds (cause 20): a 256 KiB all-reduce is costed by the link's own
+  // line, a 256 KiB-per-rank all-gather by the profile at the measured rate.
+  static_assert(kLinkFitsMinBytesAllReduce < kLinkFitsMinBytes);
+  const model::Profile p = profile_for_link(base_profile(), link_state(), 1.0);
+  const model::LinkCost link(p.cluster.inter, "inter");
+  const double n = 2 * kLinkFitsMinBytesAllReduce;
+  ASSERT_LT(n, kLinkFitsMinBytes);
+  const double tr = model::flat_collective_s(CollectiveKind::AllReduce, model::Algorithm::Ring, 2, n,
+                                             link.at(CollectiveKind::AllReduce, n));
+  EXPECT_NEAR(tr / (300e-6 + 8e-9 * n), 1.0, 1e-6);
+  const auto ag = link.at(CollectiveKind::AllGather, n);
+  EXPECT_DOUBLE_EQ(ag.alpha_s, 50e-6);
+  EXPECT_NEAR(ag.beta_s_per_byte, 8e-9, 1e-15);
 }
 
 TEST(LinkFits, AStateWithoutASweepOrRateIsAClearError) {

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits five recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits eight recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max). A model or fit change that makes the recorded grids worse fails
-# here. Also: a directory that is not a recording is a clear error, exit 2. ~10 s.
+# here. Also: a directory that is not a recording is a clear error, exit 2. ~15 s.
 set -eu
 SCRIPT=$1 GCU=$2 DATA=$3 WORK=$4
 # From the recordings alone: the steps they predate (codec-gradients) are not measured
@@ -25,7 +25,10 @@ check cpu-2rank-cnn-idlegap 0.060 0.189
 check cpu-2rank-cnn-links2 0.088 0.272
 check cpu-2rank-resnet18-10schemes 0.086 0.278
 check cpu-4rank-cnn-10schemes 0.092 0.334
-check cpu-2rank-resnet18-linkfits 0.038 0.160
+check cpu-2rank-resnet18-linkfits 0.036 0.160
+check cpu-2rank-cnn-linkfits 0.053 0.197
+check cpu-2rank-cnn-tta 0.070 0.274
+check cpu-2rank-bert-tta 0.053 0.362
 mkdir -p "$WORK/not-a-recording"
 if bash "$SCRIPT" "$WORK/not-a-recording" "$WORK/x" "$GCU" 2> "$WORK/bad.log"; then echo "accepted a non-recording"; exit 1; fi
 grep -q "not a recording" "$WORK/bad.log" || { echo "unclear error:"; cat "$WORK/bad.log"; exit 1; }

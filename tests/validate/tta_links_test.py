@@ -52,6 +52,23 @@ class Score(unittest.TestCase):
         self.assertEqual(thin["iterations_only_pick"], "none")
         self.assertAlmostEqual(thin["iterations_only_lost"], 900 / 262.5 - 1)
         self.assertEqual(thin["measured_best"], "good")
+        # attribution: with the measured iterations the predicted times pick good (no loss);
+        # with the measured times the predicted iterations still pick bad (never reaches)
+        self.assertEqual(thin["measured_iterations_lost"], 0.0)
+        self.assertEqual(thin["measured_iteration_time_lost"], math.inf)
+
+    def test_confident_before_uncertain(self):
+        # "bad" undecided: the TTA pick (as gcu recommend ranks) takes the best confident
+        # one (good, 240 s) though bad's point estimate is 50 s; time alone still takes bad.
+        cases = [dict(c, predicted_status="uncertain") if c["scheme"] == "bad" else c for c in self.cases]
+        r = {s["link"]: s for s in tta_links.score(cases, self.base, self.timing)[(0.1, "measured")]}
+        self.assertEqual(r["thin"]["predicted_best"], "good")
+        self.assertEqual(r["thin"]["time_only_pick"], "bad")
+        # with every scheme undecided, the point estimates decide
+        cases = [dict(c, predicted_status="uncertain") for c in self.cases]
+        base = {k: dict(v, status="uncertain") for k, v in self.base.items()}
+        r = {s["link"]: s for s in tta_links.score(cases, base, self.timing)[(0.1, "measured")]}
+        self.assertEqual(r["thin"]["predicted_best"], "bad")
 
     def test_never_predicted_is_not_picked(self):
         cases = [dict(c, predicted_status="never") if c["scheme"] == "bad" else c for c in self.cases]

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# End-to-end TTA on recorded ground truth (issue 12, docs/validation-tta.md "End to end"):
+# the recorded Fashion-MNIST CNN protocol (runs to the target, 12 schemes x 3 seeds)
+# re-predicted by this build's `gcu pilot predict` and joined with the recorded 2-rank CNN
+# validate grid (iteration times at five links). The figures must stay at least as good as
+# docs/validation-tta.md reports; a timing report of another placement is a clear error
+# that writes no summary. ~5 s.
+set -eu
+PY=$1 SCRIPTS=$2 GCU=$3 DATA=$4 WORK=$5
+rm -rf "$WORK"; mkdir -p "$WORK"
+cp -r "$DATA/tta-fashion-mnist" "$WORK/cnn"
+rm -f "$WORK/cnn/summary.json" "$WORK/cnn/table.md" "$WORK/cnn/table-links.md"
+"$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
+  --timing "$DATA/cpu-2rank-cnn-tta/validate.json" > "$WORK/out.txt"
+jq -e '(.links | length) == 4
+       and ([.links[] | select(.t0_source == "measured") | .settings] | all(. == 10))
+       and ([.links[] | select(.t0_source == "measured") | .median_abs_log_tta_error | isfinite] | all)
+       and ([.links[] | .per_setting[] | .rows[] | .predicted_iteration_s, .measured_iteration_s | isfinite and . > 0] | all)' \
+  "$WORK/cnn/summary.json" >/dev/null || { echo "summary.json: links section malformed"; exit 1; }
+check() {  # pilot fraction, min fraction of settings whose predicted best is within 10%
+  jq -e --argjson f "$1" --argjson min "$2" \
+    '[.links[] | select(.t0_source == "measured" and .pilot_fraction == $f)][0].predicted_best_within_10pct >= $min' \
+    "$WORK/cnn/summary.json" >/dev/null || { echo "pilots $1: predicted best within 10% fell below $2"; cat "$WORK/cnn/table-links.md"; exit 1; }
+}
+check 0.03 0.6
+check 0.1 0.3
+[ -s "$WORK/cnn/table-links.md" ] || { echo "no table-links.md"; exit 1; }
+# A timing report of another placement (4 ranks) is refused, and nothing is written.
+rm -f "$WORK/cnn/summary.json"
+if "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
+     --timing "$DATA/cpu-4rank-cnn-10schemes/validate.json" 2> "$WORK/bad.log"; then
+  echo "accepted a 4-rank timing report for a 2-worker protocol"; exit 1
+fi
+grep -q "no cell with mode overlap, 2 ranks" "$WORK/bad.log" || { echo "unclear error:"; cat "$WORK/bad.log"; exit 1; }
+[ ! -e "$WORK/cnn/summary.json" ] || { echo "summary.json written despite the error"; exit 1; }
+echo "ok"
