@@ -45,13 +45,20 @@ def load_timing(paths, workers, batch, model, mode="overlap"):
             raise TimingError("%s: not a gcu validate report (schema gcu.validate/1)" % path)
         stat = v.get("statistic", "mean")
         stat = stat if stat in ("mean", "median") else "mean"
+        cells = v.get("cells")
+        if not isinstance(cells, list) or not all(isinstance(c, dict) and isinstance(c.get("settings", {}), dict)
+                                                  for c in cells):
+            raise TimingError("%s: 'cells' is not a list of cell objects" % path)
         n = 0
-        for c in v.get("cells", []):
+        for c in cells:
             s = c.get("settings", {})
             if (c.get("status") != "ok" or s.get("mode") != mode or s.get("ranks") != workers
                     or s.get("batch") != batch or s.get("model") != model):
                 continue
-            pred, meas = c["predicted"]["total"], c["measured"]["total"][stat]
+            try:
+                pred, meas = c["predicted"]["total"], c["measured"]["total"][stat]
+            except (KeyError, TypeError):
+                raise TimingError("%s: cell %s/%s has no predicted and measured total" % (path, s.get("scheme"), s.get("link")))
             if not (isinstance(pred, (int, float)) and isinstance(meas, (int, float))
                     and math.isfinite(pred) and math.isfinite(meas) and pred > 0 and meas > 0):
                 raise TimingError("%s: cell %s/%s has no finite positive iteration time" % (path, s.get("scheme"), s.get("link")))

@@ -66,7 +66,7 @@ def measured(seeds, target):
     return "reaches", sum(got) / len(got)
 
 
-def summary(out, gcu, cap, sigma=None, timing_paths=()):
+def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None):
     recs = []
     for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
         recs += load(f)
@@ -87,6 +87,23 @@ def summary(out, gcu, cap, sigma=None, timing_paths=()):
     with open(allruns, "w") as f:
         for r in recs:
             f.write(json.dumps(r) + "\n")
+    # The pilots: every seed, or only --pilot-seeds (cheaper pilots; the ground truth keeps
+    # every seed).
+    all_seeds = sorted({r["seed"] for r in runs})
+    pilot_file, pilot_seed_list = allruns, all_seeds
+    if pilot_seeds:
+        missing = [x for x in pilot_seeds if x not in all_seeds]
+        if missing:
+            sys.exit("validate_tta.py: --pilot-seeds %s: not among the runs' seeds %s" % (missing, all_seeds))
+        pilot_seed_list = sorted(pilot_seeds)
+        pilot_file = os.path.join(out, "pilot-runs.jsonl")
+        with open(pilot_file, "w") as f:
+            for r in recs:
+                if r["type"] == "config":
+                    r = dict(r, seeds=[x for x in r.get("seeds", all_seeds) if x in pilot_seeds])
+                elif r.get("seed") not in pilot_seeds:
+                    continue
+                f.write(json.dumps(r) + "\n")
     cases = []
     baseline_pred = {}  # (target name, pilot fraction, T_0 source) -> gcu's prediction for "none"
     for t in tg:
@@ -98,7 +115,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=()):
         for frac in (0.03, 0.10):
             pilot = max(2, int(round(frac * t0)))
             for t0_mode in ("measured", "extrapolated"):
-                cmd = [gcu, "pilot", "predict", allruns, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
+                cmd = [gcu, "pilot", "predict", pilot_file, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
                        "--max-multiplier", "100"]
                 if sigma:
                     cmd += ["--extrapolation-sigma", sigma]
@@ -127,7 +144,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=()):
     for c in cases:
         groups[(c["pilot_fraction"], c["t0_source"])].append(c)
     settings = []
-    n_seeds = len({r["seed"] for r in runs})
+    n_seeds = len(pilot_seed_list)  # the pilots' seeds (the cost)
     n_schemes = len({r["scheme"] for r in runs})
     for (frac, mode), cs in sorted(groups.items()):
         both = [c for c in cs if c["measured_status"] == "reaches" and c["predicted_iterations"]]
@@ -172,7 +189,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=()):
         })
     doc = {"schema": "gcu.validate.tta/1", "task": cfg["task"], "model": cfg["model"],
            "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
-           "seeds": sorted({r["seed"] for r in runs}), "schemes": sorted({r["scheme"] for r in runs}),
+           "seeds": all_seeds, "pilot_seeds": pilot_seed_list, "schemes": sorted({r["scheme"] for r in runs}),
            "targets": tg, "cap_multiplier": cap,
            "note": "iterations to target: simulated workers in one process; the rows of settings[] rank schemes by "
                    "iterations (equal iteration times); links[] ranks them by seconds with the iteration times of "
@@ -227,11 +244,18 @@ if __name__ == "__main__":
     m.add_argument("--extrapolation-sigma", default=None, help="LO,HI (gcu pilot predict)")
     m.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
                    help="a gcu validate report of the same model, ranks and batch (repeatable)")
+    def seed_list(text):
+        try:
+            return [int(x) for x in text.split(",")]
+        except ValueError:
+            raise argparse.ArgumentTypeError("seeds are integers separated by commas, got %r" % text)
+    m.add_argument("--pilot-seeds", default=None, type=seed_list, metavar="S1,S2",
+                   help="predict from the pilots of these seeds only (the ground truth keeps every seed)")
     a = ap.parse_args()
     if a.cmd == "targets":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
     else:
         try:
-            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing)
+            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)

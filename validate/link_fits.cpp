@@ -7,6 +7,7 @@
 #include "simulate/error.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace gcu::validate {
@@ -24,6 +25,39 @@ double smallest_measured(const std::vector<calibrate::CollectiveSweep>& sweeps, 
       for (const auto& r : s.rows)
         m = std::min(m, k == CollectiveKind::AllGather ? double(r.bytes) / std::max(1, s.world) : double(r.bytes));
   return m;
+}
+
+// The sweep's own times between its sizes: one range per pair of neighbouring sizes from
+// the first at or above `from` to the first at or above `to`, each the line through the
+// two points (per-rank bytes, the fit statistic's time) in the model's ring terms
+// (collective_fit.h). A falling pair (noise) gets a flat range at the pair's mean.
+std::vector<model::SizeRangeFit> interpolated(const calibrate::CollectiveSweep& s, const std::string& statistic,
+                                              double from, double to) {
+  std::vector<std::pair<double, double>> pts;  // (per-rank bytes, seconds), ascending
+  for (const auto& r : s.rows) {
+    const double n = calibrate::per_rank_bytes(s.kind, s.world, r), t = calibrate::row_time_s(r, statistic);
+    if (std::isfinite(n) && std::isfinite(t) && t > 0) pts.emplace_back(n, t);
+  }
+  std::sort(pts.begin(), pts.end());
+  const double steps = calibrate::ring_steps(s.kind, s.world), factor = calibrate::ring_byte_factor(s.kind, s.world);
+  std::vector<model::SizeRangeFit> out;
+  for (size_t i = 0; i + 1 < pts.size(); ++i) {
+    const auto [n1, t1] = pts[i];
+    const auto [n2, t2] = pts[i + 1];
+    if (n1 < from || n1 >= to || !(n2 > n1)) continue;
+    const double slope = (t2 - t1) / (n2 - n1);
+    model::SizeRangeFit r;
+    r.min_bytes = n1;
+    r.max_bytes = n2;
+    if (slope > 0) {
+      r.beta_s_per_byte = slope / factor;
+      r.alpha_s = std::max(0.0, t1 - slope * n1) / steps;
+    } else {
+      r.alpha_s = 0.5 * (t1 + t2) / steps;
+    }
+    out.push_back(r);
+  }
+  return out;
 }
 
 }  // namespace
@@ -46,8 +80,16 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
   for (auto k : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                  CollectiveKind::Broadcast}) {
     const std::string key = model::collective_key(k);
-    const double cut = std::max(k == CollectiveKind::AllReduce ? kLinkFitsMinBytesAllReduce : kLinkFitsMinBytes,
-                                smallest_measured(sweeps, k));
+    // Fitted ranges from `cut` up; for all-reduces, the sweep's own points between the two
+    // thresholds (interpolated): the piecewise fit is held to its 5% target only from
+    // 1 MiB up, and below it one noisy size bent a 4-rank range by 20% (cause 20).
+    const double cut = std::max(kLinkFitsMinBytes, smallest_measured(sweeps, k));
+    std::vector<model::SizeRangeFit> between;
+    if (k == CollectiveKind::AllReduce)
+      for (const auto& sw : sweeps)
+        if (sw.kind == k && sw.supported)
+          between = interpolated(sw, st.meta.fit_statistic, kLinkFitsMinBytesAllReduce, cut);
+    const double low = between.empty() ? cut : double(between.front().min_bytes);
     std::vector<model::SizeRangeFit> ranges;
     const auto b = from.collectives.find(key);
     const std::vector<model::SizeRangeFit> base_ranges =
@@ -55,10 +97,14 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
             ? b->second
             : std::vector<model::SizeRangeFit>{{0, model::kInf, from.alpha_s, beta}};
     for (auto r : base_ranges) {
-      if (double(r.min_bytes) >= cut) continue;
-      r.max_bytes = std::min<double>(r.max_bytes, cut);
+      if (double(r.min_bytes) >= low) continue;
+      r.max_bytes = std::min<double>(r.max_bytes, low);
       r.beta_s_per_byte = beta;
       ranges.push_back(r);
+    }
+    if (!between.empty()) {
+      between.back().max_bytes = std::max<double>(between.back().max_bytes, cut);
+      ranges.insert(ranges.end(), between.begin(), between.end());
     }
     const auto m = measured.collectives.find(key);
     if (m != measured.collectives.end())

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace gcu::validate {
 namespace {
 
@@ -94,6 +96,41 @@ TEST(LinkFits, AllReducesTakeTheLinksLineFromALowerSizeThanAllGathers) {
   const auto ag = link.at(CollectiveKind::AllGather, n);
   EXPECT_DOUBLE_EQ(ag.alpha_s, 50e-6);
   EXPECT_NEAR(ag.beta_s_per_byte, 8e-9, 1e-15);
+}
+
+TEST(LinkFits, AllReducesBelowOneMiBFollowTheSweepsOwnPoints) {
+  // A sweep whose 256 KiB size sits 1 ms above the line: between 256 and 512 KiB the cost
+  // is the straight line through the two measured points (not the piecewise fit, which is
+  // held to its error target only from 1 MiB); from 1 MiB the fit again.
+  calibrate::CalibrationState st = link_state();
+  auto& rows = st.collectives->sweeps[0].rows;
+  auto at = [&](int64_t bytes) -> calibrate::SweepRow& {
+    for (auto& r : rows)
+      if (r.bytes == bytes) return r;
+    throw std::runtime_error("no row");
+  };
+  const double bump = 1e-3, t256 = 300e-6 + 8e-9 * (256 << 10) + bump, t512 = 300e-6 + 8e-9 * (512 << 10);
+  auto& r256 = at(256 << 10).time_s;
+  r256.median = r256.mean = r256.mean_w95 = r256.p10 = r256.p90 = r256.min = r256.max = t256;
+  const model::Profile p = profile_for_link(base_profile(), st, 1.0);
+  const model::LinkCost link(p.cluster.inter, "inter");
+  auto cost = [&](double n) {
+    return model::flat_collective_s(CollectiveKind::AllReduce, model::Algorithm::Ring, 2, n,
+                                    link.at(CollectiveKind::AllReduce, n));
+  };
+  EXPECT_NEAR(cost(384 << 10), 0.5 * (t256 + t512), 1e-9);
+  EXPECT_NEAR(cost(256 << 10), t256, 1e-9);
+  const double n = 4 << 20;
+  EXPECT_NEAR(cost(n) / (300e-6 + 8e-9 * n), 1.0, 0.05);
+  // A falling pair (the 256 KiB size above the 512 KiB one: noise) is flat at its mean.
+  const double t256_high = t512 + 2e-3;
+  r256.median = r256.mean = r256.mean_w95 = r256.p10 = r256.p90 = r256.min = r256.max = t256_high;
+  const model::Profile q = profile_for_link(base_profile(), st, 1.0);
+  const model::LinkCost flat(q.cluster.inter, "inter");
+  for (double m : {double(256 << 10), double(384 << 10)})
+    EXPECT_NEAR(model::flat_collective_s(CollectiveKind::AllReduce, model::Algorithm::Ring, 2, m,
+                                         flat.at(CollectiveKind::AllReduce, m)),
+                0.5 * (t256_high + t512), 1e-9);
 }
 
 TEST(LinkFits, AStateWithoutASweepOrRateIsAClearError) {

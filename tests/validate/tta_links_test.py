@@ -106,7 +106,11 @@ class LoadTiming(unittest.TestCase):
     def test_bad_reports_are_clear_errors(self):
         bad = [(self.write({"schema": "gcu.trainlog/1"}), "not a gcu validate report"),
                (self.write(report([("none", "1gbit", 0.01, 0.011)])), "no cell with mode overlap, 4 ranks"),
-               (self.write(report([("none", "1gbit", float("nan"), 0.011)])), "no finite positive iteration time")]
+               (self.write(report([("none", "1gbit", float("nan"), 0.011)])), "no finite positive iteration time"),
+               (self.write({"schema": "gcu.validate/1", "cells": {"a": 1}}), "not a list of cell objects")]
+        broken = report([("none", "1gbit", 0.01, 0.011)])
+        del broken["cells"][0]["measured"]
+        bad.append((self.write(broken), "has no predicted and measured total"))
         for path, msg in bad:
             ranks = 4 if "4 ranks" in msg else 2
             with self.assertRaises(tta_links.TimingError) as e:
