@@ -30,7 +30,9 @@ double smallest_measured(const std::vector<calibrate::CollectiveSweep>& sweeps, 
 // The sweep's own times between its sizes: one range per pair of neighbouring sizes from
 // the first at or above `from` to the first at or above `to`, each the line through the
 // two points (per-rank bytes, the fit statistic's time) in the model's ring terms
-// (collective_fit.h). A falling pair (noise) gets a flat range at the pair's mean.
+// (collective_fit.h). A range's latency cannot be negative: when the line's intercept is,
+// the range is the line from the origin through the pair's midpoint. A falling pair
+// (noise) gets a flat range at the pair's mean.
 std::vector<model::SizeRangeFit> interpolated(const calibrate::CollectiveSweep& s, const std::string& statistic,
                                               double from, double to) {
   std::vector<std::pair<double, double>> pts;  // (per-rank bytes, seconds), ascending
@@ -49,9 +51,11 @@ std::vector<model::SizeRangeFit> interpolated(const calibrate::CollectiveSweep& 
     model::SizeRangeFit r;
     r.min_bytes = n1;
     r.max_bytes = n2;
-    if (slope > 0) {
+    if (slope > 0 && t1 - slope * n1 >= 0) {
       r.beta_s_per_byte = slope / factor;
-      r.alpha_s = std::max(0.0, t1 - slope * n1) / steps;
+      r.alpha_s = (t1 - slope * n1) / steps;
+    } else if (slope > 0) {
+      r.beta_s_per_byte = (t1 + t2) / (n1 + n2) / factor;
     } else {
       r.alpha_s = 0.5 * (t1 + t2) / steps;
     }
