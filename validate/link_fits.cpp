@@ -23,7 +23,7 @@ double smallest_measured(const std::vector<calibrate::CollectiveSweep>& sweeps, 
   for (const auto& s : sweeps)
     if (s.kind == k && s.supported)
       for (const auto& r : s.rows)
-        m = std::min(m, k == CollectiveKind::AllGather ? double(r.bytes) / std::max(1, s.world) : double(r.bytes));
+        m = std::min(m, calibrate::per_rank_bytes(k, std::max(1, s.world), r));
   return m;
 }
 

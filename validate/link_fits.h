@@ -7,10 +7,11 @@
 // The link's sweep (calibrate's collectives step run through the link by `gcu validate`,
 // links/r<N>-<link>.json.state.json) is fitted as calibrate fits the unshaped one. For each
 // collective kind, messages at or above the sweep's smallest size (and kLinkFitsMinBytes)
-// take the link's fitted ranges; smaller ones keep the profile's
-// ranges with their per-byte cost at the link's measured all-reduce rate, which is what
-// --predict-rate measured does for every size. A kind the sweep did not measure keeps the
-// profile's ranges at that rate throughout.
+// take the link's fitted ranges; all-reduces from kLinkFitsMinBytesAllReduce up to there
+// take the straight line between the sweep's neighbouring sizes (cause 20); smaller ones
+// keep the profile's ranges with their per-byte cost at the link's measured all-reduce
+// rate, which is what --predict-rate measured does for every size. A kind the sweep did
+// not measure keeps the profile's ranges at that rate throughout.
 #pragma once
 
 #include "calibrate/state.h"

@@ -1,6 +1,7 @@
 // Link-rate measurement through the testbed (link_rate.h).
 #include "validate/link_rate.h"
 
+#include "model/units.h"
 #include "simulate/error.h"
 #include "util/output_file.h"
 
@@ -42,7 +43,8 @@ double sweep_slope(const std::string& text, const std::string& kind, double min_
   return slope > 0 && std::isfinite(slope) ? slope : 0;
 }
 
-double gbps_of_beta(double beta_s_per_byte) { return beta_s_per_byte > 0 ? 8.0 / (beta_s_per_byte * 1e9) : 0; }
+// 0 (not measured) for a non-positive slope.
+double gbps_of_beta(double beta_s_per_byte) { return beta_s_per_byte > 0 ? model::gbps_from_beta(beta_s_per_byte) : 0; }
 
 }  // namespace
 
