@@ -4,9 +4,11 @@
 #include "validate/grid.h"
 
 #include "calibrate/stats.h"
+#include "util/output_file.h"
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <sstream>
 
 namespace gcu::validate {
@@ -61,6 +63,61 @@ TrainLog parse_trainlog(const std::string& text, const std::string& file) {
   }
   if (!header) throw ValidateError(file + ": no header line (is it a gcu train log?)");
   return log;
+}
+
+TrainLog merge_rank_logs(const std::vector<TrainLog>& ranks) {
+  if (ranks.empty()) throw ValidateError("merge_rank_logs: no logs");
+  const TrainLog& r0 = ranks.front();
+  TrainLog out = r0;
+  out.rank_logs = int(ranks.size());
+  out.iters.clear();
+  out.straggler_wait_s.clear();
+  for (size_t r = 1; r < ranks.size(); ++r) {
+    const TrainLog& l = ranks[r];
+    if (l.scheme != r0.scheme || l.mode != r0.mode || l.world_size != r0.world_size ||
+        l.batch_per_rank != r0.batch_per_rank)
+      throw ValidateError("rank " + std::to_string(r) + "'s log is of another run (" + l.scheme + " " + l.mode +
+                          ", " + std::to_string(l.world_size) + " ranks) than rank 0's (" + r0.scheme + " " +
+                          r0.mode + ", " + std::to_string(r0.world_size) + " ranks)");
+    if (l.iters.size() != r0.iters.size())
+      throw ValidateError("rank " + std::to_string(r) + "'s log has " + std::to_string(l.iters.size()) +
+                          " measured iterations, rank 0's " + std::to_string(r0.iters.size()));
+    out.complete = out.complete && l.complete;
+  }
+  const auto compute = [](const Breakdown& b) {
+    return at(b, Component::Forward) + at(b, Component::Backward) + at(b, Component::Optimizer);
+  };
+  const double n = static_cast<double>(ranks.size());
+  for (size_t k = 0; k < r0.iters.size(); ++k) {
+    size_t slow = 0;
+    double total = 0, coll = 0;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const Breakdown& b = ranks[r].iters[k];
+      if (compute(b) > compute(ranks[slow].iters[k])) slow = r;
+      total += at(b, Component::Total);
+      coll += at(b, Component::Collective);
+    }
+    Breakdown m = ranks[slow].iters[k];
+    at(m, Component::Total) = total / n;
+    out.iters.push_back(m);
+    out.straggler_wait_s.push_back(coll / n - at(ranks[slow].iters[k], Component::Collective));
+  }
+  return out;
+}
+
+TrainLog read_run_logs(const std::string& log, int world, std::vector<std::string>* files) {
+  const std::string first = log + ".rank0";
+  if (world < 2 || !std::filesystem::exists(first)) {
+    if (files) files->push_back(log);
+    return parse_trainlog(util::read_file(log), log);
+  }
+  std::vector<TrainLog> ranks;
+  for (int r = 0; r < world; ++r) {
+    const std::string f = log + ".rank" + std::to_string(r);
+    if (files) files->push_back(f);
+    ranks.push_back(parse_trainlog(util::read_file(f), f));
+  }
+  return merge_rank_logs(ranks);
 }
 
 Spread spread_of(std::vector<double> v) {

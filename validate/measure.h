@@ -31,11 +31,32 @@ struct TrainLog {
   std::vector<Breakdown> iters;      // measured iterations only (warm-up dropped)
   double wire_bytes_per_iter = 0;    // from the header
   bool complete = false;             // a summary line was seen
+  // Set by merge_rank_logs: how many ranks' logs were merged (1: rank 0's alone), and per
+  // measured iteration how long the other ranks waited in their collectives for that
+  // iteration's slowest rank (mean over the ranks of collective_s minus the slowest's).
+  int rank_logs = 1;
+  std::vector<double> straggler_wait_s;
 };
 
 // Parses the text of a trainer log; throws ValidateError on a line that is not JSON, a
 // missing header, or a header of another schema.
 TrainLog parse_trainlog(const std::string& text, const std::string& file);
+
+// One run's logs of every rank (gcu train --log-all-ranks), merged as the model sees a
+// synchronous step (docs/validation.md, cause 22). Each iteration waits for ITS slowest
+// rank, and calibrate gives the model that rank's compute (cause 19); rank 0's own forward
+// and backward are shorter, and its collective_s holds the wait for the slowest. So per
+// measured iteration (the logs aligned by position), every component is the one of the
+// rank with the largest forward + backward + optimizer, as calibrate picks it, except the
+// total: the mean over the ranks (the run's time per iteration, the same on every rank up
+// to where each draws its iteration boundary). Throws ValidateError when the logs are of
+// different runs (scheme, mode, world size, batch) or disagree on the iteration count.
+TrainLog merge_rank_logs(const std::vector<TrainLog>& ranks);
+
+// The logs of one run written with --log `log` by `world` ranks: <log>.rank0 ... merged by
+// merge_rank_logs when <log>.rank0 exists, else <log> alone (rank 0's: runs without
+// --log-all-ranks, e.g. older recordings under --reuse). `files` gets the paths read.
+TrainLog read_run_logs(const std::string& log, int world, std::vector<std::string>* files);
 
 struct Spread {
   double median = 0, mean = 0, p10 = 0, p90 = 0;

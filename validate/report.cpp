@@ -132,7 +132,7 @@ std::string format_table(const Report& r) {
 std::string format_csv(const Report& r) {
   std::ostringstream o;
   o << "id,model,scheme,link,link_nominal_gbps,link_measured_gbps,rate_used_gbps,mode,batch,ranks,status,"
-       "noise_limited,spread,load_average,involuntary_context_switches,iterations";
+       "noise_limited,spread,load_average,involuntary_context_switches,iterations,rank_logs,straggler_wait_mean_s";
   for (int k = 0; k < kComponents; ++k) {
     const std::string n = component_name(Component(k));
     o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_mean_s,meas_" << n << "_p10_s,meas_" << n
@@ -145,7 +145,9 @@ std::string format_csv(const Report& r) {
       << (c.measured_link_gbps > 0 ? num(c.measured_link_gbps, "%.6g") : "") << ","
       << (c.rate_used_gbps > 0 ? num(c.rate_used_gbps, "%.6g") : "") << "," << c.cell.mode << "," << c.cell.batch
       << "," << c.cell.ranks << "," << (c.ok ? "ok" : "failed") << "," << (c.noise_limited ? 1 : 0) << ","
-      << num(c.spread, "%.6g") << "," << num(c.load_average, "%.3g") << "," << c.nivcsw << "," << c.samples.size();
+      << num(c.spread, "%.6g") << "," << num(c.load_average, "%.3g") << "," << c.nivcsw << "," << c.samples.size()
+      << "," << c.rank_logs << ","
+      << (c.straggler_wait_s.empty() ? "" : num(spread_of(c.straggler_wait_s).mean, "%.6g"));
     for (int k = 0; k < kComponents; ++k) {
       o << "," << num(c.predicted[size_t(k)], "%.6g");
       if (c.ok)
@@ -215,6 +217,13 @@ std::string format_json(const Report& r) {
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
     x["iterations"] = c.samples.size();
+    x["rank_logs"] = c.rank_logs;
+    if (c.straggler_wait_s.empty()) {
+      x["straggler_wait"] = nullptr;
+    } else {
+      const Spread w = spread_of(c.straggler_wait_s);
+      x["straggler_wait"] = {{"median", w.median}, {"mean", w.mean}, {"p10", w.p10}, {"p90", w.p90}};
+    }
     x["load_average"] = jnum(c.load_average);
     x["involuntary_context_switches"] = c.nivcsw >= 0 ? json(c.nivcsw) : json(nullptr);
     x["wall_s"] = c.wall_s;

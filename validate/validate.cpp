@@ -60,6 +60,8 @@ std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, 
                                 "--warmup", std::to_string(o.warmup), "--scheme", c.scheme,
                                 "--mode", c.mode, "--threads", std::to_string(o.threads),
                                 "--log", log, "--quiet", "--timeout", "60"};
+  // Every rank's log: the measured components are each iteration's slowest rank's (cause 22).
+  if (c.ranks > 1) a.push_back("--log-all-ranks");
   a.insert(a.end(), o.train_args.begin(), o.train_args.end());
   return a;
 }
@@ -308,16 +310,24 @@ double round_total(const TrainLog& tl, const std::string& statistic) {
   return spread_of(std::move(v)).of(statistic);
 }
 
+// A round's (merged) log pooled into the cell's samples.
+void add_round(CellResult& r, const TrainLog& tl, const std::vector<std::string>& files) {
+  r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
+  r.straggler_wait_s.insert(r.straggler_wait_s.end(), tl.straggler_wait_s.begin(), tl.straggler_wait_s.end());
+  r.rank_logs = r.rounds == 0 ? tl.rank_logs : std::min(r.rank_logs, tl.rank_logs);
+  r.logs.insert(r.logs.end(), files.begin(), files.end());
+}
+
 // --reuse: the round's log of an earlier run of the same grid; nothing runs.
 void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
   const Cell& c = s.cells[idx];
   CellResult& r = s.res[idx];
   try {
-    const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
+    std::vector<std::string> files;
+    const TrainLog tl = read_run_logs(tlog, c.ranks, &files);
     if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
       throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
-    r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
-    r.logs.push_back(tlog);
+    add_round(r, tl, files);
     ++r.rounds;
     r.round_values.push_back(round_total(tl, s.o.statistic));
   } catch (const std::exception& e) {
@@ -333,9 +343,9 @@ void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
 // The trainer log of a round that ran: its iterations pooled into the cell's samples.
 void read_round_log(CellResult& r, const std::string& tlog, const std::string& statistic, std::ostream& log) {
   try {
-    const TrainLog tl = parse_trainlog(util::read_file(tlog), tlog);
-    r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
-    r.logs.push_back(tlog);
+    std::vector<std::string> files;
+    const TrainLog tl = read_run_logs(tlog, r.cell.ranks, &files);
+    add_round(r, tl, files);
     ++r.rounds;
     const double value = round_total(tl, statistic);
     r.round_values.push_back(value);
@@ -353,6 +363,7 @@ void run_round(Rounds& s, size_t idx, int round, const std::string& stem, const 
   const Cell& c = s.cells[idx];
   CellResult& r = s.res[idx];
   std::remove(tlog.c_str());
+  for (int k = 0; k < c.ranks; ++k) std::remove((tlog + ".rank" + std::to_string(k)).c_str());
   try {
     s.bed.configure(c.ranks, c.link);
   } catch (const ValidateError& e) {

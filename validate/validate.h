@@ -57,7 +57,11 @@ struct CellResult {
   bool ok = false;
   std::string message;           // failure, or notes
   std::vector<Breakdown> samples;  // measured iterations, all rounds pooled
-  std::vector<std::string> logs;   // raw trainer logs (JSON lines), one per round
+  std::vector<std::string> logs;   // raw trainer logs (JSON lines): per round, rank 0's or every rank's
+  // Ranks whose logs were merged per round (1: rank 0's alone; measure.h, merge_rank_logs),
+  // and per measured iteration the others' wait for the slowest rank (empty when 1).
+  int rank_logs = 0;
+  std::vector<double> straggler_wait_s;
   int rounds = 0;
   std::vector<double> round_values;  // the statistic of the total, per completed round (drift between rounds)
   Breakdown predicted{};

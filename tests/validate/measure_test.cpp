@@ -37,6 +37,60 @@ TEST(TrainLog, ClearErrors) {
   EXPECT_THROW(parse_trainlog(R"({"type":"header","schema":"other/2"})", "a"), ValidateError);
 }
 
+namespace {
+// A log of `world` ranks with one measured iteration per {forward, collective, total}.
+TrainLog rank_log(int world, const std::vector<std::array<double, 3>>& its) {
+  TrainLog l;
+  l.scheme = "none";
+  l.mode = "after";
+  l.world_size = world;
+  l.batch_per_rank = 32;
+  l.complete = true;
+  for (const auto& [fwd, coll, total] : its) {
+    Breakdown b{};
+    at(b, Component::Forward) = fwd;
+    at(b, Component::Backward) = 0.002;
+    at(b, Component::Collective) = coll;
+    at(b, Component::Total) = total;
+    l.iters.push_back(b);
+  }
+  return l;
+}
+}  // namespace
+
+TEST(TrainLog, MergedRanksGiveEachIterationsSlowestRankAndTheMeanTotal) {
+  // Iteration 0: rank 1 computes longest, the others wait in their collectives for it.
+  // Iteration 1: rank 2 does.
+  const TrainLog r0 = rank_log(3, {{0.010, 0.009, 0.021}, {0.010, 0.005, 0.017}});
+  const TrainLog r1 = rank_log(3, {{0.014, 0.005, 0.021}, {0.011, 0.004, 0.016}});
+  const TrainLog r2 = rank_log(3, {{0.011, 0.008, 0.020}, {0.013, 0.002, 0.018}});
+  const TrainLog m = merge_rank_logs({r0, r1, r2});
+  EXPECT_EQ(m.rank_logs, 3);
+  ASSERT_EQ(m.iters.size(), 2u);
+  EXPECT_DOUBLE_EQ(at(m.iters[0], Component::Forward), 0.014);
+  EXPECT_DOUBLE_EQ(at(m.iters[0], Component::Collective), 0.005);
+  EXPECT_NEAR(at(m.iters[0], Component::Total), (0.021 + 0.021 + 0.020) / 3, 1e-15);
+  EXPECT_DOUBLE_EQ(at(m.iters[1], Component::Forward), 0.013);
+  EXPECT_NEAR(at(m.iters[1], Component::Total), 0.017, 1e-15);
+  ASSERT_EQ(m.straggler_wait_s.size(), 2u);
+  EXPECT_NEAR(m.straggler_wait_s[0], (0.009 + 0.005 + 0.008) / 3 - 0.005, 1e-15);
+  EXPECT_NEAR(m.straggler_wait_s[1], (0.005 + 0.004 + 0.002) / 3 - 0.002, 1e-15);
+  // One rank alone: its own log, no wait.
+  const TrainLog one = merge_rank_logs({r0});
+  EXPECT_DOUBLE_EQ(at(one.iters[0], Component::Forward), 0.010);
+  EXPECT_DOUBLE_EQ(one.straggler_wait_s[0], 0.0);
+}
+
+TEST(TrainLog, MergeRefusesLogsOfDifferentRuns) {
+  const TrainLog a = rank_log(2, {{0.01, 0.004, 0.02}, {0.01, 0.004, 0.02}});
+  TrainLog shorter = rank_log(2, {{0.01, 0.004, 0.02}});
+  EXPECT_THROW(merge_rank_logs({a, shorter}), ValidateError);
+  TrainLog other = a;
+  other.scheme = "fp16";
+  EXPECT_THROW(merge_rank_logs({a, other}), ValidateError);
+  EXPECT_THROW(merge_rank_logs({}), ValidateError);
+}
+
 TEST(Spread, NumpyPercentiles) {
   const Spread s = spread_of({1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   EXPECT_DOUBLE_EQ(s.median, 5.5);
