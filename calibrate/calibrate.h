@@ -38,6 +38,7 @@ struct CalibrateOptions {
   double collective_gap_ms = -1;     // idle before each timed collective; < 0: auto (forward +
                                      // backward of the largest batch, at most kMaxAutoGapMs)
   bool collective_gap_busy = false;  // spend the gap busy (SweepOptions::busy_gap), not asleep
+  bool collective_free_running = false;  // SweepOptions::free_running
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };

@@ -59,8 +59,11 @@ void step_collectives(CalibrationRun& r) {
   if (!r.wanted("collectives", kCollectivesMinLeftS)) return;
   SweepOptions so;
   so.idle_gap_s = r.group->allreduce_max(collective_gap_s(r));  // the same on every rank
-  so.busy_gap = r.opt.collective_gap_busy;
-  r.say("calibrate: collectives: " + std::to_string(so.idle_gap_s * 1e3) + " ms " + (so.busy_gap ? "busy" : "idle") +
+  so.free_running = r.opt.collective_free_running;
+  so.busy_gap = r.opt.collective_gap_busy || so.free_running;
+  r.say("calibrate: collectives: " +
+        (so.free_running ? "free-running, ~" + std::to_string(so.idle_gap_s * 1e3) + " ms busy (x0.5-1.5 per rank)"
+                         : std::to_string(so.idle_gap_s * 1e3) + " ms " + (so.busy_gap ? "busy" : "idle")) +
         " before each call");
   so.min_bytes = r.opt.min_bytes;
   so.max_bytes = r.opt.max_bytes;
@@ -72,7 +75,8 @@ void step_collectives(CalibrationRun& r) {
     so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
   }
   r.state.collectives =
-      CollectivesState{r.group->world_size(), sweep_collectives(*r.group, so, r.progress), so.idle_gap_s, so.busy_gap};
+      CollectivesState{r.group->world_size(), sweep_collectives(*r.group, so, r.progress), so.idle_gap_s, so.busy_gap,
+                       so.free_running};
   r.save();
 }
 

@@ -61,14 +61,14 @@ Buffers make_buffers(CollectiveKind k, int64_t bytes, int world, torch::Device d
 
 // The gap that precedes a call in training (SweepOptions::idle_gap_s): asleep, or busy
 // touching a 16 MiB buffer (SweepOptions::busy_gap).
-void idle(const SweepOptions& opt) {
-  if (!(opt.idle_gap_s > 0)) return;
-  if (!opt.busy_gap) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(opt.idle_gap_s));
+void spend(double gap_s, bool busy) {
+  if (!(gap_s > 0)) return;
+  if (!busy) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(gap_s));
     return;
   }
   static std::vector<float> buf(size_t(4) << 20, 1.0f);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(opt.idle_gap_s);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(gap_s);
   size_t i = 0;
   volatile float sink = 0;
   while (std::chrono::steady_clock::now() < end) {
@@ -77,6 +77,7 @@ void idle(const SweepOptions& opt) {
     sink = sink + acc;
   }
 }
+void idle(const SweepOptions& opt) { spend(opt.idle_gap_s, opt.busy_gap); }
 
 void run_once(Backend& pg, CollectiveKind k, Buffers& b) {
   switch (k) {
@@ -206,6 +207,9 @@ std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const s
 void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions& opt, const KindBudget& budget,
                   std::vector<SizeRun>& runs) {
   std::mt19937_64 rng(opt.seed * 1000003 + static_cast<uint64_t>(kind));
+  // Free-running gaps: this rank's own stream (the size order above stays shared).
+  std::mt19937_64 gap_rng(opt.seed * 7919 + static_cast<uint64_t>(g.rank()) * 104729 + static_cast<uint64_t>(kind));
+  std::uniform_real_distribution<double> jitter(0.5, 1.5);
   std::vector<size_t> order(runs.size());
   for (int round = 0;; ++round) {
     order.clear();
@@ -218,8 +222,12 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t i : order) {
       auto& r = runs[i];
-      g.barrier();
-      idle(opt);
+      if (opt.free_running) {
+        spend(opt.idle_gap_s * jitter(gap_rng), true);
+      } else {
+        g.barrier();
+        idle(opt);
+      }
       const long p0 = preemptions();
       const double t0 = now_s();
       run_once(pg, kind, r.b);
@@ -230,10 +238,19 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
   }
 }
 
-// One size's row: a call takes as long as its slowest rank; it is disturbed if any rank
-// was preempted.
+// One size's row: an aligned call takes as long as its slowest rank, a free-running one as
+// long as its last arriving rank (the smallest time); it is disturbed if any rank was
+// preempted.
 SweepRow size_row(Group& g, const SweepOptions& opt, const SizeRun& r) {
-  const auto t = g.allreduce_max(r.t);
+  std::vector<double> t;
+  if (opt.free_running) {
+    std::vector<double> neg(r.t.size());
+    for (size_t i = 0; i < neg.size(); ++i) neg[i] = -r.t[i];
+    t = g.allreduce_max(neg);
+    for (double& x : t) x = -x;
+  } else {
+    t = g.allreduce_max(r.t);
+  }
   const auto hit = g.allreduce_max(r.hit);
   std::vector<double> clean;
   for (size_t i = 0; i < t.size(); ++i)

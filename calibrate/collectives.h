@@ -11,7 +11,8 @@
 //   - sizes step by `factor` below `fine_from_bytes` and by `fine_factor` above, so that
 //     the large sizes (the beta fit, protocol switches) have enough points;
 //   - with idle_gap_s > 0, every call (warm-up and timed) starts after that long idle, as
-//     a training step's collectives do.
+//     a training step's collectives do;
+//   - with free_running, the timed calls run without barriers (SweepOptions::free_running).
 // Torch-free header; measures through Group (group.h).
 #pragma once
 
@@ -48,6 +49,13 @@ struct SweepOptions {
   // a last-level cache (as forward and backward keep the core busy and evict the
   // communication's state), so the vCPU is not halted before the call.
   bool busy_gap = false;
+  // Free-running timed calls, as a training step's (docs/validation.md, cause 23): no
+  // barrier before a timed call; each rank spends idle_gap_s x U(0.5, 1.5) busy (its own
+  // random stream) and then calls, so the ranks arrive at different times and the first to
+  // leave a call compute beside the last still in it. A call's time is then the LAST
+  // arriving rank's (the smallest over the ranks), not the slowest's. Warm-up calls stay
+  // aligned.
+  bool free_running = false;
   std::vector<compress::CollectiveKind> kinds = {
       compress::CollectiveKind::AllReduce, compress::CollectiveKind::AllGather,
       compress::CollectiveKind::ReduceScatter, compress::CollectiveKind::Broadcast};

@@ -106,7 +106,9 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
     const std::string& stat = st.meta.fit_statistic;
     auto sweeps = fitted_sweeps(*st.collectives, stat);
     rep += "\ncollectives (" + std::to_string(world) + " ranks; fits on the " + stat + " of each size; " +
-           (st.collectives->idle_gap_s > 0 ? gap_text(st.collectives->idle_gap_s, st.collectives->busy_gap) : std::string("calls back-to-back")) +
+           (st.collectives->free_running ? "free-running calls, ~" + gap_text(st.collectives->idle_gap_s, true)
+            : st.collectives->idle_gap_s > 0 ? gap_text(st.collectives->idle_gap_s, st.collectives->busy_gap)
+                                             : std::string("calls back-to-back")) +
            "):\n";
     if (st.collectives->idle_gap_s == 0)
       notes.push_back("collectives: timed back-to-back; a training step's calls follow idle time and can cost "

@@ -221,7 +221,7 @@ Json to_json(const CollectivesState& s) {
     arr.push_back({{"kind", model::collective_key(w.kind)}, {"supported", w.supported}, {"note", w.note},
                    {"rows", rows}});
   }
-  return {{"world", s.world}, {"sweeps", arr}, {"idle_gap_s", s.idle_gap_s}, {"gap", s.busy_gap ? "busy" : "idle"}};
+  return {{"world", s.world}, {"sweeps", arr}, {"idle_gap_s", s.idle_gap_s}, {"gap", s.free_running ? "free-running" : s.busy_gap ? "busy" : "idle"}};
 }
 
 namespace {
@@ -259,9 +259,10 @@ CollectivesState collectives_from_json(const Json& j, const std::string& origin)
   CollectivesState s;
   s.world = o.req<int>("world");
   const std::string gap = o.opt<std::string>("gap").value_or("idle");  // absent in old files: asleep
-  if (gap != "idle" && gap != "busy")
-    throw StateError(origin + ": key 'collectives.gap': \"" + gap + "\" is neither \"idle\" nor \"busy\"");
-  s.busy_gap = gap == "busy";
+  if (gap != "idle" && gap != "busy" && gap != "free-running")
+    throw StateError(origin + ": key 'collectives.gap': \"" + gap + "\" is not \"idle\", \"busy\" or \"free-running\"");
+  s.busy_gap = gap != "idle";
+  s.free_running = gap == "free-running";
   s.idle_gap_s = o.opt<double>("idle_gap_s").value_or(0.0);  // absent in old files: back-to-back
   if (!std::isfinite(s.idle_gap_s) || s.idle_gap_s < 0 || s.idle_gap_s > 10)
     throw StateError(origin + ": key 'collectives.idle_gap_s': must be in [0, 10] seconds");

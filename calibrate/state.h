@@ -76,6 +76,7 @@ struct CollectivesState {
   std::vector<CollectiveSweep> sweeps;
   double idle_gap_s = 0;  // idle before each call (SweepOptions::idle_gap_s); 0 in old files
   bool busy_gap = false;  // the gap was spent busy (SweepOptions::busy_gap); false in old files
+  bool free_running = false;  // SweepOptions::free_running; false in old files
 };
 
 struct CodecState {

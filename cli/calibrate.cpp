@@ -71,6 +71,11 @@ void setup_calibrate(CLI::App& app) {
                 "a training step's forward and backward keep the core busy (and, with more ranks than cores, "
                 "compete with the other ranks' collectives). Not the default: on the VMs measured it made every prediction "
                 "15-40% too pessimistic, where the idle gap is within noise (docs/validation.md, cause 15)");
+  sub->add_flag("--collective-free-running", o.collective_free_running,
+                "Time the collectives as a training step meets them: no barrier before a timed call, each rank "
+                "busy for the gap x 0.5-1.5 (its own draw) and then calling, so the ranks arrive at different "
+                "times and the first out compute beside the last still in; a call costs what its last arriving "
+                "rank measured (docs/validation.md, cause 23)");
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();

@@ -86,4 +86,19 @@ if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=
   echo "--collective-gap-ms 1e9 was accepted"; exit 1
 fi
 grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
+# Free-running collectives (cause 23): the sweep alone, no barriers before the timed calls;
+# the state says so and the fits are made (the last arriving rank's times).
+for r in 0 1; do
+  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 5)) \
+    "$GCU" calibrate --model cnn --batch-sizes 16 --max-bytes 65536 --threads 1 --budget-s 20 \
+    --warmup 1 --iters 3 --skip gamma,codecs,errors,codec-gradients,contention,convergence --collective-gap-ms 2 \
+    --collective-free-running -o "$DIR/free.json" > "$DIR/free$r.out" 2> "$DIR/free$r.err" &
+  eval "pid$r=\$!"
+done
+wait "$pid0" || rc=$?
+wait "$pid1" || rc=$?
+if [ "$rc" -ne 0 ]; then echo "free-running calibration failed"; cat "$DIR"/free*.err; exit 1; fi
+grep -q '"gap": *"free-running"' "$DIR/free.json.state.json" || { echo "state does not say free-running"; exit 1; }
+grep -q 'free-running, ~2' "$DIR/free0.err" "$DIR/free0.out" || { echo "no free-running progress line"; cat "$DIR/free0.err"; exit 1; }
+grep -q '"allreduce"' "$DIR/free.json" || { echo "free-running profile has no all-reduce fit"; exit 1; }
 echo "ok"

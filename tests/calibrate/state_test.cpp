@@ -147,6 +147,12 @@ TEST(CalibrationState, CollectiveGapKindRoundTripsDefaultsToIdleAndIsChecked) {
   Json j = to_json(st);
   EXPECT_EQ(j["collectives"]["gap"], "busy");
   EXPECT_TRUE(state_from_json(j, "mem").collectives->busy_gap);
+  EXPECT_FALSE(state_from_json(j, "mem").collectives->free_running);
+  st.collectives->free_running = true;  // free-running calls spend their gap busy
+  const Json f = to_json(st);
+  EXPECT_EQ(f["collectives"]["gap"], "free-running");
+  EXPECT_TRUE(state_from_json(f, "mem").collectives->free_running);
+  EXPECT_TRUE(state_from_json(f, "mem").collectives->busy_gap);
   j["collectives"].erase("gap");
   EXPECT_FALSE(state_from_json(j, "old.json").collectives->busy_gap);  // files before the option: asleep
   j["collectives"]["gap"] = "spinning";
