@@ -7,7 +7,9 @@ PyTorch's Gloo, one thread per rank, ranks started here on loopback:
 Prints, per size, the median of 9 calls (5 from 1M elements) of each and the extra in ns
 per element. Values 1 + (i mod 256)/256, as calibrate's wire-types step uses.
 """
-import os, subprocess, sys, tempfile, time
+import time
+
+import loopback_ranks
 
 
 def rank_main(rank, world, store):
@@ -29,14 +31,4 @@ def rank_main(rank, world, store):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4:
-        rank_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
-        sys.exit(0)
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 2:
-        sys.exit("usage: f16_allreduce_check.py RANKS (>= 2)")
-    world = int(sys.argv[1])
-    with tempfile.TemporaryDirectory() as d:
-        store = os.path.join(d, "store")
-        env = dict(os.environ, OMP_NUM_THREADS="1")
-        procs = [subprocess.Popen([sys.executable, __file__, str(r), str(world), store], env=env) for r in range(world)]
-        sys.exit(max(p.wait() for p in procs))
+    loopback_ranks.main(rank_main, "usage: f16_allreduce_check.py RANKS (>= 2)")

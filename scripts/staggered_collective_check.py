@@ -13,7 +13,9 @@ the call's own cost) and the mean over the ranks (with the wait for the last). a
 51,736 bytes per rank (signSGD's on the CNN); all-reduce: 206,922 floats (the CNN's
 bucket).
 """
-import os, random, subprocess, sys, tempfile, time
+import random, time
+
+import loopback_ranks
 
 AG_BYTES = 51736
 AR_FLOATS = 206922
@@ -62,14 +64,4 @@ def rank_main(rank, world, store):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4:
-        rank_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3])
-        sys.exit(0)
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit() or int(sys.argv[1]) < 2:
-        sys.exit("usage: staggered_collective_check.py RANKS (>= 2)")
-    world = int(sys.argv[1])
-    with tempfile.TemporaryDirectory() as d:
-        store = os.path.join(d, "store")
-        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-        procs = [subprocess.Popen([sys.executable, __file__, str(r), str(world), store], env=env) for r in range(world)]
-        sys.exit(max(p.wait() for p in procs))
+    loopback_ranks.main(rank_main, "usage: staggered_collective_check.py RANKS (>= 2)")

@@ -33,6 +33,7 @@ std::string num(double v, const char* f = "%.4g") {
   return b;
 }
 json jnum(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+json spread_json(const Spread& s) { return {{"median", s.median}, {"mean", s.mean}, {"p10", s.p10}, {"p90", s.p90}}; }
 std::string given(const CellResult& c) { return c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given; }
 std::string pct(double e) { return std::isfinite(e) ? num(e * 100, "%+.1f%%") : "-"; }
 std::string csvq(const std::string& s) {
@@ -203,8 +204,7 @@ std::string format_json(const Report& r) {
       const std::string n = component_name(Component(k));
       pred[n] = c.predicted[size_t(k)];
       if (c.ok) {
-        const Spread& s = c.measured[size_t(k)];
-        meas[n] = {{"median", s.median}, {"mean", s.mean}, {"p10", s.p10}, {"p90", s.p90}};
+        meas[n] = spread_json(c.measured[size_t(k)]);
         err[n] = jnum(c.error[size_t(k)]);
       }
     }
@@ -218,12 +218,7 @@ std::string format_json(const Report& r) {
     x["round_values"] = c.round_values;
     x["iterations"] = c.samples.size();
     x["rank_logs"] = c.rank_logs;
-    if (c.straggler_wait_s.empty()) {
-      x["straggler_wait"] = nullptr;
-    } else {
-      const Spread w = spread_of(c.straggler_wait_s);
-      x["straggler_wait"] = {{"median", w.median}, {"mean", w.mean}, {"p10", w.p10}, {"p90", w.p90}};
-    }
+    x["straggler_wait"] = c.straggler_wait_s.empty() ? json(nullptr) : spread_json(spread_of(c.straggler_wait_s));
     x["load_average"] = jnum(c.load_average);
     x["involuntary_context_switches"] = c.nivcsw >= 0 ? json(c.nivcsw) : json(nullptr);
     x["wall_s"] = c.wall_s;

@@ -310,12 +310,16 @@ double round_total(const TrainLog& tl, const std::string& statistic) {
   return spread_of(std::move(v)).of(statistic);
 }
 
-// A round's (merged) log pooled into the cell's samples.
-void add_round(CellResult& r, const TrainLog& tl, const std::vector<std::string>& files) {
+// A round's (merged) log pooled into the cell's samples; returns the round's value.
+double add_round(CellResult& r, const TrainLog& tl, const std::vector<std::string>& files,
+                 const std::string& statistic) {
   r.samples.insert(r.samples.end(), tl.iters.begin(), tl.iters.end());
   r.straggler_wait_s.insert(r.straggler_wait_s.end(), tl.straggler_wait_s.begin(), tl.straggler_wait_s.end());
   r.rank_logs = r.rounds == 0 ? tl.rank_logs : std::min(r.rank_logs, tl.rank_logs);
   r.logs.insert(r.logs.end(), files.begin(), files.end());
+  ++r.rounds;
+  r.round_values.push_back(round_total(tl, statistic));
+  return r.round_values.back();
 }
 
 // --reuse: the round's log of an earlier run of the same grid; nothing runs.
@@ -327,9 +331,7 @@ void reuse_round(Rounds& s, size_t idx, const std::string& tlog) {
     const TrainLog tl = read_run_logs(tlog, c.ranks, &files);
     if (tl.scheme != c.scheme || tl.mode != c.mode || tl.world_size != c.ranks || tl.batch_per_rank != c.batch)
       throw ValidateError(tlog + " is of another cell (" + tl.scheme + " " + tl.mode + ")");
-    add_round(r, tl, files);
-    ++r.rounds;
-    r.round_values.push_back(round_total(tl, s.o.statistic));
+    add_round(r, tl, files, s.o.statistic);
   } catch (const std::exception& e) {
     r.ok = false;
     r.message += std::string(r.message.empty() ? "" : "; ") + "--reuse: " + e.what();
@@ -345,10 +347,7 @@ void read_round_log(CellResult& r, const std::string& tlog, const std::string& s
   try {
     std::vector<std::string> files;
     const TrainLog tl = read_run_logs(tlog, r.cell.ranks, &files);
-    add_round(r, tl, files);
-    ++r.rounds;
-    const double value = round_total(tl, statistic);
-    r.round_values.push_back(value);
+    const double value = add_round(r, tl, files, statistic);
     log << " " << value * 1e3 << " ms (" << statistic << ")\n";
   } catch (const std::exception& e) {
     r.ok = false;

@@ -9,15 +9,21 @@ rm -rf "$DIR" && mkdir -p "$DIR"
 # Below the ephemeral range (32768-60999 here): a port an outgoing connection holds cannot
 # be bound (a likely cause of this test's rare failures right after other tests).
 PORT=$(( 20000 + $$ % 12000 ))
+# start_two_ranks PORT NAME ARGS...: gcu ARGS on ranks 0 and 1 in the background, output in
+# $DIR/NAME<r>.out and .err; their pids in pid0 and pid1.
+start_two_ranks() {
+  port=$1 name=$2; shift 2
+  for r in 0 1; do
+    env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+      "$GCU" "$@" > "$DIR/$name$r.out" 2> "$DIR/$name$r.err" &
+    eval "pid$r=\$!"
+  done
+}
 common="calibrate --model cnn --batch-sizes 16 --warmup 1 --iters 3 --max-bytes 1048576 \
   --schemes none;fp16 --codec-sizes 4096,16384,65536 --error-snapshots 2 \
   --convergence-schemes fp16 --convergence-iterations 20 --budget-s 60 --threads 1 \
   -o $DIR/profile.json"
-for r in 0 1; do
-  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$PORT \
-    "$GCU" $common > "$DIR/rank$r.out" 2> "$DIR/rank$r.err" &
-  eval "pid$r=\$!"
-done
+start_two_ranks "$PORT" rank $common
 rc=0
 wait "$pid0" || rc=$?
 wait "$pid1" || rc=$?
@@ -45,11 +51,7 @@ done
 grep -Eq '"encode_factor": *[0-9]' "$DIR/profile.json.state.json" || { echo "no codec_gradients in the state file"; exit 1; }
 grep -q '"wire_extra_per_element_s"' "$DIR/profile.json.state.json" || { echo "no wire extra kept for the codecs"; exit 1; }
 # The state file allows a resume: a second call with --resume redoes nothing and succeeds.
-for r in 0 1; do
-  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 1)) \
-    "$GCU" $common --resume > "$DIR/resume$r.out" 2> "$DIR/resume$r.err" &
-  eval "pid$r=\$!"
-done
+start_two_ranks $((PORT + 1)) resume $common --resume
 wait "$pid0" || rc=$?
 wait "$pid1" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "resume failed"; cat "$DIR"/resume*.err; exit 1; fi
@@ -66,11 +68,7 @@ grep -q "profile.json.state.json is for model .* on 2 ranks, this run is model .
 cmp -s "$DIR/state.before" "$DIR/profile.json.state.json" || { echo "a foreign state file was overwritten"; exit 1; }
 # A misspelt key in the state file stops both ranks (exit 2) with an error naming key and file.
 sed -i 's/"model_spec"/"model_spek"/' "$DIR/profile.json.state.json"
-for r in 0 1; do
-  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 2)) \
-    "$GCU" $common --resume > "$DIR/bad$r.out" 2> "$DIR/bad$r.err" &
-  eval "pid$r=\$!"
-done
+start_two_ranks $((PORT + 2)) bad $common --resume
 rc0=0; rc1=0
 wait "$pid0" || rc0=$?
 wait "$pid1" || rc1=$?
@@ -88,13 +86,9 @@ fi
 grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
 # Free-running collectives (cause 23): the sweep alone, no barriers before the timed calls;
 # the state says so and the fits are made (the last arriving rank's times).
-for r in 0 1; do
-  env RANK=$r WORLD_SIZE=2 LOCAL_WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 5)) \
-    "$GCU" calibrate --model cnn --batch-sizes 16 --max-bytes 65536 --threads 1 --budget-s 20 \
-    --warmup 1 --iters 3 --skip gamma,codecs,errors,codec-gradients,contention,convergence --collective-gap-ms 2 \
-    --collective-free-running -o "$DIR/free.json" > "$DIR/free$r.out" 2> "$DIR/free$r.err" &
-  eval "pid$r=\$!"
-done
+start_two_ranks $((PORT + 5)) free calibrate --model cnn --batch-sizes 16 --max-bytes 65536 --threads 1 \
+  --budget-s 20 --warmup 1 --iters 3 --skip gamma,codecs,errors,codec-gradients,contention,convergence \
+  --collective-gap-ms 2 --collective-free-running -o "$DIR/free.json"
 wait "$pid0" || rc=$?
 wait "$pid1" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "free-running calibration failed"; cat "$DIR"/free*.err; exit 1; fi
