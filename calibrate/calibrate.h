@@ -39,7 +39,6 @@ struct CalibrateOptions {
                                      // backward of the largest batch, at most kMaxAutoGapMs)
   bool collective_gap_busy = false;  // spend the gap busy (SweepOptions::busy_gap), not asleep
   bool collective_free_running = false;  // SweepOptions::free_running
-  double collective_target_se = 0.03;    // SweepOptions::target_rel_se (0: time targets alone)
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };

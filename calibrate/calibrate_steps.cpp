@@ -61,7 +61,6 @@ void step_collectives(CalibrationRun& r) {
   so.idle_gap_s = r.group->allreduce_max(collective_gap_s(r));  // the same on every rank
   so.free_running = r.opt.collective_free_running;
   so.busy_gap = r.opt.collective_gap_busy || so.free_running;
-  so.target_rel_se = r.opt.collective_target_se;
   r.say("calibrate: collectives: " +
         (so.free_running ? "free-running, ~" + std::to_string(so.idle_gap_s * 1e3) + " ms busy (x0.5-1.5 per rank)"
                          : std::to_string(so.idle_gap_s * 1e3) + " ms " + (so.busy_gap ? "busy" : "idle")) +

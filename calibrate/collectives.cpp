@@ -3,7 +3,6 @@
 
 #include "calibrate/group_impl.h"
 #include "calibrate/stats.h"
-#include "calibrate/sweep_plan.h"
 
 #include <torch/torch.h>
 
@@ -124,7 +123,6 @@ struct SizeRun {
   int64_t bytes = 0;
   Buffers b;
   int target = 0;            // timed calls wanted
-  int time_target = 0;       // from the per-size time target alone (sweep_plan.h)
   std::vector<double> t;     // this rank's times
   std::vector<double> hit;   // 1 when this rank was preempted during the call
 };
@@ -187,10 +185,8 @@ std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const s
     planned_s += r.target * (one + 1e-4 + opt.idle_gap_s);  // + a barrier and the gap
     runs.push_back(std::move(r));
   }
-  for (auto& r : runs) r.time_target = r.target;
-  // Fewer calls everywhere when the plan does not fit what is left of the share (with a
-  // precision target, timed_rounds re-plans from the calls' spread instead).
-  if (kind_budget_s > 0 && !(opt.target_rel_se > 0)) {
+  // Fewer calls everywhere when the plan does not fit what is left of the share.
+  if (kind_budget_s > 0) {
     const double avail_s = kind_budget_s - g.allreduce_max(now_s() - kind_start);
     if (planned_s > avail_s) {
       const double scale = std::max(0.0, avail_s) / planned_s;
@@ -206,53 +202,8 @@ std::vector<SizeRun> warm_up(Group& g, Backend& pg, CollectiveKind kind, const s
   return runs;
 }
 
-// The times of a size's calls as the sweep counts them, agreed by all ranks: an aligned
-// call takes as long as its slowest rank, a free-running one as long as its last arriving
-// rank (the smallest time).
-std::vector<double> call_times(Group& g, const SweepOptions& opt, const std::vector<double>& mine) {
-  if (!opt.free_running) return g.allreduce_max(mine);
-  std::vector<double> neg(mine.size());
-  for (size_t i = 0; i < neg.size(); ++i) neg[i] = -mine[i];
-  auto t = g.allreduce_max(neg);
-  for (double& x : t) x = -x;
-  return t;
-}
-
-// Re-plans every size's timed calls from the spread of its calls so far (sweep_plan.h),
-// within what is left of the kind's share. Collective: every rank calls it at the same
-// round and gets the same targets.
-void replan(Group& g, const SweepOptions& opt, const KindBudget& budget, std::vector<SizeRun>& runs) {
-  std::vector<double> flat;
-  for (const auto& r : runs) flat.insert(flat.end(), r.t.begin(), r.t.end());
-  flat = call_times(g, opt, flat);
-  std::vector<SizeNeed> need;
-  size_t at = 0;
-  for (const auto& r : runs) {
-    SizeNeed n;
-    n.done = static_cast<int>(r.t.size());
-    double sum = 0, sq = 0;
-    for (int i = 0; i < n.done; ++i) sum += flat[at + i];
-    n.mean_s = n.done > 0 ? sum / n.done : 0;
-    for (int i = 0; i < n.done; ++i) sq += (flat[at + i] - n.mean_s) * (flat[at + i] - n.mean_s);
-    n.sd_s = n.done > 1 ? std::sqrt(sq / (n.done - 1)) : 0;
-    at += r.t.size();
-    n.cost_s = n.mean_s + 1e-4 + opt.idle_gap_s;
-    n.time_target = r.time_target;
-    n.floor = r.bytes >= opt.fine_from_bytes ? std::max(opt.min_iters, opt.min_iters_large) : opt.min_iters;
-    n.cap = opt.max_iters;
-    need.push_back(n);
-  }
-  const double left_s =
-      budget.share_s > 0 ? std::max(1e-3, budget.share_s - g.allreduce_max(now_s() - budget.start_s)) : 0;
-  const auto calls = plan_calls(need, opt.target_rel_se, left_s, opt.min_iters);
-  std::vector<double> targets(calls.begin(), calls.end());
-  targets = g.allreduce_max(targets);
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].target = static_cast<int>(targets[i]);
-}
-
 // Interleaved rounds in a random order (the same on every rank) until every size has its
-// timed calls, or, over budget, its minimum. With a precision target the calls are
-// re-planned after min_iters rounds and every kReplanRounds after (sweep_plan.h).
+// timed calls, or, over budget, its minimum.
 void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions& opt, const KindBudget& budget,
                   std::vector<SizeRun>& runs) {
   std::mt19937_64 rng(opt.seed * 1000003 + static_cast<uint64_t>(kind));
@@ -260,10 +211,7 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
   std::mt19937_64 gap_rng(opt.seed * 7919 + static_cast<uint64_t>(g.rank()) * 104729 + static_cast<uint64_t>(kind));
   std::uniform_real_distribution<double> jitter(0.5, 1.5);
   std::vector<size_t> order(runs.size());
-  constexpr int kReplanRounds = 5;
   for (int round = 0;; ++round) {
-    if (opt.target_rel_se > 0 && round >= opt.min_iters && (round - opt.min_iters) % kReplanRounds == 0)
-      replan(g, opt, budget, runs);
     order.clear();
     for (size_t i = 0; i < runs.size(); ++i)
       if (static_cast<int>(runs[i].t.size()) < runs[i].target) order.push_back(i);
@@ -294,7 +242,15 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
 // long as its last arriving rank (the smallest time); it is disturbed if any rank was
 // preempted.
 SweepRow size_row(Group& g, const SweepOptions& opt, const SizeRun& r) {
-  const std::vector<double> t = call_times(g, opt, r.t);
+  std::vector<double> t;
+  if (opt.free_running) {
+    std::vector<double> neg(r.t.size());
+    for (size_t i = 0; i < neg.size(); ++i) neg[i] = -r.t[i];
+    t = g.allreduce_max(neg);
+    for (double& x : t) x = -x;
+  } else {
+    t = g.allreduce_max(r.t);
+  }
   const auto hit = g.allreduce_max(r.hit);
   std::vector<double> clean;
   for (size_t i = 0; i < t.size(); ++i)

@@ -12,8 +12,7 @@
 //     the large sizes (the beta fit, protocol switches) have enough points;
 //   - with idle_gap_s > 0, every call (warm-up and timed) starts after that long idle, as
 //     a training step's collectives do;
-//   - with free_running, the timed calls run without barriers (SweepOptions::free_running);
-//   - with target_rel_se, calls are planned by each size's spread (sweep_plan.h).
+//   - with free_running, the timed calls run without barriers (SweepOptions::free_running).
 // Torch-free header; measures through Group (group.h).
 #pragma once
 
@@ -38,11 +37,6 @@ struct SweepOptions {
   int min_iters_large = 25;        // timed calls at least, from fine_from_bytes on (the beta fit)
   double target_s_per_large_size = 2.0;  // the same target from fine_from_bytes on
   int max_iters = 100;
-  // Calls go where the noise is (sweep_plan.h): after min_iters rounds, and every 5 rounds
-  // after, each size's calls are re-planned so the mean is known to this relative standard
-  // error (at most max_iters), and a short budget is shared by that need instead of
-  // equally. 0: the per-size time targets alone, scaled down equally when over budget.
-  double target_rel_se = 0.03;
   uint64_t seed = 1;               // order of the sizes within each round
   double target_s_per_size = 0.25; // timed calls per size ~ this / (time of one call)
   double budget_s = 0;             // > 0: stop growing sizes when the sweep has used this

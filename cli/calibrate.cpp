@@ -76,13 +76,6 @@ void setup_calibrate(CLI::App& app) {
                 "busy for the gap x 0.5-1.5 (its own draw) and then calling, so the ranks arrive at different "
                 "times and the first out compute beside the last still in; a call costs what its last arriving "
                 "rank measured (docs/validation.md, cause 23)");
-  sub->add_option("--collective-target-se", o.collective_target_se,
-                  "Relative standard error wanted of each size's mean in the collective sweep: calls go where "
-                  "the calls vary most (a small call on an oversubscribed machine varies by 40-80%, a 16 MiB one "
-                  "by 5-15%), at most 100 per size, and a short budget is shared by that need. 0: the same share "
-                  "of the budget for every size (docs/validation.md, cause 24)")
-      ->check(CLI::Range(0.0, 1.0))
-      ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();
