@@ -19,7 +19,7 @@ namespace {
 struct ValidateCli {
   validate::ValidateOptions o;
   std::vector<std::string> links = {"unlimited"};
-  bool no_plots = false, no_measure = false;
+  bool no_plots = false, no_measure = false, no_calibration_noise = false;
 };
 
 std::string command_line() {
@@ -43,7 +43,7 @@ an unshaped loopback fallback that says so). Cells run in a random interleaved o
 --repeats rounds. The measured value is the mean iteration time (what throughput and
 time-to-accuracy pay; --statistic median for the typical iteration); a cell whose value
 moved more between rounds than |error| is noise-limited, not counted as a model error.
-Report: table, validate.{json,csv,txt} (schema gcu.validate/3, docs/validate-schema.md),
+Report: table, validate.{json,csv,txt} (schema gcu.validate/4, docs/validate-schema.md),
 bandwidth.png and scatter.png in --out.
 
 Examples:
@@ -85,12 +85,17 @@ Examples:
   sub->add_option("--cell-timeout", o.cell_timeout_s, "seconds before a cell's run is stopped")
       ->capture_default_str();
   sub->add_flag("--no-plots", opt->no_plots, "skip the gnuplot plots");
+  sub->add_flag("--no-calibration-noise", opt->no_calibration_noise,
+                "skip the predicted p10-p90 from the calibration's own sampling noise (the profile's collective "
+                "sweeps, <profile>.state.json, redrawn 40 times within their standard errors and refitted); "
+                "with it, a cell is noise-limited when hypot(measured uncertainty, that interval) exceeds its error");
   sub->add_flag("--reuse", o.reuse, "run nothing: re-predict the trainer logs and link sweeps already in --out "
                                    "(same grid) with -p (e.g. after re-calibrating)");
   sub->add_option("--train-arg", o.train_args, "extra argument for gcu train (repeatable)");
   sub->callback([opt] {
     auto& o = opt->o;
     o.plots = !opt->no_plots;
+    o.calibration_noise = !opt->no_calibration_noise;
     o.measure_links = !opt->no_measure;
     o.command_line = command_line();
     try {

@@ -117,6 +117,11 @@ std::string format_table(const Report& r) {
     << s.counted << " counted cells: median " << num(s.median_abs_error * 100, "%.1f") << "%, max "
     << num(s.max_abs_error * 100, "%.1f") << "%; over all ok cells (noise-limited too): median "
     << num(s.median_abs_error_all * 100, "%.1f") << "%, max " << num(s.max_abs_error_all * 100, "%.1f") << "%\n";
+  if (s.median_calibration_uncertainty > 0)
+    o << "calibration noise: the calibration's own sampling noise moves a prediction by "
+      << num(s.median_calibration_uncertainty * 100, "%.1f")
+      << "% p10-p90 on median (redrawn collective sweeps); noise-limited by the measurement alone: "
+      << s.noise_limited_measurement << "\n";
   for (const auto* groups : {&s.by_scheme, &s.by_link}) {
     o << (groups == &s.by_scheme ? "\nby scheme" : "\nby link")
       << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
@@ -133,7 +138,8 @@ std::string format_table(const Report& r) {
 std::string format_csv(const Report& r) {
   std::ostringstream o;
   o << "id,model,scheme,link,link_nominal_gbps,link_measured_gbps,rate_used_gbps,mode,batch,ranks,status,"
-       "noise_limited,spread,load_average,involuntary_context_switches,iterations,rank_logs,straggler_wait_mean_s";
+       "noise_limited,spread,load_average,involuntary_context_switches,iterations,rank_logs,straggler_wait_mean_s,"
+       "pred_total_p10_s,pred_total_p90_s";
   for (int k = 0; k < kComponents; ++k) {
     const std::string n = component_name(Component(k));
     o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_mean_s,meas_" << n << "_p10_s,meas_" << n
@@ -148,7 +154,9 @@ std::string format_csv(const Report& r) {
       << "," << c.cell.ranks << "," << (c.ok ? "ok" : "failed") << "," << (c.noise_limited ? 1 : 0) << ","
       << num(c.spread, "%.6g") << "," << num(c.load_average, "%.3g") << "," << c.nivcsw << "," << c.samples.size()
       << "," << c.rank_logs << ","
-      << (c.straggler_wait_s.empty() ? "" : num(spread_of(c.straggler_wait_s).mean, "%.6g"));
+      << (c.straggler_wait_s.empty() ? "" : num(spread_of(c.straggler_wait_s).mean, "%.6g")) << ","
+      << (c.calibration_draws > 0 ? num(c.predicted_p10, "%.6g") : "") << ","
+      << (c.calibration_draws > 0 ? num(c.predicted_p90, "%.6g") : "");
     for (int k = 0; k < kComponents; ++k) {
       o << "," << num(c.predicted[size_t(k)], "%.6g");
       if (c.ok)
@@ -213,6 +221,11 @@ std::string format_json(const Report& r) {
     x["error"] = c.ok ? err : json(nullptr);
     x["spread"] = c.ok ? jnum(c.spread) : json(nullptr);
     x["uncertainty"] = c.ok ? jnum(c.uncertainty) : json(nullptr);
+    x["calibration_noise"] =
+        c.calibration_draws > 0
+            ? json{{"p10", c.predicted_p10}, {"p90", c.predicted_p90}, {"draws", c.calibration_draws},
+                   {"uncertainty", jnum(c.calibration_uncertainty)}}
+            : json(nullptr);
     x["noise_limited"] = c.noise_limited;
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
@@ -229,6 +242,8 @@ std::string format_json(const Report& r) {
   const Summary& s = r.summary;
   j["summary"] = {{"cells", s.cells}, {"ok", s.ok}, {"failed", s.failed}, {"noise_limited", s.noise_limited},
                   {"noise_limited_fraction", s.noise_limited_fraction}, {"counted", s.counted},
+                  {"noise_limited_measurement", s.noise_limited_measurement},
+                  {"median_calibration_uncertainty", s.median_calibration_uncertainty},
                   {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
                   {"median_abs_error_total_all_ok", s.median_abs_error_all},
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};

@@ -2,6 +2,7 @@
 // measurement, rounds of cells in random interleaved order, predictions, statistics.
 #include "validate/validate.h"
 
+#include "validate/calibration_noise.h"
 #include "validate/link_fits.h"
 #include "validate/link_rate.h"
 #include "validate/predict.h"
@@ -99,8 +100,10 @@ void compute_stats(CellResult& r, const std::string& statistic) {
     const auto [lo, hi] = std::minmax_element(r.round_values.begin(), r.round_values.end());
     r.uncertainty = (*hi - *lo) / v;
   }
+  const double pt = r.predicted[size_t(Component::Total)];
+  r.calibration_uncertainty = r.calibration_draws > 0 && pt > 0 ? (r.predicted_p90 - r.predicted_p10) / pt : 0;
   r.noise_limited = std::isfinite(r.error[size_t(Component::Total)]) &&
-                    r.uncertainty > std::abs(r.error[size_t(Component::Total)]);
+                    std::hypot(r.uncertainty, r.calibration_uncertainty) > std::abs(r.error[size_t(Component::Total)]);
 }
 
 namespace {
@@ -141,7 +144,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     }
   finish_groups(s.by_scheme, scheme_errs);
   finish_groups(s.by_link, link_errs);
-  std::vector<double> errs, all;
+  std::vector<double> errs, all, cal;
   for (const auto& c : cells) {
     ++s.cells;
     if (!c.ok) {
@@ -150,6 +153,9 @@ Summary summarize(const std::vector<CellResult>& cells) {
     }
     ++s.ok;
     if (std::isfinite(c.error[size_t(Component::Total)])) all.push_back(std::abs(c.error[size_t(Component::Total)]));
+    if (std::isfinite(c.error[size_t(Component::Total)]) && c.uncertainty > std::abs(c.error[size_t(Component::Total)]))
+      ++s.noise_limited_measurement;
+    if (c.calibration_draws > 0) cal.push_back(c.calibration_uncertainty);
     if (c.noise_limited) {
       ++s.noise_limited;
       continue;
@@ -158,6 +164,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (std::isfinite(e)) errs.push_back(std::abs(e));
   }
   s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
+  if (!cal.empty()) s.median_calibration_uncertainty = spread_of(cal).median;
   s.counted = int(errs.size());
   if (!errs.empty()) {
     s.median_abs_error = spread_of(errs).median;
@@ -416,9 +423,9 @@ void run_rounds(Rounds& s) {
 }
 
 // Per cell: the mean load, the link rate predicted with, the prediction and the statistics.
-void finish_cells(const ValidateOptions& o, const Report& rep,
+void finish_cells(const ValidateOptions& o, const Report& rep, const model::Profile& profile,
                   const std::vector<std::unique_ptr<CellPredictor>>& preds, const std::vector<double>& load_sum,
-                  std::vector<CellResult>& res) {
+                  std::vector<CellResult>& res, std::ostream& log) {
   for (size_t i = 0; i < res.size(); ++i) {
     CellResult& r = res[i];
     r.load_average = load_sum[i] / o.repeats;
@@ -432,8 +439,10 @@ void finish_cells(const ValidateOptions& o, const Report& rep,
       r.ok = false;
       r.message = "no measured iterations in the logs";
     }
-    if (r.ok) compute_stats(r, o.statistic);
   }
+  if (o.calibration_noise) add_calibration_noise(o.profile + ".state.json", profile, rep.links, res, log);
+  for (auto& r : res)
+    if (r.ok) compute_stats(r, o.statistic);
 }
 
 // A profile older than this when the grid starts gets a warning (calibrations drift).
@@ -485,7 +494,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   run_rounds(rounds);
   bed.down();
 
-  finish_cells(o, rep, preds, load_sum, res);
+  finish_cells(o, rep, lp.profile, preds, load_sum, res, log);
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);

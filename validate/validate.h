@@ -38,6 +38,7 @@ struct ValidateOptions {
   std::string netbed;              // scripts/netbed.sh (default: beside the sources)
   double cell_timeout_s = 600;
   bool plots = true;
+  bool calibration_noise = true;   // predicted p10-p90 from the calibration's sampling noise (calibration_noise.h)
   std::vector<std::string> train_args;  // extra `gcu train` arguments
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   std::string command_line;        // recorded in the report
@@ -71,7 +72,15 @@ struct CellResult {
   // How far the machine moved the measured statistic: (max - min) / value of the rounds'
   // values (2+ rounds); with one round, `spread`.
   double uncertainty = 0;
-  bool noise_limited = false;    // uncertainty > |error of total|: not counted as a model error
+  // How far the calibration's own sampling noise moves the prediction (calibration_noise.h):
+  // the predicted total's p10-p90 over redrawn collective sweeps, and (p90 - p10) / predicted
+  // total (0: not computed).
+  double predicted_p10 = 0, predicted_p90 = 0;
+  int calibration_draws = 0;
+  double calibration_uncertainty = 0;
+  // hypot(uncertainty, calibration_uncertainty) > |error of total|: the machine moved the
+  // measurement or the calibration more than the model is off; not counted as a model error.
+  bool noise_limited = false;
   double rate_used_gbps = 0;     // link rate the prediction used (0 = the profile's)
   double measured_link_gbps = 0;
   bool link_fits = false;        // predicted with the link's own collective fits (--predict-rate link-fits)
@@ -95,6 +104,11 @@ struct Summary {
   double median_abs_error = 0, max_abs_error = 0;  // total, over ok and not noise-limited cells
   int counted = 0;
   double median_abs_error_all = 0, max_abs_error_all = 0;  // total, over all ok cells (noise-limited too)
+  // Noise-limited by the measurement alone (uncertainty > |error|, the rule before the
+  // calibration's noise was added), and the median calibration_uncertainty of the ok cells
+  // that have one (0: none).
+  int noise_limited_measurement = 0;
+  double median_calibration_uncertainty = 0;
 };
 
 struct Report {

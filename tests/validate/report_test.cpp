@@ -1,4 +1,4 @@
-// validate/report.h and summarize(): the gcu.validate/3 JSON of a synthetic report, CSV
+// validate/report.h and summarize(): the gcu.validate/4 JSON of a synthetic report, CSV
 // quoting, noise-limited cells left out of the error statistics.
 #include "validate/report.h"
 #include "validate/validate.h"
@@ -56,7 +56,7 @@ TEST(Report, JsonSchemaAndCsv) {
   r.cells[1].message = "round 1: exit 1: rank 1 died";
   r.summary = summarize(r.cells);
   const auto j = nlohmann::json::parse(format_json(r));
-  EXPECT_EQ(j.at("schema"), "gcu.validate/3");
+  EXPECT_EQ(j.at("schema"), "gcu.validate/4");
   ASSERT_EQ(j.at("cells").size(), 2u);
   const auto& c0 = j["cells"][0];
   EXPECT_EQ(c0.at("status"), "ok");
@@ -101,6 +101,39 @@ TEST(ComputeStats, NoiseLimitedByTheRoundValuesNotByIterationJitter) {
   const CellResult one_round = make({0.010});  // no second round: the iteration spread
   EXPECT_DOUBLE_EQ(one_round.uncertainty, one_round.spread);
   EXPECT_TRUE(one_round.noise_limited);
+}
+
+// The calibration's own noise (calibration_noise.h) joins the measurement's in quadrature:
+// a 20% error measured to within 3% but predicted from a calibration whose noise alone moves
+// it by 25% is not counted as a model error; by 10%, it still is.
+TEST(ComputeStats, CalibrationNoiseJoinsTheMeasurementsInQuadrature) {
+  auto make = [](double p10, double p90) {
+    CellResult r;
+    r.ok = true;
+    at(r.predicted, Component::Total) = 0.012;
+    for (double t : {0.0099, 0.0100, 0.0101}) {
+      Breakdown b{};
+      at(b, Component::Total) = t;
+      r.samples.push_back(b);
+    }
+    r.round_values = {0.0099, 0.0100, 0.0102};
+    r.predicted_p10 = p10;
+    r.predicted_p90 = p90;
+    r.calibration_draws = 40;
+    compute_stats(r, "median");
+    return r;
+  };
+  const CellResult wide = make(0.0105, 0.0135);
+  EXPECT_NEAR(wide.calibration_uncertainty, 0.25, 1e-9);
+  EXPECT_TRUE(wide.noise_limited);
+  const CellResult narrow = make(0.0114, 0.0126);
+  EXPECT_NEAR(narrow.calibration_uncertainty, 0.10, 1e-9);
+  EXPECT_FALSE(narrow.noise_limited);
+  std::vector<CellResult> cells = {wide, narrow};
+  const Summary s = summarize(cells);
+  EXPECT_EQ(s.noise_limited, 1);
+  EXPECT_EQ(s.noise_limited_measurement, 0);
+  EXPECT_NEAR(s.median_calibration_uncertainty, 0.175, 1e-9);
 }
 
 // The default statistic is the mean iteration time: a bimodal latency tail (a third of the

@@ -2,7 +2,7 @@
 # The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits thirteen recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
-# median, +1 on the max). A model or fit change that makes the recorded grids worse fails
+# median, +1 on the max), and every cell gets its calibration-noise interval. A model or fit change that makes the recorded grids worse fails
 # here. Also: a directory that is not a recording is a clear error, exit 2. ~20 s.
 set -eu
 SCRIPT=$1 GCU=$2 DATA=$3 WORK=$4
@@ -18,7 +18,9 @@ check() {  # recording, max median, max max
   [ "$n_rec" = "$n_out" ] || { echo "$rec: $n_out cells re-predicted of $n_rec recorded"; exit 1; }
   jq -e --argjson med "$med" --argjson max "$max" \
     '.summary.median_abs_error_total_all_ok <= $med and .summary.max_abs_error_total_all_ok <= $max
-     and ([.cells[] | .error.total | isfinite] | all)' "$out/validate.json" >/dev/null \
+     and ([.cells[] | .error.total | isfinite] | all)
+     and ([.cells[] | .calibration_noise | .draws >= 30 and .p10 > 0 and .p10 <= .p90
+           and (.uncertainty | isfinite)] | all)' "$out/validate.json" >/dev/null \
     || { echo "$rec: accuracy regressed beyond median $med / max $max"; jq .summary "$out/validate.json" | head -12; exit 1; }
 }
 check cpu-2rank-cnn-idlegap 0.060 0.189

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
 # iterations of synthetic data with the shipped CPU profile; checks the report's schema
-# (gcu.validate/3) and that every cell's errors are finite. ~30-60 s on 2 cores.
+# (gcu.validate/4) and that every cell's errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
 rm -rf "$DIR"
@@ -10,7 +10,7 @@ rm -rf "$DIR"
   --out "$DIR" 2> "$DIR.log" || { cat "$DIR.log"; exit 1; }
 J=$DIR/validate.json
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
-jq -e '.schema == "gcu.validate/3" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+jq -e '.schema == "gcu.validate/4" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
 jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
         and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
@@ -18,6 +18,10 @@ jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.e
         and ([.predicted | keys[]] | sort) == ["backward","collective","data","decode","encode","exposed_comm","forward","optimizer","total"]]
        | all' "$J" >/dev/null || { echo "bad cells"; jq '.cells' "$J"; cat "$DIR.log"; exit 1; }
 jq -e '.summary.cells == 2 and .summary.ok == 2' "$J" >/dev/null || { echo "bad summary"; exit 1; }
+# The shipped profile has no calibration state beside it: no calibration-noise interval,
+# and the log says why.
+jq -e '[.cells[] | .calibration_noise == null] | all' "$J" >/dev/null || { echo "noise interval without a state"; exit 1; }
+grep -q "no calibration state at" "$DIR.log" || { echo "no note on the missing state"; cat "$DIR.log"; exit 1; }
 # Both ranks' logs merged (each iteration's slowest rank), the wait for it finite.
 jq -e '[.cells[] | .rank_logs == 2 and (.logs | length) == 2 and (.straggler_wait.mean | type) == "number"
         and (.straggler_wait.p10 <= .straggler_wait.p90)] | all' "$J" >/dev/null \

@@ -1,0 +1,168 @@
+// The calibration's sampling noise carried to each cell's prediction (calibration_noise.h).
+#include "validate/calibration_noise.h"
+
+#include "calibrate/collective_fit.h"
+#include "calibrate/profile_builder.h"
+#include "calibrate/stats.h"
+#include "validate/link_fits.h"
+#include "validate/predict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+#include <optional>
+
+namespace gcu::validate {
+
+namespace {
+
+// The row's field that the fit reads (collective_fit.h, row_time_s).
+double& statistic_of(calibrate::SweepRow& r, const std::string& statistic) {
+  if (statistic == "mean") return r.time_s.mean_w95;
+  if (statistic == "median") return r.time_s.median;
+  if (statistic == "p10") return r.time_s.p10;
+  if (statistic == "min") return r.time_s.min;
+  throw ValidateError("calibration noise: unknown fit statistic '" + statistic + "'");
+}
+
+// Whether two link levels cost an all-reduce alike (the profile was built from the state).
+bool same_allreduce(const model::LinkLevel& a, const model::LinkLevel& b) {
+  const std::string key = model::collective_key(compress::CollectiveKind::AllReduce);
+  const auto ia = a.collectives.find(key), ib = b.collectives.find(key);
+  if ((ia == a.collectives.end()) != (ib == b.collectives.end())) return false;
+  if (ia == a.collectives.end()) return true;
+  if (ia->second.size() != ib->second.size()) return false;
+  const auto near = [](double x, double y) { return std::abs(x - y) <= 1e-6 * std::max({std::abs(x), std::abs(y), 1e-15}); };
+  for (size_t i = 0; i < ia->second.size(); ++i) {
+    const auto &x = ia->second[i], &y = ib->second[i];
+    if (!near(x.alpha_s, y.alpha_s) || !near(x.beta_s_per_byte, y.beta_s_per_byte)) return false;
+  }
+  return true;
+}
+
+model::LinkLevel level_of(const calibrate::CollectivesState& c, const std::string& statistic) {
+  return calibrate::link_level_from_sweeps(calibrate::fitted_sweeps(c, statistic));
+}
+
+double quantile_or_zero(std::vector<double> v, double q) { return v.empty() ? 0.0 : calibrate::quantile(std::move(v), q); }
+
+}  // namespace
+
+calibrate::CollectivesState redraw_sweeps(const calibrate::CollectivesState& c, const std::string& statistic,
+                                          std::mt19937_64& rng) {
+  std::normal_distribution<double> z(0.0, 1.0);
+  calibrate::CollectivesState out = c;
+  const double median_factor = statistic == "median" ? 1.2533 : 1.0;  // se of a median, normal samples
+  for (auto& s : out.sweeps) {
+    if (!s.supported) continue;
+    for (auto& r : s.rows) {
+      double& t = statistic_of(r, statistic);
+      const double n = double(std::max<size_t>(1, r.time_s.n));
+      const double sd = std::max(0.0, r.time_s.p90 - r.time_s.p10) / 2.5631;
+      const double se = median_factor * sd / std::sqrt(n);
+      if (std::isfinite(t) && t > 0 && std::isfinite(se)) t = std::max(0.1 * t, t + z(rng) * se);
+    }
+  }
+  return out;
+}
+
+std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
+                                                  const calibrate::CalibrationState& base_state,
+                                                  const std::vector<calibrate::CalibrationState>& link_states,
+                                                  const std::vector<CellInputs>& cells, int draws, uint64_t seed) {
+  if (!base_state.collectives) throw ValidateError("calibration noise: the calibration state has no collective sweep");
+  const std::string& stat = base_state.meta.fit_statistic;
+  model::LinkLevel refit;
+  try {
+    refit = level_of(*base_state.collectives, stat);
+  } catch (const std::exception& e) {
+    throw ValidateError(std::string("calibration noise: the state's sweep cannot be fitted: ") + e.what());
+  }
+  if (!same_allreduce(refit, base.cluster.inter))
+    throw ValidateError("calibration noise: the profile's all-reduce costs are not the state's sweep refitted "
+                        "(a profile edited, or built from another calibration)");
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<double>> totals(cells.size());
+  for (int d = 0; d < draws; ++d) {
+    model::Profile p = base;
+    try {
+      p.cluster.inter = p.cluster.intra = level_of(redraw_sweeps(*base_state.collectives, stat, rng), stat);
+    } catch (const std::exception&) {
+      continue;  // a draw the fit cannot take: the cells get fewer draws
+    }
+    // Each link's own sweep redrawn once per draw (its rate kept), shared by its cells.
+    std::vector<std::optional<model::Profile>> link_profiles(link_states.size());
+    for (size_t l = 0; l < link_states.size(); ++l) {
+      if (!link_states[l].collectives) continue;
+      calibrate::CalibrationState ls = link_states[l];
+      ls.collectives = redraw_sweeps(*ls.collectives, ls.meta.fit_statistic, rng);
+      double rate = 0;
+      for (const auto& c : cells)
+        if (c.link_state == int(l)) rate = c.rate_gbps;
+      try {
+        link_profiles[l] = profile_for_link(p, ls, rate);
+      } catch (const std::exception&) {
+      }
+    }
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const CellInputs& c = cells[i];
+      const bool own_link = c.link_state >= 0;
+      if (own_link && (size_t(c.link_state) >= link_profiles.size() || !link_profiles[size_t(c.link_state)])) continue;
+      const model::Profile& use = own_link ? *link_profiles[size_t(c.link_state)] : p;
+      try {
+        const double t = at(CellPredictor(use, c.cell, own_link).predict(c.rate_gbps), Component::Total);
+        if (std::isfinite(t) && t > 0) totals[i].push_back(t);
+      } catch (const ValidateError&) {
+      }
+    }
+  }
+  std::vector<PredictionInterval> out(cells.size());
+  for (size_t i = 0; i < cells.size(); ++i) {
+    out[i].draws = int(totals[i].size());
+    out[i].p10_s = quantile_or_zero(totals[i], 0.1);
+    out[i].p90_s = quantile_or_zero(totals[i], 0.9);
+  }
+  return out;
+}
+
+void add_calibration_noise(const std::string& state_path, const model::Profile& profile,
+                           const std::vector<LinkRate>& links, std::vector<CellResult>& cells, std::ostream& log) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(state_path, ec)) {
+    log << "gcu validate: no calibration state at " << state_path
+        << ": predictions without the calibration's noise interval\n";
+    return;
+  }
+  try {
+    const calibrate::CalibrationState base = calibrate::read_state_file(state_path);
+    std::vector<calibrate::CalibrationState> link_states;
+    std::vector<std::string> link_paths;
+    std::vector<CellInputs> in;
+    for (const CellResult& r : cells) {
+      CellInputs c{r.cell, r.rate_used_gbps, -1};
+      if (r.link_fits)
+        for (const LinkRate& l : links)
+          if (l.ranks == r.cell.ranks && l.link.name == r.cell.link.name && !l.state_path.empty()) {
+            auto k = std::find(link_paths.begin(), link_paths.end(), l.state_path);
+            if (k == link_paths.end()) {
+              link_states.push_back(calibrate::read_state_file(l.state_path));
+              link_paths.push_back(l.state_path);
+              k = link_paths.end() - 1;
+            }
+            c.link_state = int(k - link_paths.begin());
+          }
+      in.push_back(c);
+    }
+    const auto iv = calibration_noise(profile, base, link_states, in);
+    for (size_t i = 0; i < cells.size(); ++i) {
+      cells[i].predicted_p10 = iv[i].p10_s;
+      cells[i].predicted_p90 = iv[i].p90_s;
+      cells[i].calibration_draws = iv[i].draws;
+    }
+  } catch (const std::exception& e) {
+    log << "gcu validate: calibration noise not computed (" << state_path << "): " << e.what() << "\n";
+  }
+}
+
+}  // namespace gcu::validate
