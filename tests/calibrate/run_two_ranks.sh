@@ -86,7 +86,9 @@ fi
 grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
 # Free-running collectives (cause 23): the sweep alone, no barriers before the timed calls;
 # the state says so and the fits are made (the last arriving rank's times).
-start_two_ranks $((PORT + 5)) free calibrate --model cnn --batch-sizes 16 --max-bytes 65536 --threads 1 \
+# Up to 1 MiB: with 64 KiB at most, latency noise can hide the per-byte cost and the
+# all-reduce is (rightly) not fitted ("raise --max-bytes"), which failed CI once.
+start_two_ranks $((PORT + 5)) free calibrate --model cnn --batch-sizes 16 --max-bytes 1048576 --threads 1 \
   --budget-s 20 --warmup 1 --iters 3 --skip gamma,codecs,errors,codec-gradients,contention,convergence \
   --collective-gap-ms 2 --collective-free-running -o "$DIR/free.json"
 wait "$pid0" || rc=$?
@@ -94,5 +96,5 @@ wait "$pid1" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "free-running calibration failed"; cat "$DIR"/free*.err; exit 1; fi
 grep -q '"gap": *"free-running"' "$DIR/free.json.state.json" || { echo "state does not say free-running"; exit 1; }
 grep -q 'free-running, ~2' "$DIR/free0.err" "$DIR/free0.out" || { echo "no free-running progress line"; cat "$DIR/free0.err"; exit 1; }
-grep -q '"allreduce"' "$DIR/free.json" || { echo "free-running profile has no all-reduce fit"; exit 1; }
+grep -q '"allreduce"' "$DIR/free.json" || { echo "free-running profile has no all-reduce fit"; grep -i "collectives\|all-reduce" "$DIR/free.json" | head -5; exit 1; }
 echo "ok"
