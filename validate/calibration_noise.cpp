@@ -82,6 +82,10 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
   if (!same_allreduce(refit, base.cluster.inter))
     throw ValidateError("calibration noise: the profile's all-reduce costs are not the state's sweep refitted "
                         "(a profile edited, or built from another calibration)");
+  // Each link's rate, the one its cells are predicted with (kept in every draw).
+  std::vector<double> link_rate(link_states.size(), 0.0);
+  for (const auto& c : cells)
+    if (c.link_state >= 0 && size_t(c.link_state) < link_rate.size()) link_rate[size_t(c.link_state)] = c.rate_gbps;
   std::mt19937_64 rng(seed);
   std::vector<std::vector<double>> totals(cells.size());
   for (int d = 0; d < draws; ++d) {
@@ -97,11 +101,8 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
       if (!link_states[l].collectives) continue;
       calibrate::CalibrationState ls = link_states[l];
       ls.collectives = redraw_sweeps(*ls.collectives, ls.meta.fit_statistic, rng);
-      double rate = 0;
-      for (const auto& c : cells)
-        if (c.link_state == int(l)) rate = c.rate_gbps;
       try {
-        link_profiles[l] = profile_for_link(p, ls, rate);
+        link_profiles[l] = profile_for_link(p, ls, link_rate[l]);
       } catch (const std::exception&) {
       }
     }

@@ -1,5 +1,6 @@
 // The validation driver (validate.h): checks, optional calibration, link-rate
-// measurement, rounds of cells in random interleaved order, predictions, statistics.
+// measurement, rounds of cells in random interleaved order, predictions (the statistics:
+// stats.cpp).
 #include "validate/validate.h"
 
 #include "validate/calibration_noise.h"
@@ -79,103 +80,6 @@ double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkR
 }
 
 }  // namespace
-
-void compute_stats(CellResult& r, const std::string& statistic) {
-  for (int k = 0; k < kComponents; ++k) {
-    std::vector<double> v;
-    v.reserve(r.samples.size());
-    for (const auto& b : r.samples) v.push_back(b[size_t(k)]);
-    r.measured[size_t(k)] = spread_of(std::move(v));
-    const double m = r.measured[size_t(k)].of(statistic);
-    r.error[size_t(k)] = m > 0 ? (r.predicted[size_t(k)] - m) / m : std::nan("");
-  }
-  const Spread& t = r.measured[size_t(Component::Total)];
-  r.spread = t.median > 0 ? (t.p90 - t.p10) / t.median : 0;
-  // Iterations jitter by 30-300% of the median on a shared VM, but a statistic of many
-  // iterations moves far less: what separates a model error from machine noise is how
-  // much the statistic itself moves from round to round (rounds run in fresh random orders).
-  r.uncertainty = r.spread;
-  const double v = t.of(statistic);
-  if (r.round_values.size() >= 2 && v > 0) {
-    const auto [lo, hi] = std::minmax_element(r.round_values.begin(), r.round_values.end());
-    r.uncertainty = (*hi - *lo) / v;
-  }
-  const double pt = r.predicted[size_t(Component::Total)];
-  r.calibration_uncertainty = r.calibration_draws > 0 && pt > 0 ? (r.predicted_p90 - r.predicted_p10) / pt : 0;
-  r.noise_limited = std::isfinite(r.error[size_t(Component::Total)]) &&
-                    std::hypot(r.uncertainty, r.calibration_uncertainty) > std::abs(r.error[size_t(Component::Total)]);
-}
-
-namespace {
-// Adds cell `c`'s total error to the group named `name` (created in first-seen order).
-void add_to_group(std::vector<GroupErrors>& groups, std::vector<std::vector<double>>& errs,
-                  const std::string& name, const CellResult& c) {
-  size_t i = 0;
-  while (i < groups.size() && groups[i].name != name) ++i;
-  if (i == groups.size()) {
-    groups.push_back({name});
-    errs.emplace_back();
-  }
-  ++groups[i].cells;
-  groups[i].noise_limited += c.noise_limited ? 1 : 0;
-  const double e = c.error[size_t(Component::Total)];
-  if (std::isfinite(e)) errs[i].push_back(e);
-}
-
-void finish_groups(std::vector<GroupErrors>& groups, const std::vector<std::vector<double>>& errs) {
-  for (size_t i = 0; i < groups.size(); ++i) {
-    if (errs[i].empty()) continue;
-    std::vector<double> a;
-    for (double e : errs[i]) a.push_back(std::abs(e));
-    groups[i].median_abs_error = spread_of(a).median;
-    groups[i].max_abs_error = *std::max_element(a.begin(), a.end());
-    groups[i].median_error = spread_of(errs[i]).median;
-  }
-}
-}  // namespace
-
-Summary summarize(const std::vector<CellResult>& cells) {
-  Summary s;
-  std::vector<std::vector<double>> scheme_errs, link_errs;
-  for (const auto& c : cells)
-    if (c.ok) {
-      add_to_group(s.by_scheme, scheme_errs, c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given, c);
-      add_to_group(s.by_link, link_errs, c.cell.link.name, c);
-    }
-  finish_groups(s.by_scheme, scheme_errs);
-  finish_groups(s.by_link, link_errs);
-  std::vector<double> errs, all, cal;
-  for (const auto& c : cells) {
-    ++s.cells;
-    if (!c.ok) {
-      ++s.failed;
-      continue;
-    }
-    ++s.ok;
-    if (std::isfinite(c.error[size_t(Component::Total)])) all.push_back(std::abs(c.error[size_t(Component::Total)]));
-    if (std::isfinite(c.error[size_t(Component::Total)]) && c.uncertainty > std::abs(c.error[size_t(Component::Total)]))
-      ++s.noise_limited_measurement;
-    if (c.calibration_draws > 0) cal.push_back(c.calibration_uncertainty);
-    if (c.noise_limited) {
-      ++s.noise_limited;
-      continue;
-    }
-    const double e = c.error[size_t(Component::Total)];
-    if (std::isfinite(e)) errs.push_back(std::abs(e));
-  }
-  s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
-  if (!cal.empty()) s.median_calibration_uncertainty = spread_of(cal).median;
-  s.counted = int(errs.size());
-  if (!errs.empty()) {
-    s.median_abs_error = spread_of(errs).median;
-    s.max_abs_error = *std::max_element(errs.begin(), errs.end());
-  }
-  if (!all.empty()) {
-    s.median_abs_error_all = spread_of(all).median;
-    s.max_abs_error_all = *std::max_element(all.begin(), all.end());
-  }
-  return s;
-}
 
 namespace {
 
