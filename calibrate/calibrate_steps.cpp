@@ -100,10 +100,13 @@ void step_codecs(CalibrationRun& r) {
       auto m = measure_codec(s, cto);
       // The codec includes what the model cannot see in a low-precision all-reduce
       // (calibrate/wire_types.h; docs/validation.md, cause 1).
-      const WireExtra wx = measure_wire_extra(*r.group, s, {1 << 16, 1 << 18, 1 << 20, 1 << 22});
+      const WireExtra wx = measure_wire_extra(*r.group, s, wire_sizes());
       if (wx.applies) {
         m.fit.decode.per_element_s += wx.per_element_s;
-        r.say("calibrate: codec " + m.spec + ": " + wx.note + " (added to decode)");
+        m.fit.allreduce_floor = wx.floor;
+        r.say("calibrate: codec " + m.spec + ": " + wx.note +
+              (wx.per_element_s > 0 ? " (the extra added to decode)" : "") +
+              (wx.floor ? " (the floor: max(link, floor) per call)" : ""));
       }
       codecs.emplace_back(m.spec, CodecState{m.fit, m.gathers, m.encode_quality.geomean_rel,
                                              m.decode_quality.geomean_rel, wx.applies ? wx.per_element_s : 0.0});

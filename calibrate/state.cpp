@@ -285,19 +285,47 @@ CollectivesState collectives_from_json(const Json& j, const std::string& origin)
 
 Json to_json(const CodecState& s) {
   const auto& f = s.fit;
-  return {{"encode", {{"fixed_s", f.encode.fixed_s}, {"per_element_s", f.encode.per_element_s}}},
-          {"decode", {{"fixed_s", f.decode.fixed_s}, {"per_element_s", f.decode.per_element_s},
-                      {"per_rank_element_s", f.decode.per_rank_element_s}}},
-          {"measured_n", f.measured_n}, {"gathers", s.gathers},
-          {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel},
-          {"wire_extra_per_element_s", opt_json(s.wire_extra_per_element_s)}};
+  Json j = {{"encode", {{"fixed_s", f.encode.fixed_s}, {"per_element_s", f.encode.per_element_s}}},
+            {"decode", {{"fixed_s", f.decode.fixed_s}, {"per_element_s", f.decode.per_element_s},
+                        {"per_rank_element_s", f.decode.per_rank_element_s}}},
+            {"measured_n", f.measured_n}, {"gathers", s.gathers},
+            {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel},
+            {"wire_extra_per_element_s", opt_json(s.wire_extra_per_element_s)}};
+  if (f.allreduce_floor)
+    j["allreduce_floor"] = {{"world", f.allreduce_floor->world},
+                            {"elements", f.allreduce_floor->elements},
+                            {"seconds", f.allreduce_floor->seconds}};
+  return j;
 }
+
+namespace {
+model::AllReduceFloor floor_from_json(const Obj& o, const std::string& path) {
+  const Obj a(o.sub("allreduce_floor"), path, o.origin(), {"world", "elements", "seconds"});
+  model::AllReduceFloor f;
+  f.world = a.req<int>("world");
+  f.elements = a.req<std::vector<int64_t>>("elements");
+  f.seconds = a.req<std::vector<double>>("seconds");
+  const auto bad = [&](const std::string& what) {
+    throw StateError(o.origin() + ": key '" + path + "': " + what);
+  };
+  if (f.world < 2) bad("world must be >= 2 ranks");
+  if (f.elements.empty() || f.elements.size() != f.seconds.size())
+    bad("elements and seconds must be non-empty and of the same length");
+  for (size_t i = 0; i < f.elements.size(); ++i) {
+    if (f.elements[i] <= 0 || (i > 0 && f.elements[i] <= f.elements[i - 1]))
+      bad("elements must be increasing and > 0");
+    if (!std::isfinite(f.seconds[i]) || f.seconds[i] < 0 || f.seconds[i] > 1e9)
+      bad("seconds must be finite and >= 0");
+  }
+  return f;
+}
+}  // namespace
 
 BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
   return by_spec<CodecState>(j, "codecs", origin, [](const Json& v, const std::string& path, const std::string& org) {
     const Obj o(v, path, org,
                 {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel",
-                 "wire_extra_per_element_s"});
+                 "wire_extra_per_element_s", "allreduce_floor"});
     const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s"});
     const Obj d(o.sub("decode"), path + ".decode", org, {"fixed_s", "per_element_s", "per_rank_element_s"});
     CodecState s;
@@ -314,6 +342,8 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
     const double wx = s.wire_extra_per_element_s.value_or(0.0);
     if (!std::isfinite(wx) || wx < 0 || wx > s.fit.decode.per_element_s)
       throw StateError(org + ": key '" + path + ".wire_extra_per_element_s': must be in [0, decode.per_element_s]");
+    if (o.has("allreduce_floor") && !o.sub("allreduce_floor").is_null())
+      s.fit.allreduce_floor = floor_from_json(o, path + ".allreduce_floor");
     return s;
   });
 }

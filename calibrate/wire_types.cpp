@@ -1,4 +1,4 @@
-// Low-precision all-reduce cost over the float32 all-reduce of the same bytes (wire_types.h).
+// Low-precision all-reduce costs the float32 fits do not see (wire_types.h).
 #include "calibrate/wire_types.h"
 
 #include "calibrate/group_impl.h"
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <numeric>
 
 namespace gcu::calibrate {
 
@@ -18,7 +19,36 @@ namespace {
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+// Gradient-like values, not zeros: a software half <-> float conversion takes a fast path
+// for zeros (measured: 3.3 ns/element with zeros, far less than the trainer sees). Values
+// spread over 1e-7..1e-1 (half of them float16 subnormals) measured the same floor as
+// these within 5% at 4 ranks (docs/validation.md, cause 25).
+// 0x3C00 + (i & 255) is a normal number in both float16 (~1) and bfloat16 (~0.008).
+std::vector<uint8_t> low_precision_buffer(const compress::CollectiveCall& c) {
+  std::vector<uint8_t> buf(size_t(c.bytes_per_rank()), 0);
+  if (compress::wire_type_bytes(c.type) == 2)
+    for (int64_t i = 0; i < c.count; ++i) {
+      const uint16_t v = uint16_t(0x3C00 + (i & 255));
+      std::memcpy(buf.data() + 2 * i, &v, 2);
+    }
+  return buf;
+}
+
+bool widened(compress::WireType t) {
+  return trainer::gloo_allreduce_element_bytes(t, compress::ReduceOp::Sum) != compress::wire_type_bytes(t);
+}
+
+std::string ms(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f ms", s * 1e3);
+  return b;
+}
 }  // namespace
+
+std::vector<int64_t> wire_sizes() {
+  return {1 << 14, 1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22};
+}
 
 WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vector<int64_t>& sizes, int reps) {
   WireExtra w;
@@ -27,27 +57,29 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
   if (p < 2 || g.backend() != "gloo") return w;
   trainer::PgCommunicator comm(g.impl().ctx);
   comm.set_context("calibrate: low-precision all-reduce");
-  std::string types;
+  std::string native_types, widened_types;
+  std::vector<int64_t> floor_sizes;
+  std::vector<double> floor_s;
   for (int64_t n : sizes) {
     const auto layout = compress::BucketLayout::flat(n);
     const auto calls = comp->plan(layout, p);
-    std::vector<double> extra;
+    std::vector<double> extra, native;
+    bool any_native = false, any_widened = false;
     for (int r = -1; r < reps; ++r) {  // r = -1: warm-up
-      double t_low = 0, t_f32 = 0;
+      double t_native = 0, t_wide = 0, t_f32 = 0;
       for (const auto& c : calls) {
         if (c.kind != compress::CollectiveKind::AllReduce || c.type == compress::WireType::F32) continue;
-        if (types.find(compress::wire_type_name(c.type)) == std::string::npos)
-          types += std::string(types.empty() ? "" : ",") + compress::wire_type_name(c.type);
-        const int64_t bytes = c.bytes_per_rank();
-        // Gradient-like values, not zeros: a software half <-> float conversion takes a
-        // fast path for zeros (measured: 3.3 ns/element with zeros, far less than the trainer
-        // sees). 0x3C00 + (i & 255) is a normal number in both float16 (~1) and bfloat16 (~0.008).
-        std::vector<uint8_t> buf(size_t(bytes), 0);
-        if (compress::wire_type_bytes(c.type) == 2)
-          for (int64_t i = 0; i < c.count; ++i) {
-            const uint16_t v = uint16_t(0x3C00 + (i & 255));
-            std::memcpy(buf.data() + 2 * i, &v, 2);
-          }
+        const bool wide = widened(c.type);
+        std::string& names = wide ? widened_types : native_types;
+        if (names.find(compress::wire_type_name(c.type)) == std::string::npos)
+          names += std::string(names.empty() ? "" : ",") + compress::wire_type_name(c.type);
+        (wide ? any_widened : any_native) = true;
+        std::vector<uint8_t> buf = low_precision_buffer(c);
+        g.barrier();
+        double t0 = now_s();
+        comm.all_reduce(buf.data(), c.count, c.type, compress::ReduceOp::Sum);
+        (wide ? t_wide : t_native) += g.allreduce_max(now_s() - t0);
+        if (!wide) continue;
         // The float32 reference moves the bytes the link really carries (a widened bf16
         // all-reduce moves 4 bytes per element; the model costs it so: profile
         // cluster.allreduce_element_bytes), so the extra is the conversion work alone.
@@ -55,34 +87,50 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
         std::vector<float> f32(size_t(std::max<int64_t>(1, link_bytes / 4)));
         for (size_t i = 0; i < f32.size(); ++i) f32[i] = 1.0f + float(i & 255) / 256.0f;
         g.barrier();
-        double t0 = now_s();
-        comm.all_reduce(buf.data(), c.count, c.type, compress::ReduceOp::Sum);
-        t_low += g.allreduce_max(now_s() - t0);
-        g.barrier();
         t0 = now_s();
         comm.all_reduce(f32.data(), int64_t(f32.size()), compress::WireType::F32, compress::ReduceOp::Sum);
         t_f32 += g.allreduce_max(now_s() - t0);
       }
-      if (r >= 0) extra.push_back(t_low - t_f32);
+      if (r < 0) continue;
+      if (any_widened) extra.push_back(t_wide - t_f32);
+      if (any_native) native.push_back(t_native);
     }
-    if (types.empty()) return w;  // no low-precision all-reduce in this scheme
+    if (!any_native && !any_widened) return w;  // no low-precision all-reduce in this scheme
     w.applies = true;
-    w.sizes.push_back(n);
-    w.extra_s.push_back(median(extra));
+    if (any_widened) {
+      w.sizes.push_back(n);
+      w.extra_s.push_back(median(extra));
+    }
+    if (any_native) {
+      // The mean, as the collective fits' default statistic: what an iteration pays on
+      // average, the latency tail included.
+      floor_sizes.push_back(n);
+      floor_s.push_back(std::accumulate(native.begin(), native.end(), 0.0) / double(native.size()));
+    }
   }
   if (!w.applies) return w;
-  // Slope through the origin by least squares (the fixed part is the collective's latency,
-  // already in the float fit); clamped at 0 when the low-precision call is not slower.
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < w.sizes.size(); ++i) {
-    sxy += double(w.sizes[i]) * w.extra_s[i];
-    sxx += double(w.sizes[i]) * double(w.sizes[i]);
+  std::string note;
+  if (!w.sizes.empty()) {
+    // Slope through the origin by least squares (the fixed part is the collective's
+    // latency, already in the float fit); clamped at 0 when the call is not slower.
+    double sxy = 0, sxx = 0;
+    for (size_t i = 0; i < w.sizes.size(); ++i) {
+      sxy += double(w.sizes[i]) * w.extra_s[i];
+      sxx += double(w.sizes[i]) * double(w.sizes[i]);
+    }
+    w.per_element_s = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
+    char b[200];
+    std::snprintf(b, sizeof b, "%s all-reduce: %+.2f ns per bucket element over f32 of the same link bytes (%d ranks)",
+                  widened_types.c_str(), w.per_element_s * 1e9, p);
+    note = b;
   }
-  w.per_element_s = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
-  char b[200];
-  std::snprintf(b, sizeof b, "%s all-reduce: %+.2f ns per bucket element over f32 of the same link bytes (%d ranks)",
-                types.c_str(), w.per_element_s * 1e9, p);
-  w.note = b;
+  if (!floor_sizes.empty()) {
+    w.floor = model::AllReduceFloor{p, floor_sizes, floor_s};
+    note += std::string(note.empty() ? "" : "; ") + native_types + " all-reduce floor (" + std::to_string(p) +
+            " ranks): " + ms(floor_s.front()) + " at " + std::to_string(floor_sizes.front()) + " ... " +
+            ms(floor_s.back()) + " at " + std::to_string(floor_sizes.back()) + " elements";
+  }
+  w.note = note;
   return w;
 }
 

@@ -1,19 +1,26 @@
-// The cost of a scheme's low-precision all-reduces that the model does not see
-// (docs/validation.md, cause 1). The model costs every collective from the profile's
-// all-reduce fits by its BYTES, which calibrate measures with float32 buffers. On Gloo a
-// float16 all-reduce is not a float all-reduce of half the bytes: the ring's reduction
-// converts every element half -> float -> half in software (2-5x slower per element than a
-// float sum), and LibTorch 1.13's Gloo widens bfloat16 to float (twice the bytes).
-// measure_wire_extra() times, through the trainer's own communicator (PgCommunicator), the
-// scheme's non-float32 all-reduce calls against float32 all-reduces of the same bytes, on
-// the launched ranks, and fits the difference per bucket element. calibrate adds it to the
-// scheme's decode fit ("the codec includes it"), so `none`/fp16 comparisons come out right
-// on an unshaped link. Collective: every rank calls it with the same arguments.
+// The cost of a scheme's low-precision all-reduces that the float32 collective fits do not
+// see (docs/validation.md, causes 1 and 25). The model costs every collective from the
+// profile's all-reduce fits by its BYTES, which calibrate measures with float32 buffers.
+// On Gloo neither low-precision type is a float all-reduce of fewer bytes:
+//  - float16 is reduced by the backend itself, element by element through software
+//    half <-> float conversions inside the ring: CPU work that a slow link hides and a fast
+//    one leaves, with a fixed part per call as large as the link's (4 ranks on 2 cores:
+//    ~4 ms). Measured as the calls' own time per bucket size: the profile's
+//    `allreduce_floor`, which the model takes as max(link time, floor) per call.
+//  - LibTorch 1.13's Gloo widens bfloat16 to float (twice the bytes, which the profile's
+//    cluster.allreduce_element_bytes says) and converts before and after the call: work
+//    that adds to the call. Measured against float32 all-reduces of the same link bytes and
+//    fitted per bucket element: added to the scheme's decode fit.
+// Both timed through the trainer's own communicator (PgCommunicator) on the launched ranks,
+// each call after a barrier, a call costing what its slowest rank measured. Collective:
+// every rank calls it with the same arguments.
 #pragma once
 
 #include "calibrate/group.h"
+#include "model/profile.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,13 +28,20 @@ namespace gcu::calibrate {
 
 struct WireExtra {
   bool applies = false;          // the scheme has an all-reduce of a non-float32 type
-  double per_element_s = 0;      // extra seconds per bucket element (>= 0)
+  // Widened types: extra seconds per bucket element (>= 0), for the decode fit.
+  double per_element_s = 0;
+  // Types the backend reduces itself: the calls' time per bucket size (mean over the timed
+  // calls, slowest rank), for CodecFit::allreduce_floor.
+  std::optional<model::AllReduceFloor> floor;
   std::vector<int64_t> sizes;    // bucket elements measured
-  std::vector<double> extra_s;   // median extra per size (slowest rank)
-  std::string note;              // e.g. "f16 all-reduce: +12.1 ns/element over f32 of the same bytes"
+  std::vector<double> extra_s;   // widened calls: median extra per size over f32 of the same link bytes
+  std::string note;              // e.g. "f16 all-reduce floor: 4.1 ms at 65536 ... 66 ms at 4194304 elements"
 };
 
-// `sizes` are bucket element counts; `reps` timed pairs per size (after one warm-up pair).
-WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vector<int64_t>& sizes, int reps = 5);
+// Bucket sizes (elements) measured by default: the floor is interpolated between them.
+std::vector<int64_t> wire_sizes();
+
+// `sizes` are bucket element counts; `reps` timed calls per size (after one warm-up).
+WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vector<int64_t>& sizes, int reps = 15);
 
 }  // namespace gcu::calibrate

@@ -197,7 +197,10 @@ Predictor::PhaseRun::PhaseRun(const Predictor& pred, const Conditions& c, std::v
 
 CollectiveCost Predictor::PhaseRun::call_cost(int ci) const {
   const PlannedCall& c = plan.calls[size_t(ci)];
-  return cost.cost(c.kind, c.link_bytes * cond.wire_scale, o);
+  CollectiveCost cc = cost.cost(c.kind, c.link_bytes * cond.wire_scale, o);
+  // The backend's own work (profile.h AllReduceFloor): a faster link cannot hide it.
+  cc.time_s = std::max(cc.time_s, c.floor_s);
+  return cc;
 }
 
 void Predictor::PhaseRun::emit(int b, int seg, Seconds start, Seconds dur) const {

@@ -117,10 +117,22 @@ struct DecodeFit {
   Seconds per_element_s = 0;
   Seconds per_rank_element_s = 0;
 };
+// A low-precision all-reduce whose reduction is CPU work inside the backend (Gloo sums
+// float16 element by element through software conversions; docs/validation.md, causes 1
+// and 25): the measured seconds of one bucket's such calls on the calibration's placement,
+// by bucket elements. The model costs those calls max(link time of their bytes, this
+// floor): a slow link hides the conversions, a fast one leaves them. Interpolated linearly
+// between measured sizes, proportionally beyond them (scheme_cost.h).
+struct AllReduceFloor {
+  int world = 0;                  // ranks it was measured with (>= 2)
+  std::vector<int64_t> elements;  // bucket elements, increasing, > 0
+  std::vector<Seconds> seconds;   // per bucket, finite, >= 0
+};
 struct CodecFit {
   EncodeFit encode;
   DecodeFit decode;
   int64_t measured_n = 0;  // elements of the measurement the fit came from (information)
+  std::optional<AllReduceFloor> allreduce_floor;
 };
 
 // ---- convergence ---------------------------------------------------------------------

@@ -97,6 +97,10 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
     x["decode"]["per_element_s"] = c.decode.per_element_s;
     x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
     if (c.measured_n > 0) x["measured_n"] = c.measured_n;
+    if (c.allreduce_floor)
+      x["allreduce_floor"] = {{"world", c.allreduce_floor->world},
+                              {"elements", c.allreduce_floor->elements},
+                              {"seconds", c.allreduce_floor->seconds}};
     o[k] = std::move(x);
   }
   return o;

@@ -188,6 +188,24 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
     non_negative(c.decode.per_element_s, kp + "/decode/per_element_s", "seconds per element");
     non_negative(c.decode.per_rank_element_s, kp + "/decode/per_rank_element_s", "seconds per element per rank");
     require(c.measured_n >= 0, kp + "/measured_n", "a number of elements >= 0", static_cast<double>(c.measured_n));
+    if (c.allreduce_floor) {
+      const AllReduceFloor& f = *c.allreduce_floor;
+      const std::string fp = kp + "/allreduce_floor";
+      require(f.world >= 2 && f.world <= 1000000, fp + "/world", "a number of ranks >= 2", double(f.world));
+      require(!f.elements.empty() && f.elements.size() == f.seconds.size(), fp + "/seconds",
+              "one time per entry of elements (" + std::to_string(f.elements.size()) + ", at least 1)",
+              double(f.seconds.size()));
+      for (size_t i = 0; i < f.elements.size(); ++i) {
+        const std::string ip = fp + "/elements/" + std::to_string(i);
+        require(f.elements[i] > 0 && f.elements[i] <= int64_t(1) << 50, ip, "a bucket size in elements > 0",
+                double(f.elements[i]));
+        if (i > 0)
+          require(f.elements[i] > f.elements[i - 1], ip,
+                  "a size larger than the one before (" + std::to_string(f.elements[i - 1]) + ")",
+                  double(f.elements[i]));
+        non_negative(f.seconds[i], fp + "/seconds/" + std::to_string(i), "seconds per bucket");
+      }
+    }
   }
 }
 

@@ -19,6 +19,18 @@ Seconds decode_seconds(const DecodeFit& f, int64_t n, int p) {
   return f.fixed_s + f.per_element_s * double(n) + f.per_rank_element_s * double(n) * p;
 }
 
+Seconds allreduce_floor_s(const AllReduceFloor& f, int64_t n) {
+  const auto& x = f.elements;
+  const auto& y = f.seconds;
+  if (x.empty() || x.size() != y.size() || n <= 0) return 0;
+  if (n <= x.front()) return y.front() * double(n) / double(x.front());
+  if (n >= x.back()) return y.back() * double(n) / double(x.back());
+  size_t i = 1;
+  while (x[i] < n) ++i;
+  const double t = double(n - x[i - 1]) / double(x[i] - x[i - 1]);
+  return y[i - 1] + t * (y[i] - y[i - 1]);
+}
+
 bool scheme_needs_codec_fit(const std::string& canonical_spec) {
   return !compress::Registry::instance().facts(canonical_spec).lossless;
 }
@@ -52,6 +64,8 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
     }
   }
 
+  const AllReduceFloor* floor = fit && fit->allreduce_floor ? &*fit->allreduce_floor : nullptr;
+  bool floor_used = false;
   for (const Bucket& b : buckets) {
     PlannedBucket pb;
     pb.numel = b.numel;
@@ -61,20 +75,40 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
       pb.decode_s = decode_seconds(fit->decode, b.numel, world);
     }
     pb.first_call = int(plan.calls.size());
+    int64_t floor_elements = 0;  // of this bucket's calls that take the floor
     for (const auto& call : c->plan(b.layout, world)) {
       if (call.kind != compress::CollectiveKind::AllReduce) plan.allreduce_only = false;
       double link_bytes = double(call.bytes_per_rank());
+      bool widened = false;
       if (call.kind == compress::CollectiveKind::AllReduce)
         if (auto w = allreduce_element_bytes.find(compress::wire_type_name(call.type));
-            w != allreduce_element_bytes.end())
+            w != allreduce_element_bytes.end()) {
           link_bytes = double(call.count) * w->second;
-      plan.calls.push_back({call.kind, double(call.bytes_per_rank()), link_bytes, call.label});
+          widened = w->second != compress::wire_type_bytes(call.type);
+        }
+      PlannedCall pc{call.kind, double(call.bytes_per_rank()), link_bytes, call.label};
+      // Marked with its element count for now; the floor is shared out below.
+      if (floor && call.kind == compress::CollectiveKind::AllReduce && call.type != compress::WireType::F32 &&
+          !widened) {
+        pc.floor_s = double(call.count);
+        floor_elements += call.count;
+      }
+      plan.calls.push_back(std::move(pc));
       plan.wire_bytes += double(call.bytes_per_rank());
     }
     pb.n_calls = int(plan.calls.size()) - pb.first_call;
+    if (floor_elements > 0) {
+      const Seconds bucket_floor = allreduce_floor_s(*floor, b.numel);
+      for (int i = pb.first_call; i < pb.first_call + pb.n_calls; ++i)
+        plan.calls[size_t(i)].floor_s = bucket_floor * plan.calls[size_t(i)].floor_s / double(floor_elements);
+      floor_used = true;
+    }
     plan.raw_bytes += pb.raw_bytes;
     plan.buckets.push_back(pb);
   }
+  if (floor_used && floor->world != world)
+    plan.cost_assumptions.push_back("the low-precision all-reduce's CPU floor was measured at " +
+                                    std::to_string(floor->world) + " ranks, used at " + std::to_string(world));
   return plan;
 }
 

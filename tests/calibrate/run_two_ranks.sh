@@ -50,6 +50,18 @@ for spec in none fp16; do
 done
 grep -Eq '"encode_factor": *[0-9]' "$DIR/profile.json.state.json" || { echo "no codec_gradients in the state file"; exit 1; }
 grep -q '"wire_extra_per_element_s"' "$DIR/profile.json.state.json" || { echo "no wire extra kept for the codecs"; exit 1; }
+# fp16's all-reduce is reduced by Gloo itself: its measured floor (2 ranks, one positive
+# time per size) is in the profile, and the log says so (docs/validation.md, cause 25).
+python3 - "$DIR/profile.json" <<'PY' || { echo "no usable fp16 allreduce_floor in the profile"; exit 1; }
+import json, sys
+f = json.load(open(sys.argv[1]))["compressors"]["fp16"]["allreduce_floor"]
+assert f["world"] == 2, f
+assert len(f["elements"]) == len(f["seconds"]) >= 4, f
+assert all(a < b for a, b in zip(f["elements"], f["elements"][1:])), f
+assert all(0 < s < 10 for s in f["seconds"]), f
+PY
+grep -Eq "codec fp16: f16 all-reduce floor \(2 ranks\): [0-9.]+ ms at [0-9]+ \.\.\. [0-9.]+ ms at [0-9]+ elements" \
+  "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no fp16 floor line in the log"; exit 1; }
 # The state file allows a resume: a second call with --resume redoes nothing and succeeds.
 start_two_ranks $((PORT + 1)) resume $common --resume
 wait "$pid0" || rc=$?

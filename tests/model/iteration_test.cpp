@@ -161,6 +161,29 @@ TEST(Iteration, AfterBackwardAndOverlappedFp16) {
   EXPECT_GT(slow.backward_comm_s, over.backward_comm_s + 1e-4);
 }
 
+// A low-precision all-reduce's CPU floor (profile.h AllReduceFloor): each call costs
+// max(link time, floor). Above the link's time it sets the call; a slow enough link hides it.
+TEST(Iteration, AllReduceFloorIsMaxOfLinkAndFloor) {
+  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  Profile p = four_buckets();
+  p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
+  const auto plain = Predictor(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward)).predict();
+  EXPECT_NEAR(plain.comm_s, 4 * 1.95e-3, 1e-12);  // the link alone (AfterBackwardAndOverlappedFp16)
+  // Floor 5 ms per 8e6-element bucket: above the link's 1.95 ms.
+  p.compressors["fp16"].allreduce_floor = AllReduceFloor{4, {8000000}, {5e-3}};
+  const Predictor pred(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward));
+  const auto fast = pred.predict();
+  EXPECT_NEAR(fast.comm_s, 4 * 5e-3, 1e-12);
+  EXPECT_NEAR(fast.total_s - plain.total_s, 4 * (5e-3 - 1.95e-3), 1e-12);
+  EXPECT_NEAR(fast.decode_s, plain.decode_s, 1e-15);  // the codec is not charged for it
+  // 10x slower link: 3e-5 + 1.5*16e6*8e-10 = 19.23 ms per call, above the floor.
+  Conditions slow;
+  slow.intra_bandwidth_gbps = 10;
+  EXPECT_NEAR(pred.predict(slow).comm_s, 4 * (3e-5 + 1.5 * 16e6 * 8e-10), 1e-9);
+  EXPECT_NEAR(pred.iteration_s(slow), pred.predict(slow).total_s, 1e-12);
+  EXPECT_NEAR(pred.iteration_s(), fast.total_s, 1e-12);
+}
+
 TEST(Iteration, ClosedFormContentionFormula) {
   // No encode/decode in the first chains: the published form, whatever the contention.
   EXPECT_DOUBLE_EQ(closed_form_contention_s(0.1, 1.07, 3.0, 0.06, 0.0, 0.03), closed_form_s(0.1, 1.07, 4, 0.02, 0.03));

@@ -75,6 +75,51 @@ TEST(SchemeCost, WidenedAllReduceCostsTheLinkBytes) {
   for (const auto& c : f16.calls) EXPECT_DOUBLE_EQ(c.link_bytes, c.bytes);
 }
 
+// The low-precision all-reduce floor (profile.h AllReduceFloor): linear between measured
+// sizes, proportional beyond them, nothing without points.
+TEST(SchemeCost, AllReduceFloorInterpolates) {
+  const AllReduceFloor f{4, {1000, 3000, 10000}, {2e-3, 4e-3, 11e-3}};
+  EXPECT_DOUBLE_EQ(allreduce_floor_s(f, 1000), 2e-3);
+  EXPECT_NEAR(allreduce_floor_s(f, 2000), 3e-3, 1e-15);
+  EXPECT_NEAR(allreduce_floor_s(f, 6500), 7.5e-3, 1e-15);
+  EXPECT_NEAR(allreduce_floor_s(f, 500), 1e-3, 1e-15);     // below: proportional
+  EXPECT_NEAR(allreduce_floor_s(f, 20000), 22e-3, 1e-15);  // above: proportional
+  EXPECT_EQ(allreduce_floor_s(f, 0), 0.0);
+  EXPECT_EQ(allreduce_floor_s(AllReduceFloor{}, 5000), 0.0);
+}
+
+// fp16's all-reduces (reduced by the backend) take their bucket's floor; the decode fit is
+// left alone; float32 calls, widened types and schemes without a floor get none.
+TEST(SchemeCost, FloorGoesToTheBackendsOwnLowPrecisionAllReduces) {
+  REQUIRE_SCHEME("fp16");
+  REQUIRE_SCHEME("bf16");
+  auto bs = two_buckets();
+  auto fits = fits_for({"fp16", "bf16"});
+  const AllReduceFloor f{4, {1000, 1000000}, {1e-3, 1e-2}};
+  fits["fp16"].allreduce_floor = f;
+  fits["bf16"].allreduce_floor = f;
+  const auto p = plan_scheme("fp16", bs, 4, fits, {{"bf16", 4}});
+  ASSERT_EQ(p.calls.size(), bs.size());
+  for (size_t b = 0; b < bs.size(); ++b) {
+    const PlannedCall& c = p.calls[size_t(p.buckets[b].first_call)];
+    EXPECT_NEAR(c.floor_s, allreduce_floor_s(f, bs[b].numel), 1e-15) << "bucket " << b;
+    EXPECT_GT(c.floor_s, 0.0);
+  }
+  EXPECT_NEAR(p.buckets[0].decode_s, decode_seconds(fits["fp16"].decode, bs[0].numel, 4), 1e-15);
+  EXPECT_TRUE(p.cost_assumptions.empty());
+  // Widened by the backend (bf16 here): conversions add to decode, no floor.
+  for (const auto& c : plan_scheme("bf16", bs, 4, fits, {{"bf16", 4}}).calls) EXPECT_EQ(c.floor_s, 0.0);
+  // Not widened by this backend: the floor applies.
+  for (const auto& c : plan_scheme("bf16", bs, 4, fits).calls) EXPECT_GT(c.floor_s, 0.0);
+  // No floor in the fit, or a float32 scheme: none.
+  for (const auto& c : plan_scheme("fp16", bs, 4, fits_for({"fp16"})).calls) EXPECT_EQ(c.floor_s, 0.0);
+  for (const auto& c : plan_scheme("none", bs, 4, fits).calls) EXPECT_EQ(c.floor_s, 0.0);
+  // Measured at 4 ranks, used at 8: said.
+  const auto p8 = plan_scheme("fp16", bs, 8, fits);
+  ASSERT_EQ(p8.cost_assumptions.size(), 1u);
+  EXPECT_NE(p8.cost_assumptions[0].find("measured at 4 ranks, used at 8"), std::string::npos);
+}
+
 TEST(SchemeCost, HigherCompressionNeverSendsMoreBytes) {
   auto bs = plan_buckets({{"w", {4096, 1024}}, {"b", {4096}}, {"w2", {1024, 1024}}});
   auto check = [&](const std::string& hi, const std::string& lo) {

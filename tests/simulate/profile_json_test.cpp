@@ -121,6 +121,36 @@ TEST(ProfileJson, AllreduceElementBytesRoundTripAndAreChecked) {
   EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes");
 }
 
+// A low-precision all-reduce's floor (profile.h AllReduceFloor): optional, round-trips, and
+// every broken form names its field.
+TEST(ProfileJson, AllreduceFloorRoundTripsAndIsChecked) {
+  Json j = tiny_profile_json();
+  ASSERT_TRUE(j["compressors"].contains("fp16"));
+  EXPECT_FALSE(profile_to_json(profile_from_json(j))["compressors"]["fp16"].contains("allreduce_floor"));
+  j["compressors"]["fp16"]["allreduce_floor"] = {
+      {"world", 4}, {"elements", {16384, 65536, 262144}}, {"seconds", {0.004, 0.006, 0.012}}};
+  const Profile a = profile_from_json(j);
+  ASSERT_TRUE(a.compressors.at("fp16").allreduce_floor.has_value());
+  EXPECT_EQ(a.compressors.at("fp16").allreduce_floor->world, 4);
+  EXPECT_EQ(a.compressors.at("fp16").allreduce_floor->elements[1], 65536);
+  EXPECT_EQ(profile_to_json(a)["compressors"]["fp16"]["allreduce_floor"], j["compressors"]["fp16"]["allreduce_floor"]);
+  const auto broken = [&](const char* ptr, const Json& v) {
+    Json k = j;
+    k[Json::json_pointer(std::string("/compressors/fp16/allreduce_floor") + ptr)] = v;
+    return error_of(k).path();
+  };
+  EXPECT_EQ(broken("/world", 1), "/compressors/fp16/allreduce_floor/world");
+  EXPECT_EQ(broken("/elements/1", 16384), "/compressors/fp16/allreduce_floor/elements/1");  // not increasing
+  EXPECT_EQ(broken("/elements/0", 0), "/compressors/fp16/allreduce_floor/elements/0");
+  EXPECT_EQ(broken("/seconds/2", -1e-3), "/compressors/fp16/allreduce_floor/seconds/2");
+  EXPECT_EQ(broken("/seconds", Json::array({0.004})), "/compressors/fp16/allreduce_floor/seconds");
+  EXPECT_EQ(broken("/elements", "many"), "/compressors/fp16/allreduce_floor/elements");
+  EXPECT_EQ(broken("/seconds/0", "soon"), "/compressors/fp16/allreduce_floor/seconds/0");
+  Json extra = j;
+  extra["compressors"]["fp16"]["allreduce_floor"]["unit"] = "ms";
+  EXPECT_EQ(error_of(extra).path(), "/compressors/fp16/allreduce_floor/unit");
+}
+
 TEST(ProfileJson, ErrorMessageHasPathExpectedAndGot) {
   Json j = tiny_profile_json();
   j["cluster"]["levels"]["inter"]["bandwidth_gbps"] = "fast";
