@@ -47,7 +47,7 @@ std::string ms(double s) {
 }  // namespace
 
 std::vector<int64_t> wire_sizes() {
-  return {1 << 14, 1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22};
+  return {1 << 14, 1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 23};
 }
 
 WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vector<int64_t>& sizes, int reps) {
