@@ -294,21 +294,24 @@ Json to_json(const CodecState& s) {
   if (f.allreduce_floor)
     j["allreduce_floor"] = {{"world", f.allreduce_floor->world},
                             {"elements", f.allreduce_floor->elements},
-                            {"seconds", f.allreduce_floor->seconds}};
+                            {"seconds", f.allreduce_floor->seconds},
+                            {"per_element_s", f.allreduce_floor->per_element_s}};
   return j;
 }
 
 namespace {
 model::AllReduceFloor floor_from_json(const Obj& o, const std::string& path) {
-  const Obj a(o.sub("allreduce_floor"), path, o.origin(), {"world", "elements", "seconds"});
+  const Obj a(o.sub("allreduce_floor"), path, o.origin(), {"world", "elements", "seconds", "per_element_s"});
   model::AllReduceFloor f;
   f.world = a.req<int>("world");
   f.elements = a.req<std::vector<int64_t>>("elements");
   f.seconds = a.req<std::vector<double>>("seconds");
+  f.per_element_s = a.opt<double>("per_element_s").value_or(0.0);
   const auto bad = [&](const std::string& what) {
     throw StateError(o.origin() + ": key '" + path + "': " + what);
   };
   if (f.world < 2) bad("world must be >= 2 ranks");
+  if (!std::isfinite(f.per_element_s) || f.per_element_s < 0 || f.per_element_s > 1) bad("per_element_s must be in [0, 1]");
   if (f.elements.empty() || f.elements.size() != f.seconds.size())
     bad("elements and seconds must be non-empty and of the same length");
   for (size_t i = 0; i < f.elements.size(); ++i) {

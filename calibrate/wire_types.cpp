@@ -39,6 +39,17 @@ bool widened(compress::WireType t) {
   return trainer::gloo_allreduce_element_bytes(t, compress::ReduceOp::Sum) != compress::wire_type_bytes(t);
 }
 
+// Least-squares slope through the origin (the fixed part is the collective's latency, in
+// the float fit or the floor); clamped at 0 when the call is not slower.
+double slope_through_origin(const std::vector<int64_t>& x, const std::vector<double>& y) {
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += double(x[i]) * y[i];
+    sxx += double(x[i]) * double(x[i]);
+  }
+  return sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
+}
+
 std::string ms(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.2f ms", s * 1e3);
@@ -59,14 +70,14 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
   comm.set_context("calibrate: low-precision all-reduce");
   std::string native_types, widened_types;
   std::vector<int64_t> floor_sizes;
-  std::vector<double> floor_s;
+  std::vector<double> floor_s, native_extra_s;
   for (int64_t n : sizes) {
     const auto layout = compress::BucketLayout::flat(n);
     const auto calls = comp->plan(layout, p);
-    std::vector<double> extra, native;
+    std::vector<double> extra, native, native_extra;
     bool any_native = false, any_widened = false;
     for (int r = -1; r < reps; ++r) {  // r = -1: warm-up
-      double t_native = 0, t_wide = 0, t_f32 = 0;
+      double t_native = 0, t_wide = 0, t_f32 = 0, t_f32_native = 0;
       for (const auto& c : calls) {
         if (c.kind != compress::CollectiveKind::AllReduce || c.type == compress::WireType::F32) continue;
         const bool wide = widened(c.type);
@@ -79,7 +90,6 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
         double t0 = now_s();
         comm.all_reduce(buf.data(), c.count, c.type, compress::ReduceOp::Sum);
         (wide ? t_wide : t_native) += g.allreduce_max(now_s() - t0);
-        if (!wide) continue;
         // The float32 reference moves the bytes the link really carries (a widened bf16
         // all-reduce moves 4 bytes per element; the model costs it so: profile
         // cluster.allreduce_element_bytes), so the extra is the conversion work alone.
@@ -89,11 +99,11 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
         g.barrier();
         t0 = now_s();
         comm.all_reduce(f32.data(), int64_t(f32.size()), compress::WireType::F32, compress::ReduceOp::Sum);
-        t_f32 += g.allreduce_max(now_s() - t0);
+        (wide ? t_f32 : t_f32_native) += g.allreduce_max(now_s() - t0);
       }
       if (r < 0) continue;
       if (any_widened) extra.push_back(t_wide - t_f32);
-      if (any_native) native.push_back(t_native);
+      if (any_native) native.push_back(t_native), native_extra.push_back(t_native - t_f32_native);
     }
     if (!any_native && !any_widened) return w;  // no low-precision all-reduce in this scheme
     w.applies = true;
@@ -106,29 +116,25 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
       // average, the latency tail included.
       floor_sizes.push_back(n);
       floor_s.push_back(std::accumulate(native.begin(), native.end(), 0.0) / double(native.size()));
+      native_extra_s.push_back(median(native_extra));
     }
   }
   if (!w.applies) return w;
   std::string note;
   if (!w.sizes.empty()) {
-    // Slope through the origin by least squares (the fixed part is the collective's
-    // latency, already in the float fit); clamped at 0 when the call is not slower.
-    double sxy = 0, sxx = 0;
-    for (size_t i = 0; i < w.sizes.size(); ++i) {
-      sxy += double(w.sizes[i]) * w.extra_s[i];
-      sxx += double(w.sizes[i]) * double(w.sizes[i]);
-    }
-    w.per_element_s = sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
+    w.per_element_s = slope_through_origin(w.sizes, w.extra_s);
     char b[200];
     std::snprintf(b, sizeof b, "%s all-reduce: %+.2f ns per bucket element over f32 of the same link bytes (%d ranks)",
                   widened_types.c_str(), w.per_element_s * 1e9, p);
     note = b;
   }
   if (!floor_sizes.empty()) {
-    w.floor = model::AllReduceFloor{p, floor_sizes, floor_s};
+    w.floor = model::AllReduceFloor{p, floor_sizes, floor_s, slope_through_origin(floor_sizes, native_extra_s)};
+    char b[64];
+    std::snprintf(b, sizeof b, "; %+.2f ns per element over f32 of the same bytes", w.floor->per_element_s * 1e9);
     note += std::string(note.empty() ? "" : "; ") + native_types + " all-reduce floor (" + std::to_string(p) +
             " ranks): " + ms(floor_s.front()) + " at " + std::to_string(floor_sizes.front()) + " ... " +
-            ms(floor_s.back()) + " at " + std::to_string(floor_sizes.back()) + " elements";
+            ms(floor_s.back()) + " at " + std::to_string(floor_sizes.back()) + " elements" + b;
   }
   w.note = note;
   return w;

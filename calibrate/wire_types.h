@@ -3,10 +3,11 @@
 // profile's all-reduce fits by its BYTES, which calibrate measures with float32 buffers.
 // On Gloo neither low-precision type is a float all-reduce of fewer bytes:
 //  - float16 is reduced by the backend itself, element by element through software
-//    half <-> float conversions inside the ring: CPU work that a slow link hides and a fast
-//    one leaves, with a fixed part per call as large as the link's (4 ranks on 2 cores:
-//    ~4 ms). Measured as the calls' own time per bucket size: the profile's
-//    `allreduce_floor`, which the model takes as max(link time, floor) per call.
+//    half <-> float conversions inside the ring, with a fixed part per call as large as
+//    the link's (4 ranks on 2 cores: ~4 ms). Measured as the calls' own time per bucket
+//    size and, against float32 all-reduces of the same bytes, as a per-element extra: the
+//    profile's `allreduce_floor`, which the model takes as
+//    max(link time + per-element extra, floor) per call.
 //  - LibTorch 1.13's Gloo widens bfloat16 to float (twice the bytes, which the profile's
 //    cluster.allreduce_element_bytes says) and converts before and after the call: work
 //    that adds to the call. Measured against float32 all-reduces of the same link bytes and
@@ -31,7 +32,8 @@ struct WireExtra {
   // Widened types: extra seconds per bucket element (>= 0), for the decode fit.
   double per_element_s = 0;
   // Types the backend reduces itself: the calls' time per bucket size (mean over the timed
-  // calls, slowest rank), for CodecFit::allreduce_floor.
+  // calls, slowest rank) and their per-element extra over f32 of the same bytes (median
+  // per size, slope through the origin), for CodecFit::allreduce_floor.
   std::optional<model::AllReduceFloor> floor;
   std::vector<int64_t> sizes;    // bucket elements measured
   std::vector<double> extra_s;   // widened calls: median extra per size over f32 of the same link bytes

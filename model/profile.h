@@ -120,13 +120,16 @@ struct DecodeFit {
 // A low-precision all-reduce whose reduction is CPU work inside the backend (Gloo sums
 // float16 element by element through software conversions; docs/validation.md, causes 1
 // and 25): the measured seconds of one bucket's such calls on the calibration's placement,
-// by bucket elements. The model costs those calls max(link time of their bytes, this
-// floor): a slow link hides the conversions, a fast one leaves them. Interpolated linearly
-// between measured sizes, proportionally beyond them (scheme_cost.h).
+// by bucket elements, and the per-element part of that work over a float32 all-reduce of
+// the same bytes. The model costs those calls max(link time + per_element_s x n, floor):
+// the per-element conversions add to whatever the link takes, and the call never costs
+// less than it did on the calibration's own link (its fixed part included). Interpolated
+// linearly between measured sizes, proportionally beyond them (scheme_cost.h).
 struct AllReduceFloor {
   int world = 0;                  // ranks it was measured with (>= 2)
   std::vector<int64_t> elements;  // bucket elements, increasing, > 0
   std::vector<Seconds> seconds;   // per bucket, finite, >= 0
+  Seconds per_element_s = 0;      // conversion work per bucket element that adds to the link's time
 };
 struct CodecFit {
   EncodeFit encode;

@@ -258,7 +258,7 @@ CodecFit read_codec(const Json& j, const std::string& path) {
   opt_number(d, "per_rank_element_s", c.decode.per_rank_element_s);
   if (auto v = f.opt("measured_n")) c.measured_n = integer(*v, f.at("measured_n"));
   if (auto v = f.opt("allreduce_floor")) {
-    Fields a(*v, f.at("allreduce_floor"), {"world", "elements", "seconds"});
+    Fields a(*v, f.at("allreduce_floor"), {"world", "elements", "seconds", "per_element_s"});
     AllReduceFloor fl;
     const int64_t world = integer(a.req("world", "the ranks it was measured with"), a.at("world"));
     if (world < 2 || world > 1000000) fail(a.at("world"), "a number of ranks >= 2 and <= 1000000", std::to_string(world));
@@ -268,6 +268,7 @@ CodecFit read_codec(const Json& j, const std::string& path) {
     const auto& ys = array(a.req("seconds", "seconds per bucket, one per element count"), a.at("seconds"),
                            "times in seconds");
     for (size_t k = 0; k < ys.size(); ++k) fl.seconds.push_back(number(ys[k], child(a.at("seconds"), k)));
+    opt_number(a, "per_element_s", fl.per_element_s);
     c.allreduce_floor = std::move(fl);
   }
   return c;

@@ -100,7 +100,8 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
     if (c.allreduce_floor)
       x["allreduce_floor"] = {{"world", c.allreduce_floor->world},
                               {"elements", c.allreduce_floor->elements},
-                              {"seconds", c.allreduce_floor->seconds}};
+                              {"seconds", c.allreduce_floor->seconds},
+                              {"per_element_s", c.allreduce_floor->per_element_s}};
     o[k] = std::move(x);
   }
   return o;

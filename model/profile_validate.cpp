@@ -192,6 +192,7 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
       const AllReduceFloor& f = *c.allreduce_floor;
       const std::string fp = kp + "/allreduce_floor";
       require(f.world >= 2 && f.world <= 1000000, fp + "/world", "a number of ranks >= 2", double(f.world));
+      non_negative(f.per_element_s, fp + "/per_element_s", "seconds per element");
       require(!f.elements.empty() && f.elements.size() == f.seconds.size(), fp + "/seconds",
               "one time per entry of elements (" + std::to_string(f.elements.size()) + ", at least 1)",
               double(f.seconds.size()));

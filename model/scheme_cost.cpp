@@ -91,6 +91,7 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
       if (floor && call.kind == compress::CollectiveKind::AllReduce && call.type != compress::WireType::F32 &&
           !widened) {
         pc.floor_s = double(call.count);
+        pc.added_s = floor->per_element_s * double(call.count);
         floor_elements += call.count;
       }
       plan.calls.push_back(std::move(pc));

@@ -23,6 +23,7 @@ struct PlannedCall {
   Bytes link_bytes = 0;  // what the link carries: `bytes`, or more where the backend widens the type
   std::string label;     // "values", "P", "Q", ...
   Seconds floor_s = 0;   // the call costs at least this whatever the link (CodecFit::allreduce_floor)
+  Seconds added_s = 0;   // and its link time plus this (the floor's per-element conversions)
 };
 
 struct PlannedBucket {

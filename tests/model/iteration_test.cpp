@@ -162,7 +162,8 @@ TEST(Iteration, AfterBackwardAndOverlappedFp16) {
 }
 
 // A low-precision all-reduce's CPU floor (profile.h AllReduceFloor): each call costs
-// max(link time, floor). Above the link's time it sets the call; a slow enough link hides it.
+// max(link time + per-element extra, floor). Above the link's time the floor sets the
+// call; a slow enough link hides the floor but not the per-element extra.
 TEST(Iteration, AllReduceFloorIsMaxOfLinkAndFloor) {
   if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   Profile p = four_buckets();
@@ -182,6 +183,12 @@ TEST(Iteration, AllReduceFloorIsMaxOfLinkAndFloor) {
   EXPECT_NEAR(pred.predict(slow).comm_s, 4 * (3e-5 + 1.5 * 16e6 * 8e-10), 1e-9);
   EXPECT_NEAR(pred.iteration_s(slow), pred.predict(slow).total_s, 1e-12);
   EXPECT_NEAR(pred.iteration_s(), fast.total_s, 1e-12);
+  // A per-element extra of 0.25 ns: 2 ms per 8e6-element call, added to the link's time
+  // (1.95 + 2 < 5: the floor still sets the fast link; 19.23 + 2 on the slow one).
+  p.compressors["fp16"].allreduce_floor->per_element_s = 0.25e-9;
+  const Predictor with_extra(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward));
+  EXPECT_NEAR(with_extra.predict().comm_s, 4 * 5e-3, 1e-12);
+  EXPECT_NEAR(with_extra.predict(slow).comm_s, 4 * (3e-5 + 1.5 * 16e6 * 8e-10 + 2e-3), 1e-9);
 }
 
 TEST(Iteration, ClosedFormContentionFormula) {

@@ -95,7 +95,7 @@ TEST(SchemeCost, FloorGoesToTheBackendsOwnLowPrecisionAllReduces) {
   REQUIRE_SCHEME("bf16");
   auto bs = two_buckets();
   auto fits = fits_for({"fp16", "bf16"});
-  const AllReduceFloor f{4, {1000, 1000000}, {1e-3, 1e-2}};
+  const AllReduceFloor f{4, {1000, 1000000}, {1e-3, 1e-2}, 3e-9};
   fits["fp16"].allreduce_floor = f;
   fits["bf16"].allreduce_floor = f;
   const auto p = plan_scheme("fp16", bs, 4, fits, {{"bf16", 4}});
@@ -104,11 +104,12 @@ TEST(SchemeCost, FloorGoesToTheBackendsOwnLowPrecisionAllReduces) {
     const PlannedCall& c = p.calls[size_t(p.buckets[b].first_call)];
     EXPECT_NEAR(c.floor_s, allreduce_floor_s(f, bs[b].numel), 1e-15) << "bucket " << b;
     EXPECT_GT(c.floor_s, 0.0);
+    EXPECT_NEAR(c.added_s, 3e-9 * double(bs[b].numel), 1e-18);
   }
   EXPECT_NEAR(p.buckets[0].decode_s, decode_seconds(fits["fp16"].decode, bs[0].numel, 4), 1e-15);
   EXPECT_TRUE(p.cost_assumptions.empty());
   // Widened by the backend (bf16 here): conversions add to decode, no floor.
-  for (const auto& c : plan_scheme("bf16", bs, 4, fits, {{"bf16", 4}}).calls) EXPECT_EQ(c.floor_s, 0.0);
+  for (const auto& c : plan_scheme("bf16", bs, 4, fits, {{"bf16", 4}}).calls) EXPECT_EQ(c.floor_s + c.added_s, 0.0);
   // Not widened by this backend: the floor applies.
   for (const auto& c : plan_scheme("bf16", bs, 4, fits).calls) EXPECT_GT(c.floor_s, 0.0);
   // No floor in the fit, or a float32 scheme: none.

@@ -128,11 +128,13 @@ TEST(ProfileJson, AllreduceFloorRoundTripsAndIsChecked) {
   ASSERT_TRUE(j["compressors"].contains("fp16"));
   EXPECT_FALSE(profile_to_json(profile_from_json(j))["compressors"]["fp16"].contains("allreduce_floor"));
   j["compressors"]["fp16"]["allreduce_floor"] = {
-      {"world", 4}, {"elements", {16384, 65536, 262144}}, {"seconds", {0.004, 0.006, 0.012}}};
+      {"world", 4}, {"elements", {16384, 65536, 262144}}, {"seconds", {0.004, 0.006, 0.012}},
+      {"per_element_s", 5e-9}};
   const Profile a = profile_from_json(j);
   ASSERT_TRUE(a.compressors.at("fp16").allreduce_floor.has_value());
   EXPECT_EQ(a.compressors.at("fp16").allreduce_floor->world, 4);
   EXPECT_EQ(a.compressors.at("fp16").allreduce_floor->elements[1], 65536);
+  EXPECT_DOUBLE_EQ(a.compressors.at("fp16").allreduce_floor->per_element_s, 5e-9);
   EXPECT_EQ(profile_to_json(a)["compressors"]["fp16"]["allreduce_floor"], j["compressors"]["fp16"]["allreduce_floor"]);
   const auto broken = [&](const char* ptr, const Json& v) {
     Json k = j;
@@ -146,6 +148,7 @@ TEST(ProfileJson, AllreduceFloorRoundTripsAndIsChecked) {
   EXPECT_EQ(broken("/seconds", Json::array({0.004})), "/compressors/fp16/allreduce_floor/seconds");
   EXPECT_EQ(broken("/elements", "many"), "/compressors/fp16/allreduce_floor/elements");
   EXPECT_EQ(broken("/seconds/0", "soon"), "/compressors/fp16/allreduce_floor/seconds/0");
+  EXPECT_EQ(broken("/per_element_s", -1e-9), "/compressors/fp16/allreduce_floor/per_element_s");
   Json extra = j;
   extra["compressors"]["fp16"]["allreduce_floor"]["unit"] = "ms";
   EXPECT_EQ(error_of(extra).path(), "/compressors/fp16/allreduce_floor/unit");
