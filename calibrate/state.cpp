@@ -1,6 +1,8 @@
 // The typed calibration state and its strict JSON form (state.h).
 #include "calibrate/state.h"
 
+#include "model/profile_json.h"
+
 #include "util/output_file.h"
 #include "util/text.h"
 
@@ -291,11 +293,7 @@ Json to_json(const CodecState& s) {
             {"measured_n", f.measured_n}, {"gathers", s.gathers},
             {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel},
             {"wire_extra_per_element_s", opt_json(s.wire_extra_per_element_s)}};
-  if (f.allreduce_floor)
-    j["allreduce_floor"] = {{"world", f.allreduce_floor->world},
-                            {"elements", f.allreduce_floor->elements},
-                            {"seconds", f.allreduce_floor->seconds},
-                            {"per_element_s", f.allreduce_floor->per_element_s}};
+  if (f.allreduce_floor) j["allreduce_floor"] = model::allreduce_floor_to_json(*f.allreduce_floor);
   return j;
 }
 
@@ -307,19 +305,9 @@ model::AllReduceFloor floor_from_json(const Obj& o, const std::string& path) {
   f.elements = a.req<std::vector<int64_t>>("elements");
   f.seconds = a.req<std::vector<double>>("seconds");
   f.per_element_s = a.opt<double>("per_element_s").value_or(0.0);
-  const auto bad = [&](const std::string& what) {
-    throw StateError(o.origin() + ": key '" + path + "': " + what);
-  };
-  if (f.world < 2) bad("world must be >= 2 ranks");
-  if (!std::isfinite(f.per_element_s) || f.per_element_s < 0 || f.per_element_s > 1) bad("per_element_s must be in [0, 1]");
-  if (f.elements.empty() || f.elements.size() != f.seconds.size())
-    bad("elements and seconds must be non-empty and of the same length");
-  for (size_t i = 0; i < f.elements.size(); ++i) {
-    if (f.elements[i] <= 0 || (i > 0 && f.elements[i] <= f.elements[i - 1]))
-      bad("elements must be increasing and > 0");
-    if (!std::isfinite(f.seconds[i]) || f.seconds[i] < 0 || f.seconds[i] > 1e9)
-      bad("seconds must be finite and >= 0");
-  }
+  if (const auto p = model::allreduce_floor_problem(f))
+    throw StateError(o.origin() + ": key '" + path + "', field '" + p->field.substr(1) + "': expected " + p->expected +
+                     ", got " + p->got);
   return f;
 }
 }  // namespace

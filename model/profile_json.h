@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -57,6 +58,16 @@ Profile profile_from_json(const Json& j);
 // tensors sum to parameters, ready_s shape and order, unique batch sizes, gamma >= 1,
 // positive bandwidths, ... Paths name the JSON field the problem would be in.
 void validate_profile(const Profile& p);
+
+// A low-precision all-reduce floor's (profile.h) first problem, or nullopt: the field below
+// the floor object ("/elements/1"), what it should be and what it is. The profile's
+// validation and calibrate's state reader both check a floor with it.
+struct FieldProblem {
+  std::string field, expected, got;
+};
+std::optional<FieldProblem> allreduce_floor_problem(const AllReduceFloor& f);
+// The floor as the profile and calibrate's state write it.
+Json allreduce_floor_to_json(const AllReduceFloor& f);
 
 // Writes every field (optional ones only when set); schema first. Round trip:
 // profile_from_json(profile_to_json(p)) == p field by field.

@@ -5,6 +5,10 @@
 
 namespace gcu::model {
 
+Json allreduce_floor_to_json(const AllReduceFloor& f) {
+  return {{"world", f.world}, {"elements", f.elements}, {"seconds", f.seconds}, {"per_element_s", f.per_element_s}};
+}
+
 // ---- writer ------------------------------------------------------------------------------
 namespace {
 Json level_to_json(const LinkLevel& l) {
@@ -97,11 +101,7 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
     x["decode"]["per_element_s"] = c.decode.per_element_s;
     x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
     if (c.measured_n > 0) x["measured_n"] = c.measured_n;
-    if (c.allreduce_floor)
-      x["allreduce_floor"] = {{"world", c.allreduce_floor->world},
-                              {"elements", c.allreduce_floor->elements},
-                              {"seconds", c.allreduce_floor->seconds},
-                              {"per_element_s", c.allreduce_floor->per_element_s}};
+    if (c.allreduce_floor) x["allreduce_floor"] = allreduce_floor_to_json(*c.allreduce_floor);
     o[k] = std::move(x);
   }
   return o;

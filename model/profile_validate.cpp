@@ -188,25 +188,9 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
     non_negative(c.decode.per_element_s, kp + "/decode/per_element_s", "seconds per element");
     non_negative(c.decode.per_rank_element_s, kp + "/decode/per_rank_element_s", "seconds per element per rank");
     require(c.measured_n >= 0, kp + "/measured_n", "a number of elements >= 0", static_cast<double>(c.measured_n));
-    if (c.allreduce_floor) {
-      const AllReduceFloor& f = *c.allreduce_floor;
-      const std::string fp = kp + "/allreduce_floor";
-      require(f.world >= 2 && f.world <= 1000000, fp + "/world", "a number of ranks >= 2", double(f.world));
-      non_negative(f.per_element_s, fp + "/per_element_s", "seconds per element");
-      require(!f.elements.empty() && f.elements.size() == f.seconds.size(), fp + "/seconds",
-              "one time per entry of elements (" + std::to_string(f.elements.size()) + ", at least 1)",
-              double(f.seconds.size()));
-      for (size_t i = 0; i < f.elements.size(); ++i) {
-        const std::string ip = fp + "/elements/" + std::to_string(i);
-        require(f.elements[i] > 0 && f.elements[i] <= int64_t(1) << 50, ip, "a bucket size in elements > 0",
-                double(f.elements[i]));
-        if (i > 0)
-          require(f.elements[i] > f.elements[i - 1], ip,
-                  "a size larger than the one before (" + std::to_string(f.elements[i - 1]) + ")",
-                  double(f.elements[i]));
-        non_negative(f.seconds[i], fp + "/seconds/" + std::to_string(i), "seconds per bucket");
-      }
-    }
+    if (c.allreduce_floor)
+      if (const auto p = allreduce_floor_problem(*c.allreduce_floor))
+        fail(kp + "/allreduce_floor" + p->field, p->expected, p->got);
   }
 }
 
@@ -272,6 +256,29 @@ bool parent_exists(const Json& j, const std::string& ptr) {
 }
 
 }  // namespace
+
+std::optional<FieldProblem> allreduce_floor_problem(const AllReduceFloor& f) {
+  const auto bad_number = [](double v, const std::string& field, const std::string& expected) {
+    return std::optional<FieldProblem>(FieldProblem{field, expected, num_text(v)});
+  };
+  if (f.world < 2 || f.world > 1000000) return bad_number(f.world, "/world", "a number of ranks >= 2");
+  if (!(std::isfinite(f.per_element_s) && f.per_element_s >= 0 && f.per_element_s <= kMaxSeconds))
+    return bad_number(f.per_element_s, "/per_element_s", "seconds per element (a number >= 0)");
+  if (f.elements.empty() || f.elements.size() != f.seconds.size())
+    return bad_number(double(f.seconds.size()), "/seconds",
+                      "one time per entry of elements (" + std::to_string(f.elements.size()) + ", at least 1)");
+  for (size_t i = 0; i < f.elements.size(); ++i) {
+    const std::string ip = "/elements/" + std::to_string(i);
+    if (f.elements[i] <= 0 || f.elements[i] > int64_t(1) << 50)
+      return bad_number(double(f.elements[i]), ip, "a bucket size in elements > 0");
+    if (i > 0 && f.elements[i] <= f.elements[i - 1])
+      return bad_number(double(f.elements[i]), ip,
+                        "a size larger than the one before (" + std::to_string(f.elements[i - 1]) + ")");
+    if (!(std::isfinite(f.seconds[i]) && f.seconds[i] >= 0 && f.seconds[i] <= kMaxSeconds))
+      return bad_number(f.seconds[i], "/seconds/" + std::to_string(i), "seconds per bucket (a number >= 0)");
+  }
+  return std::nullopt;
+}
 
 void validate_profile(const Profile& p) {
   if (p.schema != kProfileSchema)

@@ -75,7 +75,8 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
       pb.decode_s = decode_seconds(fit->decode, b.numel, world);
     }
     pb.first_call = int(plan.calls.size());
-    int64_t floor_elements = 0;  // of this bucket's calls that take the floor
+    std::vector<std::pair<size_t, int64_t>> floor_calls;  // (index in plan.calls, elements)
+    int64_t floor_elements = 0;
     for (const auto& call : c->plan(b.layout, world)) {
       if (call.kind != compress::CollectiveKind::AllReduce) plan.allreduce_only = false;
       double link_bytes = double(call.bytes_per_rank());
@@ -87,23 +88,21 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
           widened = w->second != compress::wire_type_bytes(call.type);
         }
       PlannedCall pc{call.kind, double(call.bytes_per_rank()), link_bytes, call.label};
-      // Marked with its element count for now; the floor is shared out below.
       if (floor && call.kind == compress::CollectiveKind::AllReduce && call.type != compress::WireType::F32 &&
           !widened) {
-        pc.floor_s = double(call.count);
         pc.added_s = floor->per_element_s * double(call.count);
+        floor_calls.emplace_back(plan.calls.size(), call.count);
         floor_elements += call.count;
       }
       plan.calls.push_back(std::move(pc));
       plan.wire_bytes += double(call.bytes_per_rank());
     }
     pb.n_calls = int(plan.calls.size()) - pb.first_call;
-    if (floor_elements > 0) {
-      const Seconds bucket_floor = allreduce_floor_s(*floor, b.numel);
-      for (int i = pb.first_call; i < pb.first_call + pb.n_calls; ++i)
-        plan.calls[size_t(i)].floor_s = bucket_floor * plan.calls[size_t(i)].floor_s / double(floor_elements);
-      floor_used = true;
-    }
+    // The bucket's floor, shared among its calls that take it by their element counts.
+    const Seconds bucket_floor = floor_calls.empty() ? 0 : allreduce_floor_s(*floor, b.numel);
+    for (const auto& [i, count] : floor_calls)
+      plan.calls[i].floor_s = bucket_floor * double(count) / double(floor_elements);
+    floor_used = floor_used || !floor_calls.empty();
     plan.raw_bytes += pb.raw_bytes;
     plan.buckets.push_back(pb);
   }
