@@ -21,6 +21,7 @@
 #include <fstream>
 #include <thread>
 
+#include <sched.h>
 #include <unistd.h>
 
 namespace gcu::calibrate {
@@ -58,6 +59,8 @@ void check_options(const CalibrateOptions& o) {
   if (!std::isfinite(o.collective_gap_ms) || o.collective_gap_ms > 10000)
     throw std::invalid_argument("calibrate: --collective-gap-ms must be a number of at most 10000 (negative: auto), got " +
                                 std::to_string(o.collective_gap_ms));
+  if (o.allgather_floor != "auto" && o.allgather_floor != "on" && o.allgather_floor != "off")
+    throw std::invalid_argument("calibrate: --allgather-floor must be auto, on or off, got '" + o.allgather_floor + "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));
   if (o.batch_sizes.empty()) throw std::invalid_argument("calibrate: at least one batch size is required");
 }
@@ -75,6 +78,9 @@ void open_group(CalibrationRun& r) {
                   ? r.opt.threads
                   : std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / r.local_world);
   torch::set_num_threads(r.threads);
+  cpu_set_t cpus;
+  r.cores = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? std::max(1, CPU_COUNT(&cpus))
+                                                          : std::max(1, int(std::thread::hardware_concurrency()));
   r.t0 = now_s();
 }
 

@@ -39,6 +39,9 @@ struct CalibrateOptions {
                                      // backward of the largest batch, at most kMaxAutoGapMs)
   bool collective_gap_busy = false;  // spend the gap busy (SweepOptions::busy_gap), not asleep
   bool collective_free_running = false;  // SweepOptions::free_running
+  // The all-gather schemes' free-running floor (allgather_floor.h): "auto" (when this node's
+  // ranks x torch threads outnumber its cores, the placement where it was seen), "on", "off".
+  std::string allgather_floor = "auto";
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };

@@ -60,6 +60,7 @@ struct CalibrationRun {
   std::unique_ptr<Group> group;
   int local_world = 1;                 // ranks on this node
   int threads = 1;                     // torch threads per rank
+  int cores = 1;                       // CPUs this process may run on (sched_getaffinity)
   double t0 = 0;                       // start (steady clock, s)
   std::string state_path;
   CalibrationState state;

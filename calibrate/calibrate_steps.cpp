@@ -1,5 +1,6 @@
 // The steps of `gcu calibrate` (calibrate_run.h), one function each, in the order of
 // calibration_steps(): each measures, stores its typed result in the state, and saves.
+#include "calibrate/allgather_floor.h"
 #include "calibrate/calibrate_run.h"
 #include "calibrate/codec_gradients.h"
 #include "calibrate/codecs.h"
@@ -90,6 +91,17 @@ void step_codecs(CalibrationRun& r) {
   const double share = r.opt.budget_s > 0 ? r.left() * kCodecsBudgetShare : kUnlimitedS;
   const double start = now_s();
   BySpec<CodecState> codecs;
+  const double gap_s = r.group->allreduce_max(collective_gap_s(r));  // the same on every rank
+  // The free-running all-gather floor: asked, or (auto) where ranks share cores (rank 0's
+  // view decides for all).
+  const bool oversubscribed = r.local_world * r.threads > r.cores;
+  const bool allgather_floor = r.group->allreduce_max(
+      r.lead() && (r.opt.allgather_floor == "on" || (r.opt.allgather_floor == "auto" && oversubscribed)) ? 1.0
+                                                                                                        : 0.0) > 0;
+  if (allgather_floor)
+    r.say("calibrate: codecs: all-gather floors measured free-running (" + std::to_string(r.local_world) +
+          " ranks x " + std::to_string(r.threads) + " threads on " + std::to_string(r.cores) + " cores" +
+          (r.opt.allgather_floor == "on" ? ", --allgather-floor on" : "") + ")");
   for (const auto& s : r.codec_schemes) {
     // Decided together: the low-precision all-reduce timing below is collective.
     if (r.group->allreduce_max(now_s() - start > share ? 1.0 : 0.0) > 0) {
@@ -107,6 +119,13 @@ void step_codecs(CalibrationRun& r) {
         r.say("calibrate: codec " + m.spec + ": " + wx.note +
               (wx.per_element_s > 0 ? " (the extra added to decode)" : "") +
               (wx.floor ? " (the floor: max(link, floor) per call)" : ""));
+      }
+      // The scheme's all-gathers as a training step enters them (allgather_floor.h; cause 26).
+      const AllGatherFloor af =
+          allgather_floor ? measure_allgather_floor(*r.group, s, wire_sizes(), gap_s) : AllGatherFloor{};
+      if (af.floor) {
+        m.fit.allgather_floor = af.floor;
+        r.say("calibrate: codec " + m.spec + ": " + af.note + " (max(link, floor) per bucket)");
       }
       codecs.emplace_back(m.spec, CodecState{m.fit, m.gathers, m.encode_quality.geomean_rel,
                                              m.decode_quality.geomean_rel, wx.applies ? wx.per_element_s : 0.0});

@@ -59,25 +59,7 @@ Buffers make_buffers(CollectiveKind k, int64_t bytes, int world, torch::Device d
   return b;
 }
 
-// The gap that precedes a call in training (SweepOptions::idle_gap_s): asleep, or busy
-// touching a 16 MiB buffer (SweepOptions::busy_gap).
-void spend(double gap_s, bool busy) {
-  if (!(gap_s > 0)) return;
-  if (!busy) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(gap_s));
-    return;
-  }
-  static std::vector<float> buf(size_t(4) << 20, 1.0f);
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(gap_s);
-  size_t i = 0;
-  volatile float sink = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    float acc = 0;
-    for (size_t j = 0; j < 4096; ++j, i = (i + 16) % buf.size()) acc += buf[i], buf[i] = acc * 0.5f;
-    sink = sink + acc;
-  }
-}
-void idle(const SweepOptions& opt) { spend(opt.idle_gap_s, opt.busy_gap); }
+void idle(const SweepOptions& opt) { spend_gap(opt.idle_gap_s, opt.busy_gap); }
 
 void run_once(Backend& pg, CollectiveKind k, Buffers& b) {
   switch (k) {
@@ -223,7 +205,7 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
     for (size_t i : order) {
       auto& r = runs[i];
       if (opt.free_running) {
-        spend(opt.idle_gap_s * jitter(gap_rng), true);
+        spend_gap(opt.idle_gap_s * jitter(gap_rng), true);
       } else {
         g.barrier();
         idle(opt);
@@ -318,6 +300,25 @@ std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt
     out.push_back(s);
   }
   return out;
+}
+
+// The gap that precedes a call in training (SweepOptions::idle_gap_s): asleep, or busy
+// touching a 16 MiB buffer (SweepOptions::busy_gap).
+void spend_gap(double gap_s, bool busy) {
+  if (!(gap_s > 0)) return;
+  if (!busy) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(gap_s));
+    return;
+  }
+  static std::vector<float> buf(size_t(4) << 20, 1.0f);
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(gap_s);
+  size_t i = 0;
+  volatile float sink = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    float acc = 0;
+    for (size_t j = 0; j < 4096; ++j, i = (i + 16) % buf.size()) acc += buf[i], buf[i] = acc * 0.5f;
+    sink = sink + acc;
+  }
 }
 
 }  // namespace gcu::calibrate

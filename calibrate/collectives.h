@@ -73,4 +73,8 @@ std::vector<CollectiveSweep> sweep_collectives(Group& g, const SweepOptions& opt
 // and per-chunk counts are whole floats). Duplicates after rounding are dropped.
 std::vector<int64_t> sweep_sizes(const SweepOptions& opt, int world);
 
+// The gap that precedes a call in training: asleep, or busy reading and writing a 16 MiB
+// buffer (SweepOptions::busy_gap). Local to the calling rank.
+void spend_gap(double gap_s, bool busy);
+
 }  // namespace gcu::calibrate

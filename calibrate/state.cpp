@@ -293,19 +293,20 @@ Json to_json(const CodecState& s) {
             {"measured_n", f.measured_n}, {"gathers", s.gathers},
             {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel},
             {"wire_extra_per_element_s", opt_json(s.wire_extra_per_element_s)}};
-  if (f.allreduce_floor) j["allreduce_floor"] = model::allreduce_floor_to_json(*f.allreduce_floor);
+  if (f.allreduce_floor) j["allreduce_floor"] = model::collective_floor_to_json(*f.allreduce_floor);
+  if (f.allgather_floor) j["allgather_floor"] = model::collective_floor_to_json(*f.allgather_floor);
   return j;
 }
 
 namespace {
-model::AllReduceFloor floor_from_json(const Obj& o, const std::string& path) {
-  const Obj a(o.sub("allreduce_floor"), path, o.origin(), {"world", "elements", "seconds", "per_element_s"});
-  model::AllReduceFloor f;
+model::CollectiveFloor floor_from_json(const Obj& o, const std::string& key, const std::string& path) {
+  const Obj a(o.sub(key), path, o.origin(), {"world", "elements", "seconds", "per_element_s"});
+  model::CollectiveFloor f;
   f.world = a.req<int>("world");
   f.elements = a.req<std::vector<int64_t>>("elements");
   f.seconds = a.req<std::vector<double>>("seconds");
   f.per_element_s = a.opt<double>("per_element_s").value_or(0.0);
-  if (const auto p = model::allreduce_floor_problem(f))
+  if (const auto p = model::collective_floor_problem(f))
     throw StateError(o.origin() + ": key '" + path + "', field '" + p->field.substr(1) + "': expected " + p->expected +
                      ", got " + p->got);
   return f;
@@ -316,7 +317,7 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
   return by_spec<CodecState>(j, "codecs", origin, [](const Json& v, const std::string& path, const std::string& org) {
     const Obj o(v, path, org,
                 {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel",
-                 "wire_extra_per_element_s", "allreduce_floor"});
+                 "wire_extra_per_element_s", "allreduce_floor", "allgather_floor"});
     const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s"});
     const Obj d(o.sub("decode"), path + ".decode", org, {"fixed_s", "per_element_s", "per_rank_element_s"});
     CodecState s;
@@ -334,7 +335,9 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
     if (!std::isfinite(wx) || wx < 0 || wx > s.fit.decode.per_element_s)
       throw StateError(org + ": key '" + path + ".wire_extra_per_element_s': must be in [0, decode.per_element_s]");
     if (o.has("allreduce_floor") && !o.sub("allreduce_floor").is_null())
-      s.fit.allreduce_floor = floor_from_json(o, path + ".allreduce_floor");
+      s.fit.allreduce_floor = floor_from_json(o, "allreduce_floor", path + ".allreduce_floor");
+    if (o.has("allgather_floor") && !o.sub("allgather_floor").is_null())
+      s.fit.allgather_floor = floor_from_json(o, "allgather_floor", path + ".allgather_floor");
     return s;
   });
 }

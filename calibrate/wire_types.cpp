@@ -129,7 +129,7 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
     note = b;
   }
   if (!floor_sizes.empty()) {
-    w.floor = model::AllReduceFloor{p, floor_sizes, floor_s, slope_through_origin(floor_sizes, native_extra_s)};
+    w.floor = model::CollectiveFloor{p, floor_sizes, floor_s, slope_through_origin(floor_sizes, native_extra_s)};
     char b[64];
     std::snprintf(b, sizeof b, "; %+.2f ns per element over f32 of the same bytes", w.floor->per_element_s * 1e9);
     note += std::string(note.empty() ? "" : "; ") + native_types + " all-reduce floor (" + std::to_string(p) +

@@ -34,7 +34,7 @@ struct WireExtra {
   // Types the backend reduces itself: the calls' time per bucket size (mean over the timed
   // calls, slowest rank) and their per-element extra over f32 of the same bytes (median
   // per size, slope through the origin), for CodecFit::allreduce_floor.
-  std::optional<model::AllReduceFloor> floor;
+  std::optional<model::CollectiveFloor> floor;
   std::vector<int64_t> sizes;    // bucket elements measured
   std::vector<double> extra_s;   // widened calls: median extra per size over f32 of the same link bytes
   std::string note;              // e.g. "f16 all-reduce floor: 4.1 ms at 65536 ... 66 ms at 4194304 elements"

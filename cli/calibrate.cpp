@@ -76,6 +76,14 @@ void setup_calibrate(CLI::App& app) {
                 "busy for the gap x 0.5-1.5 (its own draw) and then calling, so the ranks arrive at different "
                 "times and the first out compute beside the last still in; a call costs what its last arriving "
                 "rank measured (docs/validation.md, cause 23)");
+  sub->add_option("--allgather-floor", o.allgather_floor,
+                  "Time each all-gather scheme's bucket all-gathers as a training step enters them (free-running: "
+                  "no barrier, each rank after its own busy gap) and keep them as the profile's allgather_floor, "
+                  "which the model takes as max(link, floor). auto: when this node's ranks x torch threads "
+                  "outnumber its cores, where ranks leaving a call compute on the cores the last still need "
+                  "(docs/validation.md, cause 26); on; off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();

@@ -24,7 +24,7 @@ Coeffs coeffs(const CodecFit& f) {
           f.decode.per_rank_element_s};
 }
 CodecFit from_coeffs(const Coeffs& c, int64_t measured_n) {
-  return {{c[0], c[1]}, {c[2], c[3], c[4]}, measured_n};
+  return {{c[0], c[1]}, {c[2], c[3], c[4]}, measured_n, std::nullopt, std::nullopt};
 }
 
 std::string num(double v) {

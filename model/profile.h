@@ -117,25 +117,32 @@ struct DecodeFit {
   Seconds per_element_s = 0;
   Seconds per_rank_element_s = 0;
 };
-// A low-precision all-reduce whose reduction is CPU work inside the backend (Gloo sums
-// float16 element by element through software conversions; docs/validation.md, causes 1
-// and 25): the measured seconds of one bucket's such calls on the calibration's placement,
-// by bucket elements, and the per-element part of that work over a float32 all-reduce of
-// the same bytes. The model costs those calls max(link time + per_element_s x n, floor):
-// the per-element conversions add to whatever the link takes, and the call never costs
-// less than it did on the calibration's own link (its fixed part included). Interpolated
-// linearly between measured sizes, proportionally beyond them (scheme_cost.h).
-struct AllReduceFloor {
+// A floor under some of a bucket's collective calls: the measured seconds of one bucket's
+// such calls on the calibration's own placement, by bucket elements, and a per-element part
+// of that work that adds to the link's time. The model costs those calls
+// max(link time + per_element_s x n, floor): the call never costs less than it did on the
+// calibration's own link, its fixed part included. Interpolated linearly between measured
+// sizes, proportionally beyond them (scheme_cost.h). Two uses (CodecFit):
+//  - allreduce_floor: a low-precision all-reduce whose reduction is CPU work inside the
+//    backend (Gloo sums float16 element by element through software conversions;
+//    docs/validation.md, causes 1 and 25); per_element_s = that work over a float32
+//    all-reduce of the same bytes, which adds to whatever the link takes;
+//  - allgather_floor: the scheme's all-gathers entered as a training step enters them,
+//    free-running (no barrier, the ranks arriving after their own compute; cause 26): with
+//    more ranks than cores the first ranks to leave compute on the cores the last still
+//    need, a cost the aligned collective sweep never sees; per_element_s = 0.
+struct CollectiveFloor {
   int world = 0;                  // ranks it was measured with (>= 2)
   std::vector<int64_t> elements;  // bucket elements, increasing, > 0
   std::vector<Seconds> seconds;   // per bucket, finite, >= 0
-  Seconds per_element_s = 0;      // conversion work per bucket element that adds to the link's time
+  Seconds per_element_s = 0;      // work per bucket element that adds to the link's time
 };
 struct CodecFit {
   EncodeFit encode;
   DecodeFit decode;
   int64_t measured_n = 0;  // elements of the measurement the fit came from (information)
-  std::optional<AllReduceFloor> allreduce_floor;
+  std::optional<CollectiveFloor> allreduce_floor;  // the bucket's low-precision all-reduces (not widened)
+  std::optional<CollectiveFloor> allgather_floor;  // the bucket's all-gathers
 };
 
 // ---- convergence ---------------------------------------------------------------------

@@ -244,8 +244,23 @@ DdpConfig read_ddp(const Json& j, const std::string& path) {
   return d;
 }
 
+CollectiveFloor read_floor(const Json& v, const std::string& path) {
+  Fields a(v, path, {"world", "elements", "seconds", "per_element_s"});
+  CollectiveFloor fl;
+  const int64_t world = integer(a.req("world", "the ranks it was measured with"), a.at("world"));
+  if (world < 2 || world > 1000000) fail(a.at("world"), "a number of ranks >= 2 and <= 1000000", std::to_string(world));
+  fl.world = int(world);
+  const auto& xs = array(a.req("elements", "bucket elements, increasing"), a.at("elements"), "integers");
+  for (size_t k = 0; k < xs.size(); ++k) fl.elements.push_back(integer(xs[k], child(a.at("elements"), k)));
+  const auto& ys = array(a.req("seconds", "seconds per bucket, one per element count"), a.at("seconds"),
+                         "times in seconds");
+  for (size_t k = 0; k < ys.size(); ++k) fl.seconds.push_back(number(ys[k], child(a.at("seconds"), k)));
+  opt_number(a, "per_element_s", fl.per_element_s);
+  return fl;
+}
+
 CodecFit read_codec(const Json& j, const std::string& path) {
-  Fields f(j, path, {"encode", "decode", "measured_n", "allreduce_floor"});
+  Fields f(j, path, {"encode", "decode", "measured_n", "allreduce_floor", "allgather_floor"});
   CodecFit c;
   Fields e(f.req("encode", "the encode cost fit {fixed_s, per_element_s}"), f.at("encode"),
            {"fixed_s", "per_element_s"});
@@ -257,20 +272,8 @@ CodecFit read_codec(const Json& j, const std::string& path) {
   opt_number(d, "per_element_s", c.decode.per_element_s);
   opt_number(d, "per_rank_element_s", c.decode.per_rank_element_s);
   if (auto v = f.opt("measured_n")) c.measured_n = integer(*v, f.at("measured_n"));
-  if (auto v = f.opt("allreduce_floor")) {
-    Fields a(*v, f.at("allreduce_floor"), {"world", "elements", "seconds", "per_element_s"});
-    AllReduceFloor fl;
-    const int64_t world = integer(a.req("world", "the ranks it was measured with"), a.at("world"));
-    if (world < 2 || world > 1000000) fail(a.at("world"), "a number of ranks >= 2 and <= 1000000", std::to_string(world));
-    fl.world = int(world);
-    const auto& xs = array(a.req("elements", "bucket elements, increasing"), a.at("elements"), "integers");
-    for (size_t k = 0; k < xs.size(); ++k) fl.elements.push_back(integer(xs[k], child(a.at("elements"), k)));
-    const auto& ys = array(a.req("seconds", "seconds per bucket, one per element count"), a.at("seconds"),
-                           "times in seconds");
-    for (size_t k = 0; k < ys.size(); ++k) fl.seconds.push_back(number(ys[k], child(a.at("seconds"), k)));
-    opt_number(a, "per_element_s", fl.per_element_s);
-    c.allreduce_floor = std::move(fl);
-  }
+  if (auto v = f.opt("allreduce_floor")) c.allreduce_floor = read_floor(*v, f.at("allreduce_floor"));
+  if (auto v = f.opt("allgather_floor")) c.allgather_floor = read_floor(*v, f.at("allgather_floor"));
   return c;
 }
 

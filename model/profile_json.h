@@ -59,15 +59,15 @@ Profile profile_from_json(const Json& j);
 // positive bandwidths, ... Paths name the JSON field the problem would be in.
 void validate_profile(const Profile& p);
 
-// A low-precision all-reduce floor's (profile.h) first problem, or nullopt: the field below
+// A collective floor's (profile.h CollectiveFloor) first problem, or nullopt: the field below
 // the floor object ("/elements/1"), what it should be and what it is. The profile's
 // validation and calibrate's state reader both check a floor with it.
 struct FieldProblem {
   std::string field, expected, got;
 };
-std::optional<FieldProblem> allreduce_floor_problem(const AllReduceFloor& f);
+std::optional<FieldProblem> collective_floor_problem(const CollectiveFloor& f);
 // The floor as the profile and calibrate's state write it.
-Json allreduce_floor_to_json(const AllReduceFloor& f);
+Json collective_floor_to_json(const CollectiveFloor& f);
 
 // Writes every field (optional ones only when set); schema first. Round trip:
 // profile_from_json(profile_to_json(p)) == p field by field.

@@ -5,7 +5,7 @@
 
 namespace gcu::model {
 
-Json allreduce_floor_to_json(const AllReduceFloor& f) {
+Json collective_floor_to_json(const CollectiveFloor& f) {
   return {{"world", f.world}, {"elements", f.elements}, {"seconds", f.seconds}, {"per_element_s", f.per_element_s}};
 }
 
@@ -101,7 +101,8 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
     x["decode"]["per_element_s"] = c.decode.per_element_s;
     x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
     if (c.measured_n > 0) x["measured_n"] = c.measured_n;
-    if (c.allreduce_floor) x["allreduce_floor"] = allreduce_floor_to_json(*c.allreduce_floor);
+    if (c.allreduce_floor) x["allreduce_floor"] = collective_floor_to_json(*c.allreduce_floor);
+    if (c.allgather_floor) x["allgather_floor"] = collective_floor_to_json(*c.allgather_floor);
     o[k] = std::move(x);
   }
   return o;

@@ -189,8 +189,11 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
     non_negative(c.decode.per_rank_element_s, kp + "/decode/per_rank_element_s", "seconds per element per rank");
     require(c.measured_n >= 0, kp + "/measured_n", "a number of elements >= 0", static_cast<double>(c.measured_n));
     if (c.allreduce_floor)
-      if (const auto p = allreduce_floor_problem(*c.allreduce_floor))
+      if (const auto p = collective_floor_problem(*c.allreduce_floor))
         fail(kp + "/allreduce_floor" + p->field, p->expected, p->got);
+    if (c.allgather_floor)
+      if (const auto p = collective_floor_problem(*c.allgather_floor))
+        fail(kp + "/allgather_floor" + p->field, p->expected, p->got);
   }
 }
 
@@ -257,7 +260,7 @@ bool parent_exists(const Json& j, const std::string& ptr) {
 
 }  // namespace
 
-std::optional<FieldProblem> allreduce_floor_problem(const AllReduceFloor& f) {
+std::optional<FieldProblem> collective_floor_problem(const CollectiveFloor& f) {
   const auto bad_number = [](double v, const std::string& field, const std::string& expected) {
     return std::optional<FieldProblem>(FieldProblem{field, expected, num_text(v)});
   };

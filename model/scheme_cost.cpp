@@ -19,7 +19,7 @@ Seconds decode_seconds(const DecodeFit& f, int64_t n, int p) {
   return f.fixed_s + f.per_element_s * double(n) + f.per_rank_element_s * double(n) * p;
 }
 
-Seconds allreduce_floor_s(const AllReduceFloor& f, int64_t n) {
+Seconds collective_floor_s(const CollectiveFloor& f, int64_t n) {
   const auto& x = f.elements;
   const auto& y = f.seconds;
   if (x.empty() || x.size() != y.size() || n <= 0) return 0;
@@ -64,8 +64,23 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
     }
   }
 
-  const AllReduceFloor* floor = fit && fit->allreduce_floor ? &*fit->allreduce_floor : nullptr;
-  bool floor_used = false;
+  // The floors (profile.h CollectiveFloor): which calls take each, and its world.
+  struct FloorUse {
+    const CollectiveFloor* floor = nullptr;
+    const char* what = "";
+    bool used = false;
+  };
+  FloorUse floors[2] = {{fit && fit->allreduce_floor ? &*fit->allreduce_floor : nullptr,
+                         "the low-precision all-reduce's CPU floor"},
+                        {fit && fit->allgather_floor ? &*fit->allgather_floor : nullptr,
+                         "the free-running all-gather floor"}};
+  // The all-gather floor is a property of the calibration's placement (ranks sharing
+  // cores), not of the scheme: at another world size it is left out, and said.
+  if (floors[1].floor && floors[1].floor->world != world) {
+    plan.cost_notes.push_back(std::string(floors[1].what) + " (measured at " + std::to_string(floors[1].floor->world) +
+                              " ranks) is not used at " + std::to_string(world));
+    floors[1].floor = nullptr;
+  }
   for (const Bucket& b : buckets) {
     PlannedBucket pb;
     pb.numel = b.numel;
@@ -75,8 +90,8 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
       pb.decode_s = decode_seconds(fit->decode, b.numel, world);
     }
     pb.first_call = int(plan.calls.size());
-    std::vector<std::pair<size_t, int64_t>> floor_calls;  // (index in plan.calls, elements)
-    int64_t floor_elements = 0;
+    std::vector<size_t> floor_calls[2];  // indices in plan.calls
+    double floor_bytes[2] = {0, 0};
     for (const auto& call : c->plan(b.layout, world)) {
       if (call.kind != compress::CollectiveKind::AllReduce) plan.allreduce_only = false;
       double link_bytes = double(call.bytes_per_rank());
@@ -88,27 +103,37 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
           widened = w->second != compress::wire_type_bytes(call.type);
         }
       PlannedCall pc{call.kind, double(call.bytes_per_rank()), link_bytes, call.label};
-      if (floor && call.kind == compress::CollectiveKind::AllReduce && call.type != compress::WireType::F32 &&
-          !widened) {
-        pc.added_s = floor->per_element_s * double(call.count);
-        floor_calls.emplace_back(plan.calls.size(), call.count);
-        floor_elements += call.count;
+      int which = -1;
+      if (call.kind == compress::CollectiveKind::AllReduce && call.type != compress::WireType::F32 && !widened)
+        which = 0;
+      else if (call.kind == compress::CollectiveKind::AllGather)
+        which = 1;
+      if (which >= 0 && floors[which].floor) {
+        pc.added_s = floors[which].floor->per_element_s * double(call.count);
+        floor_calls[which].push_back(plan.calls.size());
+        floor_bytes[which] += link_bytes;
       }
       plan.calls.push_back(std::move(pc));
       plan.wire_bytes += double(call.bytes_per_rank());
     }
     pb.n_calls = int(plan.calls.size()) - pb.first_call;
-    // The bucket's floor, shared among its calls that take it by their element counts.
-    const Seconds bucket_floor = floor_calls.empty() ? 0 : allreduce_floor_s(*floor, b.numel);
-    for (const auto& [i, count] : floor_calls)
-      plan.calls[i].floor_s = bucket_floor * double(count) / double(floor_elements);
-    floor_used = floor_used || !floor_calls.empty();
+    // Each floor of the bucket, shared among the calls that take it by their link bytes.
+    for (int w = 0; w < 2; ++w) {
+      if (floor_calls[w].empty()) continue;
+      const Seconds bucket_floor = collective_floor_s(*floors[w].floor, b.numel);
+      for (size_t i : floor_calls[w])
+        plan.calls[i].floor_s =
+            floor_bytes[w] > 0 ? bucket_floor * plan.calls[i].link_bytes / floor_bytes[w]
+                               : bucket_floor / double(floor_calls[w].size());
+      floors[w].used = true;
+    }
     plan.raw_bytes += pb.raw_bytes;
     plan.buckets.push_back(pb);
   }
-  if (floor_used && floor->world != world)
-    plan.cost_assumptions.push_back("the low-precision all-reduce's CPU floor was measured at " +
-                                    std::to_string(floor->world) + " ranks, used at " + std::to_string(world));
+  for (const auto& f : floors)
+    if (f.used && f.floor->world != world)
+      plan.cost_assumptions.push_back(std::string(f.what) + " was measured at " + std::to_string(f.floor->world) +
+                                      " ranks, used at " + std::to_string(world));
   return plan;
 }
 

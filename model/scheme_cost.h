@@ -22,8 +22,8 @@ struct PlannedCall {
   Bytes bytes = 0;       // per rank (all-gather: each rank's part)
   Bytes link_bytes = 0;  // what the link carries: `bytes`, or more where the backend widens the type
   std::string label;     // "values", "P", "Q", ...
-  Seconds floor_s = 0;   // the call costs at least this whatever the link (CodecFit::allreduce_floor)
-  Seconds added_s = 0;   // and its link time plus this (the floor's per-element conversions)
+  Seconds floor_s = 0;   // the call costs at least this whatever the link (CodecFit's floors)
+  Seconds added_s = 0;   // and its link time plus this (the floor's per-element work)
 };
 
 struct PlannedBucket {
@@ -60,7 +60,7 @@ Seconds decode_seconds(const DecodeFit& f, int64_t n, int p);
 // A bucket of n elements' floor: linear between the measured sizes, proportional to n
 // beyond either end (below the smallest the floor fades rather than claim a fixed cost
 // it never measured); 0 without points.
-Seconds allreduce_floor_s(const AllReduceFloor& f, int64_t n);
+Seconds collective_floor_s(const CollectiveFloor& f, int64_t n);
 
 // False for lossless schemes (registry facts: nothing to encode, no cost fit needed).
 // Throws compress::CompressorError for an unknown scheme.
@@ -72,8 +72,10 @@ bool scheme_needs_codec_fit(const std::string& canonical_spec);
 // the profile has no usable cost fit for it (naming the field "compressors.<spec>").
 // `allreduce_element_bytes` (Cluster::allreduce_element_bytes) sets each call's link_bytes.
 // A fit's allreduce_floor goes to the bucket's low-precision all-reduces that the backend
-// does not widen (shared by element count); measured at another world size, it is used as
-// is and said in cost_assumptions.
+// does not widen, its allgather_floor to the bucket's all-gathers (each shared among its
+// calls by link bytes). An all-reduce floor measured at another world size is used as is
+// and said in cost_assumptions; an all-gather floor (a property of the calibration's
+// placement) only at its own world size, else left out and said in cost_notes.
 SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buckets, int world,
                        const std::map<std::string, CodecFit>& fits,
                        const std::map<std::string, int>& allreduce_element_bytes = {});

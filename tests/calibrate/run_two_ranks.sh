@@ -20,8 +20,8 @@ start_two_ranks() {
   done
 }
 common="calibrate --model cnn --batch-sizes 16 --warmup 1 --iters 3 --max-bytes 1048576 \
-  --schemes none;fp16 --codec-sizes 4096,16384,65536 --error-snapshots 2 \
-  --convergence-schemes fp16 --convergence-iterations 20 --budget-s 60 --threads 1 \
+  --schemes none;fp16;signsgd --codec-sizes 4096,16384,65536 --error-snapshots 2 \
+  --convergence-schemes fp16 --convergence-iterations 20 --budget-s 60 --threads 1 --allgather-floor on \
   -o $DIR/profile.json"
 start_two_ranks "$PORT" rank $common
 rc=0
@@ -62,6 +62,20 @@ assert all(0 < s < 10 for s in f["seconds"]), f
 PY
 grep -Eq "codec fp16: f16 all-reduce floor \(2 ranks\): [0-9.]+ ms at [0-9]+ \.\.\. [0-9.]+ ms at [0-9]+ elements" \
   "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no fp16 floor line in the log"; exit 1; }
+# signSGD all-gathers: its free-running all-gather floor (2 ranks, one positive time per
+# size) is in the profile, and the log says so (docs/validation.md, cause 26); fp16 has none.
+python3 - "$DIR/profile.json" <<'PY' || { echo "no usable signsgd allgather_floor in the profile"; exit 1; }
+import json, sys
+c = json.load(open(sys.argv[1]))["compressors"]
+f = c["signsgd"]["allgather_floor"]
+assert f["world"] == 2, f
+assert len(f["elements"]) == len(f["seconds"]) >= 4, f
+assert all(a < b for a, b in zip(f["elements"], f["elements"][1:])), f
+assert all(0 < s < 10 for s in f["seconds"]), f
+assert "allgather_floor" not in c["fp16"], c["fp16"]
+PY
+grep -Eq "codec signsgd: all-gather floor, free-running \(2 ranks, ~[0-9.]+ ms busy before each bucket\): [0-9.]+ ms at [0-9]+ \.\.\. [0-9.]+ ms at [0-9]+ elements" \
+  "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no signsgd all-gather floor line in the log"; exit 1; }
 # The state file allows a resume: a second call with --resume redoes nothing and succeeds.
 start_two_ranks $((PORT + 1)) resume $common --resume
 wait "$pid0" || rc=$?

@@ -284,26 +284,34 @@ TEST(CalibrationState, CodecGradientFactorsAreCheckedAndWireExtraIsOptional) {
   EXPECT_NE(error_of([&] { state_from_json(big, "s.json"); }).find("wire_extra_per_element_s"), std::string::npos);
 }
 
-// A codec's low-precision all-reduce floor (wire_types.h): kept through the state, absent in
-// older files, and a broken one refused with its key named.
-TEST(CalibrationState, AllReduceFloorRoundTripsIsOptionalAndChecked) {
-  CalibrationState s = full_state();
-  EXPECT_FALSE(state_from_json(to_json(s), "s.json").codecs->at(0).second.fit.allreduce_floor.has_value());
-  s.codecs->at(0).second.fit.allreduce_floor = model::AllReduceFloor{4, {16384, 65536}, {0.004, 0.007}, 6e-9};
-  const Json j = to_json(s);
-  const auto back = state_from_json(j, "s.json").codecs->at(0).second.fit.allreduce_floor;
-  ASSERT_TRUE(back.has_value());
-  EXPECT_EQ(back->world, 4);
-  EXPECT_EQ(back->elements, (std::vector<int64_t>{16384, 65536}));
-  EXPECT_EQ(back->seconds, (std::vector<double>{0.004, 0.007}));
-  EXPECT_DOUBLE_EQ(back->per_element_s, 6e-9);
-  for (const auto& [key, bad] : std::vector<std::pair<std::string, Json>>{
-           {"world", 1}, {"elements", Json::array({65536, 16384})}, {"seconds", Json::array({0.004})},
-           {"seconds", Json::array({0.004, -1.0})}, {"elements", "x"}, {"per_element_s", -1e-9}}) {
-    Json k = j;
-    k["codecs"]["topk:k=0.01"]["allreduce_floor"][key] = bad;
-    EXPECT_NE(error_of([&] { state_from_json(k, "s.json"); }).find("topk:k=0.01.allreduce_floor"), std::string::npos)
-        << key << " = " << bad.dump();
+// A codec's collective floors (wire_types.h, allgather_floor.h): kept through the state,
+// absent in older files, and a broken one refused with its key named.
+TEST(CalibrationState, CollectiveFloorsRoundTripAreOptionalAndChecked) {
+  using Member = std::optional<model::CollectiveFloor> model::CodecFit::*;
+  for (const auto& [name, member] : std::vector<std::pair<std::string, Member>>{
+           {"allreduce_floor", &model::CodecFit::allreduce_floor},
+           {"allgather_floor", &model::CodecFit::allgather_floor}}) {
+    SCOPED_TRACE(name);
+    CalibrationState s = full_state();
+    EXPECT_FALSE((state_from_json(to_json(s), "s.json").codecs->at(0).second.fit.*member).has_value());
+    s.codecs->at(0).second.fit.*member = model::CollectiveFloor{4, {16384, 65536}, {0.004, 0.007}, 6e-9};
+    const Json j = to_json(s);
+    const auto fit = state_from_json(j, "s.json").codecs->at(0).second.fit;
+    const auto& back = fit.*member;
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(fit.allreduce_floor.has_value() + fit.allgather_floor.has_value(), 1);
+    EXPECT_EQ(back->world, 4);
+    EXPECT_EQ(back->elements, (std::vector<int64_t>{16384, 65536}));
+    EXPECT_EQ(back->seconds, (std::vector<double>{0.004, 0.007}));
+    EXPECT_DOUBLE_EQ(back->per_element_s, 6e-9);
+    for (const auto& [key, bad] : std::vector<std::pair<std::string, Json>>{
+             {"world", 1}, {"elements", Json::array({65536, 16384})}, {"seconds", Json::array({0.004})},
+             {"seconds", Json::array({0.004, -1.0})}, {"elements", "x"}, {"per_element_s", -1e-9}}) {
+      Json k = j;
+      k["codecs"]["topk:k=0.01"][name][key] = bad;
+      EXPECT_NE(error_of([&] { state_from_json(k, "s.json"); }).find("topk:k=0.01." + name), std::string::npos)
+          << key << " = " << bad.dump();
+    }
   }
 }
 

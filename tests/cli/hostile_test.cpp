@@ -118,6 +118,9 @@ TEST_F(Hostile, CalibrateAndTrainRefuseBadTargets) {
   expect_clear_error(gcu("calibrate --model cnn -o '" + at("fifo") + "'"), "a FIFO");
   EXPECT_TRUE(fs::is_fifo(at("fifo")));
   expect_clear_error(gcu("calibrate --model cnn -o '" + at("none/p.json") + "'"), "does not exist");
+  expect_clear_error(gcu("calibrate --model cnn --allgather-floor sometimes -o '" + at("p.json") + "'"),
+                     "--allgather-floor");
+  EXPECT_FALSE(fs::exists(at("p.json")));
   write("victim", "keep");
   fs::create_symlink(at("victim"), at("log.jsonl"));
   expect_clear_error(gcu("train --data synthetic --iters 1 --log '" + at("log.jsonl") + "'"), "symbolic link");

@@ -161,17 +161,17 @@ TEST(Iteration, AfterBackwardAndOverlappedFp16) {
   EXPECT_GT(slow.backward_comm_s, over.backward_comm_s + 1e-4);
 }
 
-// A low-precision all-reduce's CPU floor (profile.h AllReduceFloor): each call costs
+// A low-precision all-reduce's CPU floor (profile.h CollectiveFloor): each call costs
 // max(link time + per-element extra, floor). Above the link's time the floor sets the
 // call; a slow enough link hides the floor but not the per-element extra.
-TEST(Iteration, AllReduceFloorIsMaxOfLinkAndFloor) {
+TEST(Iteration, CollectiveFloorIsMaxOfLinkAndFloor) {
   if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   Profile p = four_buckets();
   p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
   const auto plain = Predictor(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward)).predict();
   EXPECT_NEAR(plain.comm_s, 4 * 1.95e-3, 1e-12);  // the link alone (AfterBackwardAndOverlappedFp16)
   // Floor 5 ms per 8e6-element bucket: above the link's 1.95 ms.
-  p.compressors["fp16"].allreduce_floor = AllReduceFloor{4, {8000000}, {5e-3}};
+  p.compressors["fp16"].allreduce_floor = CollectiveFloor{4, {8000000}, {5e-3}};
   const Predictor pred(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward));
   const auto fast = pred.predict();
   EXPECT_NEAR(fast.comm_s, 4 * 5e-3, 1e-12);

@@ -75,17 +75,17 @@ TEST(SchemeCost, WidenedAllReduceCostsTheLinkBytes) {
   for (const auto& c : f16.calls) EXPECT_DOUBLE_EQ(c.link_bytes, c.bytes);
 }
 
-// The low-precision all-reduce floor (profile.h AllReduceFloor): linear between measured
+// The low-precision all-reduce floor (profile.h CollectiveFloor): linear between measured
 // sizes, proportional beyond them, nothing without points.
-TEST(SchemeCost, AllReduceFloorInterpolates) {
-  const AllReduceFloor f{4, {1000, 3000, 10000}, {2e-3, 4e-3, 11e-3}};
-  EXPECT_DOUBLE_EQ(allreduce_floor_s(f, 1000), 2e-3);
-  EXPECT_NEAR(allreduce_floor_s(f, 2000), 3e-3, 1e-15);
-  EXPECT_NEAR(allreduce_floor_s(f, 6500), 7.5e-3, 1e-15);
-  EXPECT_NEAR(allreduce_floor_s(f, 500), 1e-3, 1e-15);     // below: proportional
-  EXPECT_NEAR(allreduce_floor_s(f, 20000), 22e-3, 1e-15);  // above: proportional
-  EXPECT_EQ(allreduce_floor_s(f, 0), 0.0);
-  EXPECT_EQ(allreduce_floor_s(AllReduceFloor{}, 5000), 0.0);
+TEST(SchemeCost, CollectiveFloorInterpolates) {
+  const CollectiveFloor f{4, {1000, 3000, 10000}, {2e-3, 4e-3, 11e-3}};
+  EXPECT_DOUBLE_EQ(collective_floor_s(f, 1000), 2e-3);
+  EXPECT_NEAR(collective_floor_s(f, 2000), 3e-3, 1e-15);
+  EXPECT_NEAR(collective_floor_s(f, 6500), 7.5e-3, 1e-15);
+  EXPECT_NEAR(collective_floor_s(f, 500), 1e-3, 1e-15);     // below: proportional
+  EXPECT_NEAR(collective_floor_s(f, 20000), 22e-3, 1e-15);  // above: proportional
+  EXPECT_EQ(collective_floor_s(f, 0), 0.0);
+  EXPECT_EQ(collective_floor_s(CollectiveFloor{}, 5000), 0.0);
 }
 
 // fp16's all-reduces (reduced by the backend) take their bucket's floor; the decode fit is
@@ -95,14 +95,14 @@ TEST(SchemeCost, FloorGoesToTheBackendsOwnLowPrecisionAllReduces) {
   REQUIRE_SCHEME("bf16");
   auto bs = two_buckets();
   auto fits = fits_for({"fp16", "bf16"});
-  const AllReduceFloor f{4, {1000, 1000000}, {1e-3, 1e-2}, 3e-9};
+  const CollectiveFloor f{4, {1000, 1000000}, {1e-3, 1e-2}, 3e-9};
   fits["fp16"].allreduce_floor = f;
   fits["bf16"].allreduce_floor = f;
   const auto p = plan_scheme("fp16", bs, 4, fits, {{"bf16", 4}});
   ASSERT_EQ(p.calls.size(), bs.size());
   for (size_t b = 0; b < bs.size(); ++b) {
     const PlannedCall& c = p.calls[size_t(p.buckets[b].first_call)];
-    EXPECT_NEAR(c.floor_s, allreduce_floor_s(f, bs[b].numel), 1e-15) << "bucket " << b;
+    EXPECT_NEAR(c.floor_s, collective_floor_s(f, bs[b].numel), 1e-15) << "bucket " << b;
     EXPECT_GT(c.floor_s, 0.0);
     EXPECT_NEAR(c.added_s, 3e-9 * double(bs[b].numel), 1e-18);
   }
@@ -119,6 +119,51 @@ TEST(SchemeCost, FloorGoesToTheBackendsOwnLowPrecisionAllReduces) {
   const auto p8 = plan_scheme("fp16", bs, 8, fits);
   ASSERT_EQ(p8.cost_assumptions.size(), 1u);
   EXPECT_NE(p8.cost_assumptions[0].find("measured at 4 ranks, used at 8"), std::string::npos);
+}
+
+// The free-running all-gather floor (cause 26) goes to every all-gather of the bucket,
+// shared by link bytes (topk: values and indices), never to all-reduces; at another world
+// size it is left out (a property of the calibration's placement) and said.
+TEST(SchemeCost, AllGatherFloorGoesToTheBucketsAllGathersByBytes) {
+  REQUIRE_SCHEME("topk:k=0.01");
+  REQUIRE_SCHEME("fp16");
+  auto bs = two_buckets();
+  auto fits = fits_for({"topk:k=0.01", "fp16"});
+  const CollectiveFloor f{4, {1000, 1000000}, {2e-3, 2e-2}};
+  fits["topk:k=0.01"].allgather_floor = f;
+  fits["fp16"].allgather_floor = f;
+  const auto p = plan_scheme("topk:k=0.01", bs, 4, fits);
+  for (size_t b = 0; b < bs.size(); ++b) {
+    const auto& pb = p.buckets[b];
+    double floor_sum = 0, bytes = 0;
+    int gathers = 0;
+    for (int i = pb.first_call; i < pb.first_call + pb.n_calls; ++i) {
+      const PlannedCall& c = p.calls[size_t(i)];
+      if (c.kind != compress::CollectiveKind::AllGather) {
+        EXPECT_EQ(c.floor_s, 0.0);
+        continue;
+      }
+      ++gathers;
+      bytes += c.link_bytes;
+      floor_sum += c.floor_s;
+      EXPECT_EQ(c.added_s, 0.0);
+    }
+    ASSERT_GT(gathers, 0) << "bucket " << b;
+    EXPECT_NEAR(floor_sum, collective_floor_s(f, bs[b].numel), 1e-15) << "bucket " << b;
+    for (int i = pb.first_call; i < pb.first_call + pb.n_calls; ++i) {
+      const PlannedCall& c = p.calls[size_t(i)];
+      if (c.kind == compress::CollectiveKind::AllGather)
+        EXPECT_NEAR(c.floor_s, floor_sum * c.link_bytes / bytes, 1e-15);
+    }
+  }
+  EXPECT_TRUE(p.cost_notes.empty());
+  // fp16 all-reduces: an all-gather floor does not apply.
+  for (const auto& c : plan_scheme("fp16", bs, 4, fits).calls) EXPECT_EQ(c.floor_s, 0.0);
+  // At 2 ranks: left out, said.
+  const auto p2 = plan_scheme("topk:k=0.01", bs, 2, fits);
+  for (const auto& c : p2.calls) EXPECT_EQ(c.floor_s, 0.0);
+  ASSERT_EQ(p2.cost_notes.size(), 1u);
+  EXPECT_NE(p2.cost_notes[0].find("measured at 4 ranks) is not used at 2"), std::string::npos);
 }
 
 TEST(SchemeCost, HigherCompressionNeverSendsMoreBytes) {

@@ -121,37 +121,45 @@ TEST(ProfileJson, AllreduceElementBytesRoundTripAndAreChecked) {
   EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes");
 }
 
-// A low-precision all-reduce's floor (profile.h AllReduceFloor): optional, round-trips, and
-// every broken form names its field.
-TEST(ProfileJson, AllreduceFloorRoundTripsAndIsChecked) {
-  Json j = tiny_profile_json();
-  ASSERT_TRUE(j["compressors"].contains("fp16"));
-  EXPECT_FALSE(profile_to_json(profile_from_json(j))["compressors"]["fp16"].contains("allreduce_floor"));
-  j["compressors"]["fp16"]["allreduce_floor"] = {
-      {"world", 4}, {"elements", {16384, 65536, 262144}}, {"seconds", {0.004, 0.006, 0.012}},
-      {"per_element_s", 5e-9}};
-  const Profile a = profile_from_json(j);
-  ASSERT_TRUE(a.compressors.at("fp16").allreduce_floor.has_value());
-  EXPECT_EQ(a.compressors.at("fp16").allreduce_floor->world, 4);
-  EXPECT_EQ(a.compressors.at("fp16").allreduce_floor->elements[1], 65536);
-  EXPECT_DOUBLE_EQ(a.compressors.at("fp16").allreduce_floor->per_element_s, 5e-9);
-  EXPECT_EQ(profile_to_json(a)["compressors"]["fp16"]["allreduce_floor"], j["compressors"]["fp16"]["allreduce_floor"]);
-  const auto broken = [&](const char* ptr, const Json& v) {
-    Json k = j;
-    k[Json::json_pointer(std::string("/compressors/fp16/allreduce_floor") + ptr)] = v;
-    return error_of(k).path();
-  };
-  EXPECT_EQ(broken("/world", 1), "/compressors/fp16/allreduce_floor/world");
-  EXPECT_EQ(broken("/elements/1", 16384), "/compressors/fp16/allreduce_floor/elements/1");  // not increasing
-  EXPECT_EQ(broken("/elements/0", 0), "/compressors/fp16/allreduce_floor/elements/0");
-  EXPECT_EQ(broken("/seconds/2", -1e-3), "/compressors/fp16/allreduce_floor/seconds/2");
-  EXPECT_EQ(broken("/seconds", Json::array({0.004})), "/compressors/fp16/allreduce_floor/seconds");
-  EXPECT_EQ(broken("/elements", "many"), "/compressors/fp16/allreduce_floor/elements");
-  EXPECT_EQ(broken("/seconds/0", "soon"), "/compressors/fp16/allreduce_floor/seconds/0");
-  EXPECT_EQ(broken("/per_element_s", -1e-9), "/compressors/fp16/allreduce_floor/per_element_s");
-  Json extra = j;
-  extra["compressors"]["fp16"]["allreduce_floor"]["unit"] = "ms";
-  EXPECT_EQ(error_of(extra).path(), "/compressors/fp16/allreduce_floor/unit");
+// The collective floors (profile.h CollectiveFloor: a low-precision all-reduce's, the
+// free-running all-gathers'): optional, round-trip, and every broken form names its field.
+TEST(ProfileJson, CollectiveFloorsRoundTripAndAreChecked) {
+  for (const std::string key : {"allreduce_floor", "allgather_floor"}) {
+    SCOPED_TRACE(key);
+    Json j = tiny_profile_json();
+    ASSERT_TRUE(j["compressors"].contains("fp16"));
+    EXPECT_FALSE(profile_to_json(profile_from_json(j))["compressors"]["fp16"].contains(key));
+    j["compressors"]["fp16"][key] = {{"world", 4},
+                                     {"elements", {16384, 65536, 262144}},
+                                     {"seconds", {0.004, 0.006, 0.012}},
+                                     {"per_element_s", 5e-9}};
+    const Profile a = profile_from_json(j);
+    const auto& fit = a.compressors.at("fp16");
+    const auto& floor = key == "allreduce_floor" ? fit.allreduce_floor : fit.allgather_floor;
+    ASSERT_TRUE(floor.has_value());
+    EXPECT_FALSE((key == "allreduce_floor" ? fit.allgather_floor : fit.allreduce_floor).has_value());
+    EXPECT_EQ(floor->world, 4);
+    EXPECT_EQ(floor->elements[1], 65536);
+    EXPECT_DOUBLE_EQ(floor->per_element_s, 5e-9);
+    EXPECT_EQ(profile_to_json(a)["compressors"]["fp16"][key], j["compressors"]["fp16"][key]);
+    const std::string at = "/compressors/fp16/" + key;
+    const auto broken = [&](const char* ptr, const Json& v) {
+      Json k = j;
+      k[Json::json_pointer(at + ptr)] = v;
+      return error_of(k).path();
+    };
+    EXPECT_EQ(broken("/world", 1), at + "/world");
+    EXPECT_EQ(broken("/elements/1", 16384), at + "/elements/1");  // not increasing
+    EXPECT_EQ(broken("/elements/0", 0), at + "/elements/0");
+    EXPECT_EQ(broken("/seconds/2", -1e-3), at + "/seconds/2");
+    EXPECT_EQ(broken("/seconds", Json::array({0.004})), at + "/seconds");
+    EXPECT_EQ(broken("/elements", "many"), at + "/elements");
+    EXPECT_EQ(broken("/seconds/0", "soon"), at + "/seconds/0");
+    EXPECT_EQ(broken("/per_element_s", -1e-9), at + "/per_element_s");
+    Json extra = j;
+    extra["compressors"]["fp16"][key]["unit"] = "ms";
+    EXPECT_EQ(error_of(extra).path(), at + "/unit");
+  }
 }
 
 TEST(ProfileJson, ErrorMessageHasPathExpectedAndGot) {
