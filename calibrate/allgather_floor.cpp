@@ -93,7 +93,8 @@ AllGatherFloor measure_allgather_floor(Group& g, const std::string& spec, const 
   }
   out.note = "all-gather floor, free-running (" + std::to_string(p) + " ranks, ~" + ms(gap_s) +
              " busy before each bucket): " + ms(f.seconds.front()) + " at " + std::to_string(f.elements.front()) +
-             " ... " + ms(f.seconds.back()) + " at " + std::to_string(f.elements.back()) + " elements";
+             (f.elements.size() > 1 ? " ... " + ms(f.seconds.back()) + " at " + std::to_string(f.elements.back()) : "") +
+             " elements, mean of " + std::to_string(reps) + " rounds";
   out.floor = std::move(f);
   return out;
 }

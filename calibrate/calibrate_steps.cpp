@@ -9,6 +9,7 @@
 #include "calibrate/wire_types.h"
 
 #include "compressors/registry.h"
+#include "model/buckets.h"
 
 #include <algorithm>
 #include <cmath>
@@ -81,6 +82,24 @@ void step_collectives(CalibrationRun& r) {
   r.save();
 }
 
+namespace {
+// The bucket sizes the all-gather floor is timed at: the model's own DDP buckets (where
+// the floor is used; its calls' time is noisy, so the rounds go there), else the
+// low-precision all-reduce's grid. Rounds: ~120 bucket calls in all, 15-60 per size.
+std::vector<int64_t> allgather_floor_sizes(const CalibrationRun& r) {
+  std::vector<int64_t> n;
+  if (r.state.compute && !r.state.compute->tensors.empty())
+    for (const auto& b : model::plan_buckets(r.state.compute->tensors)) n.push_back(b.numel);
+  if (n.empty()) return wire_sizes();
+  std::sort(n.begin(), n.end());
+  n.erase(std::unique(n.begin(), n.end()), n.end());
+  return n;
+}
+int allgather_floor_reps(const std::vector<int64_t>& sizes) {
+  return std::clamp(120 / std::max<int>(1, int(sizes.size())), 15, 60);
+}
+}  // namespace
+
 void step_codecs(CalibrationRun& r) {
   if (!r.wanted("codecs", kCodecsMinLeftS)) return;
   CodecTimingOptions cto;
@@ -98,10 +117,13 @@ void step_codecs(CalibrationRun& r) {
   const bool allgather_floor = r.group->allreduce_max(
       r.lead() && (r.opt.allgather_floor == "on" || (r.opt.allgather_floor == "auto" && oversubscribed)) ? 1.0
                                                                                                         : 0.0) > 0;
+  const std::vector<int64_t> floor_sizes = allgather_floor_sizes(r);
   if (allgather_floor)
     r.say("calibrate: codecs: all-gather floors measured free-running (" + std::to_string(r.local_world) +
           " ranks x " + std::to_string(r.threads) + " threads on " + std::to_string(r.cores) + " cores" +
-          (r.opt.allgather_floor == "on" ? ", --allgather-floor on" : "") + ")");
+          (r.opt.allgather_floor == "on" ? ", --allgather-floor on" : "") + "; " +
+          std::to_string(floor_sizes.size()) + " bucket size(s), " + std::to_string(allgather_floor_reps(floor_sizes)) +
+          " rounds)");
   for (const auto& s : r.codec_schemes) {
     // Decided together: the low-precision all-reduce timing below is collective.
     if (r.group->allreduce_max(now_s() - start > share ? 1.0 : 0.0) > 0) {
@@ -121,8 +143,9 @@ void step_codecs(CalibrationRun& r) {
               (wx.floor ? " (the floor: max(link, floor) per call)" : ""));
       }
       // The scheme's all-gathers as a training step enters them (allgather_floor.h; cause 26).
-      const AllGatherFloor af =
-          allgather_floor ? measure_allgather_floor(*r.group, s, wire_sizes(), gap_s) : AllGatherFloor{};
+      const AllGatherFloor af = allgather_floor ? measure_allgather_floor(*r.group, s, floor_sizes, gap_s,
+                                                                          allgather_floor_reps(floor_sizes))
+                                                : AllGatherFloor{};
       if (af.floor) {
         m.fit.allgather_floor = af.floor;
         r.say("calibrate: codec " + m.spec + ": " + af.note + " (max(link, floor) per bucket)");
