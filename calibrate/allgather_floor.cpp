@@ -3,12 +3,12 @@
 
 #include "calibrate/collectives.h"
 #include "calibrate/group_impl.h"
+#include "calibrate/stats.h"
 #include "compressors/registry.h"
 #include "trainer/runtime/pg_communicator.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <numeric>
 #include <random>
 
@@ -29,12 +29,6 @@ struct Bucket {
 void gather_all(trainer::PgCommunicator& comm, Bucket& b) {
   for (size_t i = 0; i < b.calls.size(); ++i)
     comm.all_gather(b.send[i].data(), b.recv[i].data(), b.calls[i].count, b.calls[i].type);
-}
-
-std::string ms(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f ms", s * 1e3);
-  return b;
 }
 }  // namespace
 
@@ -58,7 +52,6 @@ AllGatherFloor measure_allgather_floor(Group& g, const std::string& spec, const 
     if (b.calls.empty()) return out;  // no all-gather in this scheme
     buckets.push_back(std::move(b));
   }
-  out.applies = true;
   trainer::PgCommunicator comm(g.impl().ctx);
   comm.set_context("calibrate: free-running all-gather");
   for (auto& b : buckets) {  // warm-up, aligned
@@ -83,17 +76,13 @@ AllGatherFloor measure_allgather_floor(Group& g, const std::string& spec, const 
   model::CollectiveFloor f;
   f.world = p;
   for (auto& b : buckets) {
-    std::vector<double> neg(b.t.size());
-    for (size_t i = 0; i < neg.size(); ++i) neg[i] = -b.t[i];
-    neg = g.allreduce_max(neg);  // -(the smallest over the ranks): the last arriving rank's
-    double sum = 0;
-    for (double x : neg) sum -= x;
+    const auto t = g.allreduce_min(b.t);  // the last arriving rank's: the others waited for it
     f.elements.push_back(b.elements);
-    f.seconds.push_back(std::max(0.0, sum / double(neg.size())));
+    f.seconds.push_back(std::max(0.0, std::accumulate(t.begin(), t.end(), 0.0) / double(t.size())));
   }
-  out.note = "all-gather floor, free-running (" + std::to_string(p) + " ranks, ~" + ms(gap_s) +
-             " busy before each bucket): " + ms(f.seconds.front()) + " at " + std::to_string(f.elements.front()) +
-             (f.elements.size() > 1 ? " ... " + ms(f.seconds.back()) + " at " + std::to_string(f.elements.back()) : "") +
+  out.note = "all-gather floor, free-running (" + std::to_string(p) + " ranks, ~" + ms_text(gap_s) +
+             " busy before each bucket): " + ms_text(f.seconds.front()) + " at " + std::to_string(f.elements.front()) +
+             (f.elements.size() > 1 ? " ... " + ms_text(f.seconds.back()) + " at " + std::to_string(f.elements.back()) : "") +
              " elements, mean of " + std::to_string(reps) + " rounds";
   out.floor = std::move(f);
   return out;

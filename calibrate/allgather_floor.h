@@ -28,8 +28,7 @@
 namespace gcu::calibrate {
 
 struct AllGatherFloor {
-  bool applies = false;  // the scheme all-gathers, on Gloo, with >= 2 ranks
-  std::optional<model::CollectiveFloor> floor;
+  std::optional<model::CollectiveFloor> floor;  // none: no all-gather in the scheme, not Gloo, or 1 rank
   std::string note;      // e.g. "all-gather floor, free-running (4 ranks, ~10 ms busy before each): ..."
 };
 

@@ -225,14 +225,7 @@ void timed_rounds(Group& g, Backend& pg, CollectiveKind kind, const SweepOptions
 // preempted.
 SweepRow size_row(Group& g, const SweepOptions& opt, const SizeRun& r) {
   std::vector<double> t;
-  if (opt.free_running) {
-    std::vector<double> neg(r.t.size());
-    for (size_t i = 0; i < neg.size(); ++i) neg[i] = -r.t[i];
-    t = g.allreduce_max(neg);
-    for (double& x : t) x = -x;
-  } else {
-    t = g.allreduce_max(r.t);
-  }
+  t = opt.free_running ? g.allreduce_min(r.t) : g.allreduce_max(r.t);
   const auto hit = g.allreduce_max(r.hit);
   std::vector<double> clean;
   for (size_t i = 0; i < t.size(); ++i)

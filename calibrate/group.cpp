@@ -69,24 +69,31 @@ int Group::world_size() const { return impl_->ctx.world_size(); }
 
 void Group::barrier() { impl_->pg->barrier()->wait(); }
 
-std::vector<double> Group::allreduce_max(std::vector<double> v) {
-  if (v.empty() || world_size() == 1) return v;
+namespace {
+std::vector<double> allreduce(GroupImpl& impl, std::vector<double> v, c10d::ReduceOp op) {
   auto t = torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, torch::kFloat64).clone();
-  std::vector<at::Tensor> ts{t.to(impl_->device)};
+  std::vector<at::Tensor> ts{t.to(impl.device)};
   c10d::AllreduceOptions o;
-  o.reduceOp = c10d::ReduceOp::MAX;
-  impl_->pg->allreduce(ts, o)->wait();
+  o.reduceOp = op;
+  impl.pg->allreduce(ts, o)->wait();
   auto r = ts[0].cpu();
   return std::vector<double>(r.data_ptr<double>(), r.data_ptr<double>() + v.size());
+}
+}  // namespace
+
+std::vector<double> Group::allreduce_max(std::vector<double> v) {
+  if (v.empty() || world_size() == 1) return v;
+  return allreduce(*impl_, std::move(v), c10d::ReduceOp::MAX);
+}
+
+std::vector<double> Group::allreduce_min(std::vector<double> v) {
+  if (v.empty() || world_size() == 1) return v;
+  return allreduce(*impl_, std::move(v), c10d::ReduceOp::MIN);
 }
 
 std::vector<double> Group::allreduce_sum(std::vector<double> v) {
   if (v.empty() || world_size() == 1) return v;
-  auto t = torch::from_blob(v.data(), {static_cast<int64_t>(v.size())}, torch::kFloat64).clone();
-  std::vector<at::Tensor> ts{t.to(impl_->device)};
-  impl_->pg->allreduce(ts)->wait();
-  auto r = ts[0].cpu();
-  return std::vector<double>(r.data_ptr<double>(), r.data_ptr<double>() + v.size());
+  return allreduce(*impl_, std::move(v), c10d::ReduceOp::SUM);
 }
 
 std::string Group::broadcast_string(const std::string& s) {

@@ -38,9 +38,10 @@ class Group {
   int world_size() const;
   const std::string& backend() const { return opt_.backend; }
   void barrier();
-  // Element-wise max / sum over ranks (all ranks must call with equal lengths).
+  // Element-wise max / min / sum over ranks (all ranks must call with equal lengths).
   std::vector<double> allreduce_max(std::vector<double> v);
   double allreduce_max(double x) { return allreduce_max(std::vector<double>{x})[0]; }
+  std::vector<double> allreduce_min(std::vector<double> v);
   std::vector<double> allreduce_sum(std::vector<double> v);
   // Rank 0's string on every rank.
   std::string broadcast_string(const std::string& s);

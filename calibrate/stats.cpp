@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -62,6 +63,12 @@ std::vector<double> elementwise_median(const std::vector<std::vector<double>>& r
     out[j] = median(col);
   }
   return out;
+}
+
+std::string ms_text(double seconds) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f ms", seconds * 1e3);
+  return b;
 }
 
 }  // namespace gcu::calibrate

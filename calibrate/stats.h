@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace gcu::calibrate {
@@ -36,5 +37,8 @@ Summary summarize(const std::vector<double>& samples, size_t warmup = 0);
 // times over iterations), after dropping the first `warmup` vectors.
 std::vector<double> elementwise_median(const std::vector<std::vector<double>>& rows,
                                        size_t warmup = 0);
+
+// Seconds as milliseconds for progress lines: "12.34 ms".
+std::string ms_text(double seconds);
 
 }  // namespace gcu::calibrate

@@ -49,12 +49,6 @@ double slope_through_origin(const std::vector<int64_t>& x, const std::vector<dou
   }
   return sxx > 0 ? std::max(0.0, sxy / sxx) : 0;
 }
-
-std::string ms(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f ms", s * 1e3);
-  return b;
-}
 }  // namespace
 
 std::vector<int64_t> wire_sizes() {
@@ -133,8 +127,8 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
     char b[64];
     std::snprintf(b, sizeof b, "; %+.2f ns per element over f32 of the same bytes", w.floor->per_element_s * 1e9);
     note += std::string(note.empty() ? "" : "; ") + native_types + " all-reduce floor (" + std::to_string(p) +
-            " ranks): " + ms(floor_s.front()) + " at " + std::to_string(floor_sizes.front()) + " ... " +
-            ms(floor_s.back()) + " at " + std::to_string(floor_sizes.back()) + " elements" + b;
+            " ranks): " + ms_text(floor_s.front()) + " at " + std::to_string(floor_sizes.front()) + " ... " +
+            ms_text(floor_s.back()) + " at " + std::to_string(floor_sizes.back()) + " elements" + b;
   }
   w.note = note;
   return w;

@@ -198,8 +198,8 @@ Predictor::PhaseRun::PhaseRun(const Predictor& pred, const Conditions& c, std::v
 CollectiveCost Predictor::PhaseRun::call_cost(int ci) const {
   const PlannedCall& c = plan.calls[size_t(ci)];
   CollectiveCost cc = cost.cost(c.kind, c.link_bytes * cond.wire_scale, o);
-  // The backend's own work (profile.h CollectiveFloor): conversions that add to the link's
-  // time, and never less than the call took on the calibration's own link.
+  // The call's floor (profile.h CollectiveFloor): work that adds to the link's time, and
+  // never less than the call took on the calibration's own link.
   cc.time_s = std::max(cc.time_s + c.added_s, c.floor_s);
   return cc;
 }
