@@ -106,6 +106,7 @@ model::ProgressOptions progress_options(const PilotPredictOptions& o, const std:
   po.extrapolation_sigma_lo = o.extrapolation_sigma_lo;
   po.extrapolation_sigma_hi = o.extrapolation_sigma_hi;
   const auto traits = compress::make_compressor(spec)->traits();
+  po.biased_without_feedback = o.biased_rule && traits.biased && !traits.error_feedback;
   if (!traits.biased && !traits.error_feedback && b_simple > 0 && !s.global_batch.empty() && s.workers > 0 &&
       std::isfinite(w) && w > 1e-6) {
     po.b_simple = b_simple, po.variance_w = w, po.global_batch = s.global_batch.front(), po.workers = s.workers;

@@ -33,6 +33,9 @@ struct PilotPredictOptions {
   // above the estimate (model::ProgressOptions; defaults fitted on the recorded
   // validations, docs/validation-tta.md).
   double extrapolation_sigma_lo = model::kExtrapolationSigmaLo, extrapolation_sigma_hi = model::kExtrapolationSigmaHi;
+  // A biased scheme without error feedback is at most `uncertain` until its pilot reaches
+  // the target (model::ProgressOptions::biased_without_feedback); off: decided by the fit.
+  bool biased_rule = true;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}

@@ -30,6 +30,7 @@ struct PilotPredictCli {
   double baseline_iterations = 0;
   std::string profile, write_profile;
   std::vector<double> extrapolation_sigma{o.extrapolation_sigma_lo, o.extrapolation_sigma_hi};
+  std::string biased_rule = "on";
 };
 
 std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
@@ -104,12 +105,18 @@ void setup_pilot(CLI::App& app) {
                 "The interval's extrapolation term, log scale per unit ln(T_0 / pilot end): below,above "
                 "(for schemes whose relative error is >= 0.01; docs/model.md 4.2)")
       ->delimiter(',')->expected(2)->check(CLI::NonNegativeNumber)->capture_default_str();
+  p->add_option("--biased-rule", pred->biased_rule,
+                "on: a biased scheme without error feedback (signsgd, topk, topkc, powersgd, ...) is at most "
+                "'uncertain' until its pilot reaches the target, as nothing guarantees it approaches the "
+                "baseline's loss; off: its status comes from the fit alone (docs/model.md 4.2)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {
     if (pred->baseline_iterations > 0) pred->o.baseline_iterations = pred->baseline_iterations;
     pred->o.extrapolation_sigma_lo = pred->extrapolation_sigma.at(0);
     pred->o.extrapolation_sigma_hi = pred->extrapolation_sigma.at(1);
+    pred->o.biased_rule = pred->biased_rule == "on";
     if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;
     try {

@@ -112,6 +112,26 @@ bool is_fraction_axis(const Family& f) {
   return frac(f.x) && std::all_of(f.points.begin(), f.points.end(), [&](const ParamPoint& p) { return frac(p.x); });
 }
 
+// The collective floors (CodecFit::allreduce_floor, allgather_floor) of an unmeasured
+// parameter value: the nearest measured value's (in the axis' scale) that has one. A floor
+// is the fixed cost of the scheme's collectives at the model's bucket sizes, set by the
+// collective and the placement rather than by the parameter: dropping it would make the
+// derived value cheaper than every measured one. An assumption line says which it took.
+void carry_floors(ResolvedCodec& r, const std::string& spec, const Family& f, bool log_scale) {
+  auto t = [&](double v) { return log_scale ? std::log10(v) : v; };
+  auto take = [&](std::optional<CollectiveFloor> CodecFit::*which, const char* name) {
+    const ParamPoint* best = nullptr;
+    for (const auto& p : f.points)
+      if ((p.fit.*which) && (!best || std::abs(t(p.x) - t(f.x)) < std::abs(t(best->x) - t(f.x)))) best = &p;
+    if (!best) return;
+    r.fit.*which = best->fit.*which;
+    r.assumptions.push_back(std::string(name) + " of " + spec + " assumed equal to the measured " + f.key + "=" +
+                            num(best->x) + "'s (the nearest " + f.key + " with one measured)");
+  };
+  take(&CodecFit::allreduce_floor, "allreduce_floor");
+  take(&CodecFit::allgather_floor, "allgather_floor");
+}
+
 ResolvedCodec from_family(const std::string& spec, const Index& index) {
   const Family f = family_of(spec, index);
   if (f.members.empty())
@@ -127,6 +147,7 @@ ResolvedCodec from_family(const std::string& spec, const Index& index) {
   ResolvedCodec r;
   r.fit = interpolate_fit(f.points, f.x, log_scale);
   const std::string k = f.key;
+  carry_floors(r, spec, f, log_scale);
   const std::string how = std::string("(linear in ") + (log_scale ? "log10 " : "") + k + ")";
   const std::string lead = "encode/decode cost of " + spec + " ";
   if (f.points.size() == 1) {
@@ -194,7 +215,12 @@ ResolvedCodec resolve(const std::string& spec, const Index& index) {
   Coeffs c = coeffs(r.fit);
   const Coeffs d = coeffs(o.fit);
   for (size_t i = 0; i < c.size(); ++i) c[i] += d[i];
+  // ef(...) sends what its inner scheme sends: the inner scheme's collective floors stay.
+  const CodecFit inner_fit = r.fit;
   r.fit = from_coeffs(c, r.fit.measured_n);
+  r.fit.allreduce_floor = inner_fit.allreduce_floor, r.fit.allgather_floor = inner_fit.allgather_floor;
+  if (inner_fit.allreduce_floor || inner_fit.allgather_floor)
+    r.notes.push_back("collective floors of " + spec + ": those of " + inner + " (error feedback sends what it sends)");
   r.notes.insert(r.notes.end(), o.notes.begin(), o.notes.end());
   r.assumptions.insert(r.assumptions.end(), o.assumptions.begin(), o.assumptions.end());
   return r;

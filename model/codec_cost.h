@@ -11,7 +11,9 @@
 //     levels, bits), linear from the two nearest points outside the measured range, never
 //     below zero; one such fit alone is used as it is.
 // Extrapolation, a single point and an assumed ef overhead give an assumption line;
-// interpolation and a measured ef overhead give a note.
+// interpolation and a measured ef overhead give a note. Collective floors (allreduce_floor,
+// allgather_floor): ef(X) keeps X's; a value derived by rule 3 takes the nearest measured
+// value's that has one, with an assumption line.
 #pragma once
 
 #include "model/profile.h"

@@ -113,6 +113,12 @@ struct ProgressOptions {
   double exact_error = 0.01;                   // below: numerically exact (fp16, bf16)
   double extrapolation_sigma_lo = kExtrapolationSigmaLo;  // per unit ln(T_0 / pilot end)
   double extrapolation_sigma_hi = kExtrapolationSigmaHi;
+  // A biased scheme without error feedback (top-k, sign, PowerSGD, ... as registered;
+  // compress::SchemeTraits): its iterates need not approach the baseline's loss at all
+  // (Karimireddy et al. 2019: signSGD and top-k without error feedback can stall or
+  // diverge), so a pilot that has not itself reached the target cannot show that it will:
+  // a `reaches` becomes `uncertain` (exact schemes, compression_error < exact_error, exempt).
+  bool biased_without_feedback = false;
 };
 
 struct ProgressPrediction {

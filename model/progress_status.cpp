@@ -88,6 +88,14 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
   } else if (p.reach_fraction >= kDecide && plateau_frac < 1 - kDecide && misfit <= kMisfit && !rising &&
              !pr.too_early) {
     p.status = PilotStatus::Reaches;
+    // A biased scheme without error feedback has no guarantee of reaching the baseline's
+    // loss; only a pilot that is already there shows it (docs/model.md §4.2).
+    const bool exact = o.compression_error && *o.compression_error < o.exact_error;
+    if (o.biased_without_feedback && !exact && !(ms.loss.back() <= o.target)) {
+      p.status = PilotStatus::Uncertain;
+      p.evidence.push_back("uncertain: a biased scheme without error feedback need not reach the baseline's loss, "
+                           "and its pilot ends at " + fmt(ms.loss.back()) + ", above the target " + fmt(o.target));
+    }
   } else {
     p.status = PilotStatus::Uncertain;
     if (p.reach_fraction < kDecide) p.evidence.push_back("only " + fmt(100 * p.reach_fraction) + "% of replicates reach below the cap");

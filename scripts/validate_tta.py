@@ -2,7 +2,7 @@
 """TTA validation (scripts/validate_tta.sh; docs/validation-tta.md). Plain python3.
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
-  validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI]
+  validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI] [--pilot-arg ARG]...
                            [--timing VALIDATE_JSON]...
                                                      -> OUT_DIR/summary.json, OUT_DIR/table.md
                                                         (+ table-links.md with --timing)
@@ -66,7 +66,7 @@ def measured(seeds, target):
     return "reaches", sum(got) / len(got)
 
 
-def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None):
+def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=()):
     recs = []
     for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
         recs += load(f)
@@ -119,6 +119,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None):
                        "--max-multiplier", "100"]
                 if sigma:
                     cmd += ["--extrapolation-sigma", sigma]
+                cmd += list(pilot_args)
                 if t0_mode == "measured":
                     cmd += ["--baseline-iterations", repr(t0)]
                 pred = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
@@ -190,7 +191,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None):
     doc = {"schema": "gcu.validate.tta/1", "task": cfg["task"], "model": cfg["model"],
            "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
            "seeds": all_seeds, "pilot_seeds": pilot_seed_list, "schemes": sorted({r["scheme"] for r in runs}),
-           "targets": tg, "cap_multiplier": cap,
+           "targets": tg, "cap_multiplier": cap, "pilot_args": list(pilot_args),
            "note": "iterations to target: simulated workers in one process; the rows of settings[] rank schemes by "
                    "iterations (equal iteration times); links[] ranks them by seconds with the iteration times of "
                    "a gcu validate report",
@@ -242,6 +243,8 @@ if __name__ == "__main__":
     m.add_argument("--gcu", default="build/cli/gcu")
     m.add_argument("--cap", type=float, default=2.0)
     m.add_argument("--extrapolation-sigma", default=None, help="LO,HI (gcu pilot predict)")
+    m.add_argument("--pilot-arg", action="append", default=[], metavar="ARG",
+                   help="passed on to every gcu pilot predict (repeatable; e.g. --pilot-arg=--biased-rule=off)")
     m.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
                    help="a gcu validate report of the same model, ranks and batch (repeatable)")
     def seed_list(text):
@@ -256,6 +259,6 @@ if __name__ == "__main__":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
     else:
         try:
-            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds)
+            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)

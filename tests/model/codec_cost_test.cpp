@@ -99,6 +99,40 @@ TEST(CodecCost, EfOverheadMeasuredOrAssumedFromTheCast) {
   EXPECT_TRUE(mentions(r.notes, "measured (ef(topk:k=0.01) - topk:k=0.01)"));
 }
 
+// Collective floors: a derived k takes the nearest measured k's (in log10 k) with an
+// assumption line; ef(X) keeps X's; a family without floors adds nothing.
+TEST(CodecCost, DerivedFitsCarryTheNearestMeasuredFloors) {
+  auto floor = [](double s) { return CollectiveFloor{4, {1000, 100000}, {s, 2 * s}, 0}; };
+  std::map<std::string, CodecFit> f = {{"topk:k=0.01", fit(2e-9, 1e-9)}, {"topk:k=0.1", fit(4e-9, 1e-9)},
+                                       {"fp16", fit(6e-12, 6e-12)}};
+  f["topk:k=0.01"].allgather_floor = floor(0.008);
+  f["topk:k=0.1"].allgather_floor = floor(0.020);
+  // log10(0.02) is nearer log10(0.01) than log10(0.1); log10(0.05) nearer 0.1.
+  auto r = resolve_codec_fit("topk:k=0.02", f);
+  ASSERT_TRUE(r.fit.allgather_floor);
+  EXPECT_DOUBLE_EQ(r.fit.allgather_floor->seconds[0], 0.008);
+  EXPECT_EQ(r.fit.allgather_floor->world, 4);
+  EXPECT_FALSE(r.fit.allreduce_floor);
+  EXPECT_TRUE(mentions(r.assumptions, "allgather_floor of topk:k=0.02 assumed equal to the measured k=0.01's"));
+  EXPECT_DOUBLE_EQ(resolve_codec_fit("topk:k=0.05", f).fit.allgather_floor->seconds[0], 0.020);
+  // Only the measured value with a floor counts: k=0.01's removed, k=0.1's is taken.
+  f["topk:k=0.01"].allgather_floor.reset();
+  r = resolve_codec_fit("topk:k=0.02", f);
+  ASSERT_TRUE(r.fit.allgather_floor);
+  EXPECT_DOUBLE_EQ(r.fit.allgather_floor->seconds[0], 0.020);
+  // ef(X) sends what X sends: X's floor, measured or derived.
+  const auto e = resolve_codec_fit("ef(topk:k=0.1)", f);
+  ASSERT_TRUE(e.fit.allgather_floor);
+  EXPECT_DOUBLE_EQ(e.fit.allgather_floor->seconds[1], 0.040);
+  EXPECT_TRUE(mentions(e.notes, "collective floors of ef(topk:k=0.1): those of topk:k=0.1"));
+  EXPECT_TRUE(resolve_codec_fit("ef(topk:k=0.02)", f).fit.allgather_floor.has_value());
+  // No floor anywhere: nothing carried, nothing said about floors.
+  f["topk:k=0.1"].allgather_floor.reset();
+  r = resolve_codec_fit("topk:k=0.02", f);
+  EXPECT_FALSE(r.fit.allgather_floor);
+  EXPECT_FALSE(mentions(r.assumptions, "floor"));
+}
+
 Profile shipped(const char* name) {
   std::ifstream in(std::string(GCU_SOURCE_DIR) + "/data/profiles/" + name);
   std::stringstream s;

@@ -184,6 +184,31 @@ TEST(ProgressFit, LossGivenBackIsNever) {
   EXPECT_FALSE(says(q, "rising loss"));
 }
 
+// A biased scheme without error feedback is at most `uncertain` until its pilot reaches
+// the target (no guarantee it approaches the baseline's loss); exact schemes and pilots
+// already past the target are exempt, and the point estimate does not move.
+TEST(ProgressFit, BiasedWithoutFeedbackIsAtMostUncertain) {
+  const auto b = seeds(l0), s = seeds([](double t) { return l0(t / 1.2); });
+  ProgressOptions o = measured_t0();
+  o.compression_error = 0.3;
+  const auto unbiased = predict_progress(b, s, o);
+  ASSERT_EQ(unbiased.status, PilotStatus::Reaches) << pilot_status_name(unbiased.status);
+  o.biased_without_feedback = true;
+  const auto biased = predict_progress(b, s, o);
+  EXPECT_EQ(biased.status, PilotStatus::Uncertain) << pilot_status_name(biased.status);
+  EXPECT_TRUE(says(biased, "biased scheme without error feedback"));
+  ASSERT_TRUE(biased.iterations);
+  EXPECT_DOUBLE_EQ(*biased.iterations, *unbiased.iterations);
+  o.compression_error = 0.001;  // numerically exact (fp16): not held back
+  EXPECT_EQ(predict_progress(b, s, o).status, PilotStatus::Reaches);
+  // A pilot that has itself crossed the target (l0(150 / 1.2) at t = 150 < 300) reaches.
+  o.compression_error = 0.3;
+  o.target = l0(150), o.baseline_iterations = 150;
+  const auto crossed = predict_progress(b, s, o);
+  EXPECT_EQ(crossed.status, PilotStatus::Reaches) << pilot_status_name(crossed.status);
+  EXPECT_FALSE(says(crossed, "biased scheme"));
+}
+
 // The extrapolation term: a compressing scheme's interval widens by sigma x ln(T_0 / P)
 // in quadrature (asymmetric: upwards more); an exact one (fp16) keeps the bootstrap's.
 TEST(ProgressFit, ExtrapolationWidensCompressingSchemesOnly) {
