@@ -292,4 +292,32 @@ TEST_F(Hostile, PilotPredictProfileIsCheckedAndWrittenAtomically) {
   EXPECT_TRUE(w["convergence"]["schemes"]["qsgd"]["pilot"].contains("status"));
 }
 
+// `gcu pilot predict --biased-rule`: signSGD (biased, no error feedback) on par with the
+// baseline over a pilot that ends above the target is `uncertain` by default, with the
+// reason, and `reaches` with the rule off; a bad value is exit 2 naming the option.
+TEST_F(Hostile, PilotPredictHoldsBackBiasedSchemesWithoutFeedback) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "gcu built without LibTorch: no pilot subcommand";
+  std::ostringstream rec;
+  for (const char* spec : {"none", "signsgd", "qsgd"})
+    for (int seed = 1; seed <= 3; ++seed) {
+      for (int t = 0; t <= 100; t += 10)
+        rec << json{{"type", "eval"}, {"scheme", spec}, {"seed", seed}, {"iteration", t},
+                    {"loss", 1.0 / (1 + 0.01 * t) + 0.001 * seed}, {"accuracy", 0.5}}.dump() << "\n";
+      rec << json{{"type", "run"}, {"scheme", spec}, {"seed", seed}, {"relative_error", 0.2}}.dump() << "\n";
+    }
+  // The baseline reaches 0.4 at t = 150; the pilot ends at 0.5.
+  const std::string pred = "pilot predict '" + write("runs.jsonl", rec.str()) + "' --target 0.4 --baseline-iterations 150";
+  const Result on = gcu(pred);
+  ASSERT_EQ(on.rc, 0) << on.out.substr(0, 2000);
+  const json a = json::parse(on.out);
+  EXPECT_EQ(a["signsgd"]["status"], "uncertain") << a["signsgd"].dump();
+  EXPECT_NE(a["signsgd"]["evidence"].dump().find("biased scheme without error feedback"), std::string::npos);
+  EXPECT_TRUE(a["signsgd"]["iterations"].is_number());  // the estimate stays
+  EXPECT_EQ(a["qsgd"]["status"], "reaches") << a["qsgd"].dump();  // unbiased: untouched
+  const Result off = gcu(pred + " --biased-rule off");
+  ASSERT_EQ(off.rc, 0) << off.out.substr(0, 2000);
+  EXPECT_EQ(json::parse(off.out)["signsgd"]["status"], "reaches");
+  expect_clear_error(gcu(pred + " --biased-rule maybe"), "--biased-rule");
+}
+
 }  // namespace
