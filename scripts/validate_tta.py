@@ -150,6 +150,9 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
     for (frac, mode), cs in sorted(groups.items()):
         both = [c for c in cs if c["measured_status"] == "reaches" and c["predicted_iterations"]]
         lr = [math.log(c["predicted_iterations"] / c["measured_iterations"]) for c in both]
+        # The cases a user would act on: predicted `reaches` (confident), measured reaching.
+        lr_sure = [math.log(c["predicted_iterations"] / c["measured_iterations"]) for c in both
+                   if c["predicted_status"] == "reaches"]
         dec = [c for c in both if c["predicted_status"] == "reaches" and c["interval"]]
         cover = [c["interval"][0] <= c["measured_iterations"] <= c["interval"][1] for c in dec]
         conf = defaultdict(int)
@@ -176,6 +179,9 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
             "median_abs_log_error": quant([abs(x) for x in lr], 0.5),
             "p90_abs_log_error": quant([abs(x) for x in lr], 0.9),
             "bias_median_log": quant(lr, 0.5),
+            "predicted_reaches_cases": len(lr_sure),
+            "median_abs_log_error_predicted_reaches": quant([abs(x) for x in lr_sure], 0.5),
+            "p90_abs_log_error_predicted_reaches": quant([abs(x) for x in lr_sure], 0.9),
             "interval_coverage": (sum(cover) / len(cover)) if cover else None, "interval_cases": len(cover),
             "median_interval_width_rel": quant([(c["interval"][1] - c["interval"][0]) / c["predicted_iterations"]
                                                 for c in dec], 0.5),
@@ -206,16 +212,18 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         link_lines += ["", "Per (target, link), 3% pilots, measured T_0:", ""] + tta_links.detail_lines(result, 0.03, "measured")
     write_atomic(os.path.join(out, "summary.json"), json.dumps(doc, indent=1) + "\n")
     fmt = lambda v, p="%.3f": "-" if v is None else p % v
-    lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run (all; per scheme) |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run (all; per scheme) | median / p90 abs ln err, predicted reaches (n) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in settings:
-        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s | %s (%d) | %s | %s | %s | %.2f; %.2f |" % (
+        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s | %s (%d) | %s | %s | %s | %.2f; %.2f | %s / %s (%d) |" % (
             round(100 * s["pilot_fraction"]), s["t0_source"], s["cases"], fmt(s["median_abs_log_error"]),
             fmt(s["p90_abs_log_error"]), fmt(s["bias_median_log"], "%+.3f"), fmt(s["interval_coverage"], "%.2f"),
             s["interval_cases"], fmt(s["median_interval_width_rel"], "%.2f"), fmt(s["decided_right_fraction"], "%.2f"), s["decided"],
             fmt(s["false_reaches_fraction"], "%.2f"), ", ".join(fmt(x, "%.2f") for x in s["kendall_tau_per_target"]),
             ", ".join(fmt(x, "%+.0f%%") if x is None else "%+.0f%%" % (100 * x) for x in s["tta_lost_by_predicted_best"]),
-            s["pilot_cost_vs_one_baseline_run"], s["pilot_cost_per_scheme_vs_one_baseline_run"]))
+            s["pilot_cost_vs_one_baseline_run"], s["pilot_cost_per_scheme_vs_one_baseline_run"],
+            fmt(s["median_abs_log_error_predicted_reaches"]), fmt(s["p90_abs_log_error_predicted_reaches"]),
+            s["predicted_reaches_cases"]))
     write_atomic(os.path.join(out, "table.md"), "\n".join(lines) + "\n")
     print("\n".join(lines))
     if link_lines:
