@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace gcu::calibrate {
@@ -92,9 +93,30 @@ void make_workers(Workers& w, const PilotOptions& o, const std::string& spec_in,
   w.mean.assign(n, 0.f);
 }
 
-// Held-out loss and accuracy at iteration `it`, as an "eval" record; returns the loss.
+// McCandlish et al.'s two-batch estimator and the scheme's mean relative errors from the
+// running sums (pilot.h): what the run's record says at its end, and each eval record so
+// far (so that a prefix of a run is a pilot with its own figures).
+struct Figures {
+  double g2 = 0, tr = 0;
+  std::optional<double> b_simple, rel, rel_opt;
+};
+Figures figures(const PilotOptions& o, int p, const Sums& s) {
+  Figures f;
+  const double bs = o.batch_size, bb = double(o.batch_size) * p;
+  const double gs = s.g_small / std::max(1L, s.n), gb = s.g_big / std::max(1L, s.n);
+  f.g2 = (bb * gb - bs * gs) / (bb - bs), f.tr = (gs - gb) / (1 / bs - 1 / bb);
+  if (s.n > 0 && f.g2 > 0 && std::isfinite(f.tr / f.g2)) f.b_simple = f.tr / f.g2;
+  if (s.n_rel > 0) f.rel = s.rel / s.n_rel, f.rel_opt = s.rel_opt / s.n_rel;
+  return f;
+}
+nlohmann::ordered_json num_or_null(const std::optional<double>& v) {
+  return v && std::isfinite(*v) ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+// Held-out loss and accuracy at iteration `it`, as an "eval" record with the noise scale
+// and relative error so far; returns the loss.
 double evaluate(trainer::Net& net, const TaskData& task, const PilotOptions& o, const std::string& spec,
-                uint64_t seed, int it, const RecordSink& sink) {
+                uint64_t seed, int it, const Figures& so_far, const RecordSink& sink) {
   torch::NoGradGuard ng;
   net.eval();
   const auto logits = net.forward(task.eval.input);
@@ -104,6 +126,8 @@ double evaluate(trainer::Net& net, const TaskData& task, const PilotOptions& o, 
   nlohmann::ordered_json r{{"type", "eval"}, {"task", o.task}, {"scheme", spec}, {"seed", seed}, {"iteration", it}};
   r["loss"] = std::isfinite(loss) ? nlohmann::ordered_json(loss) : nlohmann::ordered_json(nullptr);
   r["accuracy"] = acc;
+  r["b_simple"] = num_or_null(so_far.b_simple);
+  r["relative_error"] = num_or_null(so_far.rel);
   sink(r);
   return loss;
 }
@@ -176,17 +200,16 @@ nlohmann::ordered_json run_record(const PilotOptions& o, const Workers& w, const
                                   bool diverged, double t_start) {
   const int p = w.p;
   const std::string& spec = w.spec;
-  const double bs = o.batch_size, bb = double(o.batch_size) * p;
-  const double gs = s.g_small / std::max(1L, s.n), gb = s.g_big / std::max(1L, s.n);
-  const double g2 = (bb * gb - bs * gs) / (bb - bs), tr = (gs - gb) / (1 / bs - 1 / bb);
+  const double bb = double(o.batch_size) * p;
+  const Figures f = figures(o, p, s);
   nlohmann::ordered_json run{{"type", "run"},          {"task", o.task},       {"scheme", spec},
                              {"seed", seed},           {"iterations", last},   {"diverged", diverged},
                              {"seconds", now_s() - t_start}, {"workers", p},    {"global_batch", bb}};
-  run["grad_norm_sq"] = g2;
-  run["trace_sigma"] = tr;
-  run["b_simple"] = g2 > 0 ? nlohmann::ordered_json(tr / g2) : nlohmann::ordered_json(nullptr);
-  run["relative_error"] = s.n_rel ? s.rel / s.n_rel : 0.0;
-  run["relative_error_scale_optimal"] = s.n_rel ? s.rel_opt / s.n_rel : 0.0;
+  run["grad_norm_sq"] = f.g2;
+  run["trace_sigma"] = f.tr;
+  run["b_simple"] = num_or_null(f.b_simple);
+  run["relative_error"] = f.rel.value_or(0.0);
+  run["relative_error_scale_optimal"] = f.rel_opt.value_or(0.0);
   run["error_feedback"] = w.ef;
   return run;
 }
@@ -209,7 +232,7 @@ void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, c
   Sums s;
   bool diverged = false;
   int last = 0;
-  evaluate(*net, task, o, w.spec, seed, 0, sink);
+  evaluate(*net, task, o, w.spec, seed, 0, figures(o, w.p, s), sink);
   for (int it = 1; it <= o.iterations; ++it) {
     const double lr = o.warmup > 0 ? o.lr * std::min(1.0, double(it) / o.warmup) : o.lr;
     for (auto& g : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
@@ -220,7 +243,7 @@ void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, c
     opt.step();
     last = it;
     if (is_eval_iteration(it, o.eval_resolution)) {
-      const double loss = evaluate(*net, task, o, w.spec, seed, it, sink);
+      const double loss = evaluate(*net, task, o, w.spec, seed, it, figures(o, w.p, s), sink);
       if (!std::isfinite(loss)) {
         diverged = true;
         break;

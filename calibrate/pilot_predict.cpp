@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 namespace gcu::calibrate {
 namespace {
@@ -18,8 +19,12 @@ constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 struct Runs {
   std::map<uint64_t, std::map<int, double>> evals;  // seed -> iteration -> metric
-  std::vector<double> b_simple, rel_error, global_batch;
+  std::vector<double> b_simple, rel_error, global_batch;  // the run records' (whole runs)
   int workers = 0;
+  // seed -> (iteration, b_simple, relative_error so far) of the last eval kept, from eval
+  // records that carry them (gcu pilot run since 2026-11-24): a truncated pilot's figures.
+  std::map<uint64_t, std::tuple<int, double, double>> so_far;
+  bool figures_of_pilot = true;  // false: a truncated pilot scored with whole-run figures
 };
 
 Json opt_num(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); }
@@ -46,6 +51,12 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
       if (o.metric == "error") v = 1 - r.at("accuracy").get<double>();
       else if (!r.at("loss").is_null()) v = r.at("loss").get<double>();
       x.evals[seed][it] = v;
+      if (r.contains("relative_error")) {  // running figures (b_simple may be null early on)
+        auto& f = x.so_far[seed];
+        if (it >= std::get<0>(f))
+          f = {it, r["b_simple"].is_number() ? r["b_simple"].get<double>() : kNan,
+               r["relative_error"].is_number() ? r["relative_error"].get<double>() : kNan};
+      }
     } else {
       if (r.contains("b_simple") && r["b_simple"].is_number()) x.b_simple.push_back(r["b_simple"].get<double>());
       x.rel_error.push_back(r.value("relative_error", kNan));
@@ -53,6 +64,21 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
       x.workers = r.value("workers", 0);
     }
   }
+  // A truncated pilot takes its noise scale and relative error at its own end when the
+  // eval records carry them; the run records cover the whole run (later training, where
+  // the noise scale is larger: figures a real pilot would not have).
+  if (o.pilot_iterations > 0)
+    for (auto& [spec, x] : pl.by) {
+      if (x.so_far.size() != x.evals.size() || x.evals.empty()) {
+        x.figures_of_pilot = false;
+        continue;
+      }
+      x.b_simple.clear(), x.rel_error.clear();
+      for (const auto& [seed, f] : x.so_far) {
+        if (std::isfinite(std::get<1>(f))) x.b_simple.push_back(std::get<1>(f));
+        x.rel_error.push_back(std::get<2>(f));
+      }
+    }
   return pl;
 }
 
@@ -114,7 +140,8 @@ model::ProgressOptions progress_options(const PilotPredictOptions& o, const std:
   return po;
 }
 
-Json prediction_json(const model::ProgressPrediction& p, double w, const std::set<int>& its, size_t seeds) {
+Json prediction_json(const model::ProgressPrediction& p, double w, const std::set<int>& its, size_t seeds,
+                     bool figures_of_pilot) {
   Json j;
   j["status"] = model::pilot_status_name(p.status);
   j["iterations"] = opt_num(p.iterations);
@@ -135,6 +162,7 @@ Json prediction_json(const model::ProgressPrediction& p, double w, const std::se
   j["extrapolation_log_halfwidth"] = {{"lo", p.extrapolation_lo}, {"hi", p.extrapolation_hi}};
   j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);
   j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
+  j["figures_over"] = figures_of_pilot ? "pilot" : "whole run";
   j["seeds"] = seeds;
   j["evidence"] = p.evidence;
   return j;
@@ -160,7 +188,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     for (double e : s.rel_error) w += e / s.rel_error.size();
     const model::ProgressOptions po = progress_options(o, spec, s, b_simple, w);
     const model::ProgressPrediction p = model::predict_progress(bc, sc, po);
-    out[spec] = prediction_json(p, w, its, bc.size());
+    out[spec] = prediction_json(p, w, its, bc.size(), s.figures_of_pilot && base.figures_of_pilot);
   }
   return out;
 }

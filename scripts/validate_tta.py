@@ -140,7 +140,8 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
                                   "predicted_status": ps, "model_status": p["status"],
                                   "predicted_iterations": p["iterations"],
                                   "interval": p["interval"], "basis": p["basis"], "evidence": p["evidence"],
-                                  "widened": p["widened"], "noise_scale_multiplier": p["noise_scale_multiplier"]})
+                                  "widened": p["widened"], "noise_scale_multiplier": p["noise_scale_multiplier"],
+                                  "figures_over": p.get("figures_over")})
     groups = defaultdict(list)
     for c in cases:
         groups[(c["pilot_fraction"], c["t0_source"])].append(c)

@@ -49,6 +49,39 @@ TEST(PilotPredict, RecoversTheMultiplierAndWritesTheProfileEntry) {
   EXPECT_EQ(predict_from_pilots(r, o)["topk:k=0.01"]["pilot_iterations"], 100);
 }
 
+// A pilot cut from a longer run takes its relative error and noise scale at its own end
+// from the eval records' running figures; the run record covers the whole run. Without
+// running figures the output says the figures are the whole run's.
+TEST(PilotPredict, TruncatedPilotUsesItsOwnRunningFigures) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, "qsgd", 1.2);
+  for (auto& e : r)
+    if (e["type"] == "eval" && e["scheme"] == "qsgd") {
+      const int t = e["iteration"].get<int>();
+      e["relative_error"] = 0.001 * t;  // grows along the run
+      e["b_simple"] = t == 0 ? nlohmann::json(nullptr) : nlohmann::json(10.0 + t);
+    } else if (e["type"] == "eval") {
+      e["relative_error"] = 0.0, e["b_simple"] = 10.0 + e["iteration"].get<int>();
+    }
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  auto t = predict_from_pilots(r, o);  // the whole run is the pilot: its run records
+  EXPECT_EQ(t["qsgd"]["figures_over"], "pilot");
+  EXPECT_DOUBLE_EQ(t["qsgd"]["relative_error"].get<double>(), 0.0);
+  o.pilot_iterations = 100;
+  t = predict_from_pilots(r, o);
+  EXPECT_EQ(t["qsgd"]["figures_over"], "pilot");
+  EXPECT_NEAR(t["qsgd"]["relative_error"].get<double>(), 0.1, 1e-12);  // at iteration 100
+  // Records without running figures (older files): the run's, and the output says so.
+  for (auto& e : r)
+    if (e["type"] == "eval") e.erase("relative_error"), e.erase("b_simple");
+  t = predict_from_pilots(r, o);
+  EXPECT_EQ(t["qsgd"]["figures_over"], "whole run");
+  EXPECT_DOUBLE_EQ(t["qsgd"]["relative_error"].get<double>(), 0.0);
+}
+
 TEST(PilotPredict, MissingBaselineOrSeedIsAnError) {
   std::vector<nlohmann::json> r;
   add_runs(r, "qsgd", 1.2);

@@ -1,0 +1,66 @@
+// `gcu pilot run` then `gcu pilot predict`, end to end on the real CNN and Fashion-MNIST
+// (a few iterations): every eval record carries the run's noise scale and relative error
+// so far, the last equal to the run record's, and a prediction cut from the run uses the
+// pilot's own figures.
+#include "cli_test_util.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+#include <unistd.h>
+
+namespace gcu::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+TEST(PilotCli, EvalRecordsCarryTheRunningFiguresAndPredictUsesThem) {
+  if (gcu("--help").out.find("\n  pilot ") == std::string::npos) GTEST_SKIP() << "gcu built without LibTorch: no pilot subcommand";
+  const fs::path dir = fs::temp_directory_path() / ("gcu_pilot_cli_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string runs = (dir / "runs.jsonl").string();
+  const Result r = gcu("pilot run -o '" + runs + "' --schemes 'none;qsgd' --seeds 1 2 --iterations 8 --eval-samples 100");
+  ASSERT_EQ(r.rc, 0) << r.out.substr(0, 2000);
+  std::istringstream in(slurp(runs));
+  std::string line;
+  std::map<std::pair<std::string, int>, json> last_eval;
+  int evals = 0, runs_seen = 0;
+  while (std::getline(in, line)) {
+    const json j = json::parse(line);
+    const std::pair<std::string, int> key{j.value("scheme", ""), j.value("seed", 0)};
+    if (j["type"] == "eval") {
+      ++evals;
+      ASSERT_TRUE(j.contains("b_simple") && j.contains("relative_error")) << line;
+      if (j["iteration"].get<int>() == 0) {
+        EXPECT_TRUE(j["relative_error"].is_null()) << line;  // nothing measured yet
+      } else {
+        ASSERT_TRUE(j["relative_error"].is_number()) << line;
+        EXPECT_TRUE(std::isfinite(j["relative_error"].get<double>()));
+      }
+      last_eval[key] = j;
+    } else if (j["type"] == "run") {
+      ++runs_seen;
+      const json& e = last_eval.at(key);
+      EXPECT_EQ(e["iteration"], j["iterations"]) << line;
+      EXPECT_DOUBLE_EQ(e["relative_error"].get<double>(), j["relative_error"].get<double>()) << line;
+      EXPECT_EQ(e["b_simple"], j["b_simple"]) << line;
+    }
+  }
+  EXPECT_EQ(runs_seen, 4);
+  EXPECT_GT(evals, 4 * 3);
+  EXPECT_GT(last_eval.at({"qsgd:levels=127", 1})["relative_error"].get<double>(), 0.01);  // qsgd changes the gradient
+  const Result p = gcu("pilot predict '" + runs + "' --target 1.0 --baseline-iterations 100 --pilot-iterations 4");
+  ASSERT_EQ(p.rc, 0) << p.out.substr(0, 2000);
+  const json t = json::parse(p.out);
+  EXPECT_EQ(t["qsgd:levels=127"]["figures_over"], "pilot") << t.dump();
+  EXPECT_EQ(t["qsgd:levels=127"]["pilot_iterations"], 4);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace gcu::cli_test
