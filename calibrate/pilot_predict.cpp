@@ -9,7 +9,6 @@
 #include <map>
 #include <set>
 #include <stdexcept>
-#include <tuple>
 
 namespace gcu::calibrate {
 namespace {
@@ -23,7 +22,11 @@ struct Runs {
   int workers = 0;
   // seed -> (iteration, b_simple, relative_error so far) of the last eval kept, from eval
   // records that carry them (gcu pilot run since 2026-11-24): a truncated pilot's figures.
-  std::map<uint64_t, std::tuple<int, double, double>> so_far;
+  struct SoFar {
+    int iteration = -1;
+    double b_simple = kNan, relative_error = kNan;
+  };
+  std::map<uint64_t, SoFar> so_far;
   bool figures_of_pilot = true;  // false: a truncated pilot scored with whole-run figures
 };
 
@@ -53,7 +56,7 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
       x.evals[seed][it] = v;
       if (r.contains("relative_error")) {  // running figures (b_simple may be null early on)
         auto& f = x.so_far[seed];
-        if (it >= std::get<0>(f))
+        if (it >= f.iteration)
           f = {it, r["b_simple"].is_number() ? r["b_simple"].get<double>() : kNan,
                r["relative_error"].is_number() ? r["relative_error"].get<double>() : kNan};
       }
@@ -75,8 +78,8 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
       }
       x.b_simple.clear(), x.rel_error.clear();
       for (const auto& [seed, f] : x.so_far) {
-        if (std::isfinite(std::get<1>(f))) x.b_simple.push_back(std::get<1>(f));
-        x.rel_error.push_back(std::get<2>(f));
+        if (std::isfinite(f.b_simple)) x.b_simple.push_back(f.b_simple);
+        x.rel_error.push_back(f.relative_error);
       }
     }
   return pl;

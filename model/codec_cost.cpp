@@ -26,6 +26,21 @@ Coeffs coeffs(const CodecFit& f) {
 CodecFit from_coeffs(const Coeffs& c, int64_t measured_n) {
   return {{c[0], c[1]}, {c[2], c[3], c[4]}, measured_n, std::nullopt, std::nullopt};
 }
+// The five coefficients of f replaced by c; the rest of f (its collective floors) stays.
+void set_coeffs(CodecFit& f, const Coeffs& c) {
+  const CodecFit n = from_coeffs(c, f.measured_n);
+  f.encode = n.encode, f.decode = n.decode;
+}
+
+// The point nearest x (in log10 when log_scale) among those `keep` accepts; null if none.
+template <class Keep>
+const ParamPoint* nearest(const std::vector<ParamPoint>& pts, double x, bool log_scale, Keep keep) {
+  auto t = [&](double v) { return log_scale ? std::log10(v) : v; };
+  const ParamPoint* best = nullptr;
+  for (const auto& p : pts)
+    if (keep(p) && (!best || std::abs(t(p.x) - t(x)) < std::abs(t(best->x) - t(x)))) best = &p;
+  return best;
+}
 
 std::string num(double v) {
   char b[32];
@@ -118,11 +133,8 @@ bool is_fraction_axis(const Family& f) {
 // collective and the placement rather than by the parameter: dropping it would make the
 // derived value cheaper than every measured one. An assumption line says which it took.
 void carry_floors(ResolvedCodec& r, const std::string& spec, const Family& f, bool log_scale) {
-  auto t = [&](double v) { return log_scale ? std::log10(v) : v; };
   auto take = [&](std::optional<CollectiveFloor> CodecFit::*which, const char* name) {
-    const ParamPoint* best = nullptr;
-    for (const auto& p : f.points)
-      if ((p.fit.*which) && (!best || std::abs(t(p.x) - t(f.x)) < std::abs(t(best->x) - t(f.x)))) best = &p;
+    const ParamPoint* best = nearest(f.points, f.x, log_scale, [&](const ParamPoint& p) { return (p.fit.*which).has_value(); });
     if (!best) return;
     r.fit.*which = best->fit.*which;
     r.assumptions.push_back(std::string(name) + " of " + spec + " assumed equal to the measured " + f.key + "=" +
@@ -216,10 +228,8 @@ ResolvedCodec resolve(const std::string& spec, const Index& index) {
   const Coeffs d = coeffs(o.fit);
   for (size_t i = 0; i < c.size(); ++i) c[i] += d[i];
   // ef(...) sends what its inner scheme sends: the inner scheme's collective floors stay.
-  const CodecFit inner_fit = r.fit;
-  r.fit = from_coeffs(c, r.fit.measured_n);
-  r.fit.allreduce_floor = inner_fit.allreduce_floor, r.fit.allgather_floor = inner_fit.allgather_floor;
-  if (inner_fit.allreduce_floor || inner_fit.allgather_floor)
+  set_coeffs(r.fit, c);
+  if (r.fit.allreduce_floor || r.fit.allgather_floor)
     r.notes.push_back("collective floors of " + spec + ": those of " + inner + " (error feedback sends what it sends)");
   r.notes.insert(r.notes.end(), o.notes.begin(), o.notes.end());
   r.assumptions.insert(r.assumptions.end(), o.assumptions.begin(), o.assumptions.end());
@@ -239,10 +249,7 @@ CodecFit interpolate_fit(std::vector<ParamPoint> pts, double x, bool log_scale) 
   const Coeffs a = coeffs(pts[i].fit), b = coeffs(pts[i + 1].fit);
   Coeffs c{};
   for (size_t j = 0; j < c.size(); ++j) c[j] = std::max(0.0, (1 - w) * a[j] + w * b[j]);
-  const auto nearest = std::min_element(pts.begin(), pts.end(), [&](const ParamPoint& p, const ParamPoint& q) {
-    return std::abs(t(p.x) - t(x)) < std::abs(t(q.x) - t(x));
-  });
-  return from_coeffs(c, nearest->fit.measured_n);
+  return from_coeffs(c, nearest(pts, x, log_scale, [](const ParamPoint&) { return true; })->fit.measured_n);
 }
 
 CodecFit ef_overhead_from_cast(Seconds cast_encode_per_element_s) {

@@ -152,8 +152,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         both = [c for c in cs if c["measured_status"] == "reaches" and c["predicted_iterations"]]
         lr = [math.log(c["predicted_iterations"] / c["measured_iterations"]) for c in both]
         # The cases a user would act on: predicted `reaches` (confident), measured reaching.
-        lr_sure = [math.log(c["predicted_iterations"] / c["measured_iterations"]) for c in both
-                   if c["predicted_status"] == "reaches"]
+        lr_sure = [x for x, c in zip(lr, both) if c["predicted_status"] == "reaches"]
         dec = [c for c in both if c["predicted_status"] == "reaches" and c["interval"]]
         cover = [c["interval"][0] <= c["measured_iterations"] <= c["interval"][1] for c in dec]
         conf = defaultdict(int)

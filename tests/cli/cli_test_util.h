@@ -33,6 +33,9 @@ inline Result gcu(const std::string& args) {
   return r;
 }
 
+// Whether this gcu was built with LibTorch (calibrate, train, pilot).
+inline bool have_torch_subcommands() { return gcu("--help").out.find("\n  calibrate ") != std::string::npos; }
+
 inline std::string slurp(const std::filesystem::path& f) {
   std::ifstream in(f, std::ios::binary);
   std::ostringstream s;

@@ -23,6 +23,7 @@ using nlohmann::json;
 
 using gcu::cli_test::Result;
 using gcu::cli_test::gcu;
+using gcu::cli_test::have_torch_subcommands;
 using gcu::cli_test::slurp;
 
 bool valid_utf8(const std::string& s) {
@@ -38,9 +39,6 @@ bool valid_utf8(const std::string& s) {
 }
 
 const char* kProfile = "data/profiles/v100-resnet50.json";
-
-// gcu built with LibTorch lists "  train " and "  calibrate " as subcommands.
-bool have_torch_subcommands() { return gcu("--help").out.find("\n  calibrate ") != std::string::npos; }
 
 class Hostile : public ::testing::Test {
  protected:
