@@ -131,7 +131,8 @@ model::ProgressOptions progress_options(const PilotPredictOptions& o, const std:
   po.baseline_iterations = o.baseline_iterations;
   po.bootstrap = o.bootstrap;
   po.max_multiplier = o.max_multiplier;
-  if (std::isfinite(w)) po.compression_error = w;
+  const compress::SchemeFacts& facts = compress::Registry::instance().facts(spec);
+  po.negligible_error = facts.lossless || facts.negligible_error;
   po.extrapolation_sigma_lo = o.extrapolation_sigma_lo;
   po.extrapolation_sigma_hi = o.extrapolation_sigma_hi;
   const auto traits = compress::make_compressor(spec)->traits();

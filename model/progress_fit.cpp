@@ -405,7 +405,7 @@ void add_crossing_noise(ProgressPrediction& p, const std::vector<LossCurve>& sch
 // joined in quadrature with the interval's own (log) half-widths.
 void add_extrapolation(ProgressPrediction& p, double pilot_end, double t0, const ProgressOptions& o) {
   if (!(p.lo && p.hi && p.iterations && *p.iterations > 0 && pilot_end > 0 && t0 > pilot_end)) return;
-  if (o.compression_error && *o.compression_error < o.exact_error) return;
+  if (o.negligible_error) return;
   const double len = std::log(t0 / pilot_end);
   p.extrapolation_lo = std::max(0.0, o.extrapolation_sigma_lo) * len;
   p.extrapolation_hi = std::max(0.0, o.extrapolation_sigma_hi) * len;

@@ -106,18 +106,20 @@ struct ProgressOptions {
   std::optional<double> variance_w;            // E||C(g)-g||^2 / ||g||^2
   // Extrapolation term of the interval (docs/model.md §4.2): the pilot sees only the
   // start of training, and schemes drift from their pilot multiplier later (mostly
-  // slower). For a scheme that changes the gradient (compression_error >= exact_error,
-  // or unknown), the interval's log half-widths get sigma_lo/hi x ln(T_0 / pilot end)
-  // added in quadrature. Fitted on the recorded TTA validations, leave-one-task-out.
-  std::optional<double> compression_error;     // relative error of the scheme (pilot records)
-  double exact_error = 0.01;                   // below: numerically exact (fp16, bf16)
+  // slower). For a scheme that changes the gradient (not negligible_error), the
+  // interval's log half-widths get sigma_lo/hi x ln(T_0 / pilot end) added in
+  // quadrature. Fitted on the recorded TTA validations, leave-one-task-out.
+  // negligible_error: the registry says the scheme does not change convergence (lossless,
+  // or a 16-bit cast: compress::SchemeFacts). A fact of the scheme, not a measured figure:
+  // PowerSGD's measured relative error falls below 1% in some pilots and rises later.
+  bool negligible_error = false;
   double extrapolation_sigma_lo = kExtrapolationSigmaLo;  // per unit ln(T_0 / pilot end)
   double extrapolation_sigma_hi = kExtrapolationSigmaHi;
   // A biased scheme without error feedback (top-k, sign, PowerSGD, ... as registered;
   // compress::SchemeTraits): its iterates need not approach the baseline's loss at all
   // (Karimireddy et al. 2019: signSGD and top-k without error feedback can stall or
   // diverge), so a pilot that has not itself reached the target cannot show that it will:
-  // a `reaches` becomes `uncertain` (exact schemes, compression_error < exact_error, exempt).
+  // a `reaches` becomes `uncertain` (negligible_error schemes exempt).
   bool biased_without_feedback = false;
 };
 

@@ -90,8 +90,7 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
     p.status = PilotStatus::Reaches;
     // A biased scheme without error feedback has no guarantee of reaching the baseline's
     // loss; only a pilot that is already there shows it (docs/model.md §4.2).
-    const bool exact = o.compression_error && *o.compression_error < o.exact_error;
-    if (o.biased_without_feedback && !exact && !(ms.loss.back() <= o.target)) {
+    if (o.biased_without_feedback && !o.negligible_error && !(ms.loss.back() <= o.target)) {
       p.status = PilotStatus::Uncertain;
       p.evidence.push_back("uncertain: a biased scheme without error feedback need not reach the baseline's loss, "
                            "and its pilot ends at " + fmt(ms.loss.back()) + ", above the target " + fmt(o.target));

@@ -2,16 +2,22 @@
 """TTA validation (scripts/validate_tta.sh; docs/validation-tta.md). Plain python3.
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
+  validate_tta.py pilot-length OUT_DIR               -> the longest pilot the protocol needs (iterations)
   validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI] [--pilot-arg ARG]...
-                           [--timing VALIDATE_JSON]...
+                           [--timing VALIDATE_JSON]... [--pilots PILOTS.jsonl] [--pilot-seeds S1,S2]
                                                      -> OUT_DIR/summary.json, OUT_DIR/table.md
                                                         (+ table-links.md with --timing)
+With --pilots, the predictions come from separately recorded pilot runs (`gcu pilot run
+--iterations` of the longest pilot, same settings and seeds): their eval records carry the
+noise scale and relative error measured so far, as a user's pilot would. Without it, a
+pilot is the prefix of a ground-truth run, whose run record averages those figures over
+the whole run (a leak; every prediction says `figures_over: whole run`).
 With --timing, iterations to target are combined with the iteration times of a
 `gcu validate` report of the same model, ranks and batch (tta_links.py): time-to-accuracy
 in seconds per link, predicted (pilot iterations x the model's iteration time) against
 measured (measured iterations x the testbed's measured iteration time).
 """
-import argparse, glob, json, math, os, subprocess, sys
+import argparse, atexit, glob, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
 
 import tta_links
@@ -66,10 +72,71 @@ def measured(seeds, target):
     return "reaches", sum(got) / len(got)
 
 
-def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=()):
+PILOT_FRACTIONS = (0.03, 0.10)
+SAME_SETTINGS = ("task", "model", "workers", "batch_size", "lr", "momentum", "warmup", "eval_resolution",
+                 "eval_samples")
+
+
+def pilot_length(frac, t0):
+    return max(2, int(round(frac * t0)))
+
+
+def ground_truth(out):
     recs = []
     for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
         recs += load(f)
+    if not recs:
+        sys.exit("validate_tta.py: no runs-*.jsonl in %s" % out)
+    return recs
+
+
+def longest_pilot(out):
+    """The longest pilot the protocol's targets need: max fraction x the baseline's measured T_0."""
+    cv = curves(ground_truth(out))
+    if "none" not in cv:
+        sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
+    lens = []
+    for t in json.load(open(os.path.join(out, "targets.json"))):
+        st, t0 = measured(cv["none"], t["loss"])
+        if st == "reaches":
+            lens.append(pilot_length(max(PILOT_FRACTIONS), t0))
+    if not lens:
+        sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
+    return max(lens)
+
+
+def separate_pilots(path, cfg, schemes, seeds, cv):
+    """Records of a separately recorded pilot file, checked against the ground truth's settings.
+    Returns (records, their iterations, max |loss difference| against the ground truth's prefix)."""
+    try:
+        recs = load(path)
+    except (OSError, ValueError) as e:
+        sys.exit("validate_tta.py: --pilots %s: %s" % (path, e))
+    pcfg = next((r for r in recs if r.get("type") == "config"), None)
+    if pcfg is None:
+        sys.exit("validate_tta.py: --pilots %s: no config record (is it a gcu pilot run file?)" % path)
+    for k in SAME_SETTINGS:
+        if pcfg.get(k) != cfg.get(k):
+            sys.exit("validate_tta.py: --pilots %s: %s is %r, the ground truth's is %r" % (path, k, pcfg.get(k), cfg.get(k)))
+    have = defaultdict(set)
+    for r in recs:
+        if r.get("type") == "run":
+            have[r["scheme"]].add(r["seed"])
+    missing = ["%s seed %s" % (s, x) for s in sorted(schemes) for x in seeds if x not in have.get(s, ())]
+    if missing:
+        sys.exit("validate_tta.py: --pilots %s: no finished pilot for %s" % (path, ", ".join(missing)))
+    recs = [r for r in recs if r["type"] == "config" or (r["scheme"] in schemes and r["seed"] in seeds)]
+    diff = 0.0
+    for r in recs:
+        if r["type"] == "eval" and r["loss"] is not None:
+            ref = dict(cv[r["scheme"]][r["seed"]]).get(r["iteration"])
+            if ref is not None:
+                diff = max(diff, abs(ref - r["loss"]))
+    return recs, pcfg["iterations"], diff
+
+
+def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None):
+    recs = ground_truth(out)
     # Only schemes whose runs all finished (a file still being written is left out).
     nrun = defaultdict(set)
     for r in recs:
@@ -96,12 +163,18 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         if missing:
             sys.exit("validate_tta.py: --pilot-seeds %s: not among the runs' seeds %s" % (missing, all_seeds))
         pilot_seed_list = sorted(pilot_seeds)
-        pilot_file = os.path.join(out, "pilot-runs.jsonl")
-        with open(pilot_file, "w") as f:
-            for r in recs:
+    pilot_recs, pilot_max, prefix_diff = recs, None, None
+    if pilots:
+        pilot_recs, pilot_max, prefix_diff = separate_pilots(pilots, cfg, done, pilot_seed_list, cv)
+    if pilot_seeds or pilots:
+        # The records gcu pilot predict reads; a temporary file, removed on exit.
+        fd, pilot_file = tempfile.mkstemp(prefix=".pilot-runs.", suffix=".jsonl", dir=out)
+        atexit.register(os.remove, pilot_file)
+        with os.fdopen(fd, "w") as f:
+            for r in pilot_recs:
                 if r["type"] == "config":
-                    r = dict(r, seeds=[x for x in r.get("seeds", all_seeds) if x in pilot_seeds])
-                elif r.get("seed") not in pilot_seeds:
+                    r = dict(r, seeds=[x for x in r.get("seeds", all_seeds) if x in pilot_seed_list])
+                elif r.get("seed") not in pilot_seed_list:
                     continue
                 f.write(json.dumps(r) + "\n")
     cases = []
@@ -112,8 +185,11 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
             print("baseline does not reach", t, file=sys.stderr)
             continue
         truth = {s: measured(cv[s], t["loss"]) for s in cv}
-        for frac in (0.03, 0.10):
-            pilot = max(2, int(round(frac * t0)))
+        for frac in PILOT_FRACTIONS:
+            pilot = pilot_length(frac, t0)
+            if pilot_max is not None and pilot > pilot_max:
+                sys.exit("validate_tta.py: --pilots %s: %d iterations, the %g%% pilot of %s needs %d "
+                         "(validate_tta.py pilot-length %s)" % (pilots, pilot_max, 100 * frac, t["name"], pilot, out))
             for t0_mode in ("measured", "extrapolated"):
                 cmd = [gcu, "pilot", "predict", pilot_file, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
                        "--max-multiplier", "100"]
@@ -198,6 +274,9 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
            "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
            "seeds": all_seeds, "pilot_seeds": pilot_seed_list, "schemes": sorted({r["scheme"] for r in runs}),
            "targets": tg, "cap_multiplier": cap, "pilot_args": list(pilot_args),
+           "pilot_source": ("separate pilot runs: %s (%d iterations)" % (os.path.basename(pilots), pilot_max) if pilots
+                            else "prefixes of the ground-truth runs (noise scale and relative error over the whole run)"),
+           "pilot_prefix_max_abs_loss_difference": prefix_diff,
            "note": "iterations to target: simulated workers in one process; the rows of settings[] rank schemes by "
                    "iterations (equal iteration times); links[] ranks them by seconds with the iteration times of "
                    "a gcu validate report",
@@ -246,6 +325,8 @@ if __name__ == "__main__":
     t = sub.add_parser("targets", help="targets JSON from the baseline's runs")
     t.add_argument("baseline")
     t.add_argument("t_full", type=float)
+    pl = sub.add_parser("pilot-length", help="the longest pilot (iterations) the protocol's targets need")
+    pl.add_argument("out")
     m = sub.add_parser("summary", help="score the predictions of a protocol directory")
     m.add_argument("out")
     m.add_argument("--gcu", default="build/cli/gcu")
@@ -262,11 +343,16 @@ if __name__ == "__main__":
             raise argparse.ArgumentTypeError("seeds are integers separated by commas, got %r" % text)
     m.add_argument("--pilot-seeds", default=None, type=seed_list, metavar="S1,S2",
                    help="predict from the pilots of these seeds only (the ground truth keeps every seed)")
+    m.add_argument("--pilots", default=None, metavar="PILOTS_JSONL",
+                   help="separately recorded pilot runs (gcu pilot run, same settings and seeds, at least "
+                        "pilot-length iterations): predictions use their own running figures")
     a = ap.parse_args()
     if a.cmd == "targets":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
+    elif a.cmd == "pilot-length":
+        print(longest_pilot(a.out))
     else:
         try:
-            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg)
+            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)

@@ -7,9 +7,13 @@
 #   2. every scheme (the baselines included) x seeds runs until its held-out loss reaches
 #      the harder target or CAP x T_FULL iterations (ground truth; a pilot of P iterations
 #      is exactly the first P iterations of these runs: same seeds, data order, schedule);
-#   3. `gcu pilot predict` per target x pilot fraction x T_0 source (measured baseline
-#      iterations, or extrapolated from the pilot's own baseline curve);
-#   4. scripts/validate_tta.py writes summary.json (schema gcu.validate.tta/1) and a table.
+#   3. the pilots: every scheme x seeds again for the longest pilot the targets need (10%
+#      of the baseline's T_0 at the harder target), as a user would run them: their eval
+#      records carry the noise scale and relative error measured so far, which a prefix of
+#      a ground-truth run does not (its run record averages them over the whole run);
+#   4. `gcu pilot predict` per target x pilot fraction x T_0 source (measured baseline
+#      iterations, or extrapolated from the pilot's own baseline curve), from the pilots;
+#   5. scripts/validate_tta.py writes summary.json (schema gcu.validate.tta/1) and a table.
 # Environment: TASK (fashion-mnist | fortunes), SCHEMES (';'), SEEDS (','), T_FULL, CAP,
 # LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), OUT (directory),
 # GCU (binary). Cost: (schemes x seeds) runs of <= CAP x T_FULL iterations each.
@@ -52,5 +56,11 @@ for s in "${list[@]}"; do
 done
 wait
 
-# 3 + 4. predictions and the summary
-python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP"
+# 3. the pilots, recorded on their own
+plen=$(python3 scripts/validate_tta.py pilot-length "$OUT")
+if [ ! -s "$OUT/pilots.jsonl" ] || ! grep -q '"type":"run"' "$OUT/pilots.jsonl"; then
+  "$GCU" pilot run "${common[@]}" --schemes "none;$SCHEMES" --iterations "$plen" -o "$OUT/pilots.jsonl"
+fi
+
+# 4 + 5. predictions and the summary
+python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$OUT/pilots.jsonl"

@@ -28,14 +28,14 @@ void add_runs(std::vector<nlohmann::json>& out, const std::string& spec, double 
 TEST(PilotPredict, RecoversTheMultiplierAndWritesTheProfileEntry) {
   std::vector<nlohmann::json> r;
   add_runs(r, "none", 1.0);
-  add_runs(r, "topk:k=0.01", 1.5);
+  add_runs(r, "ef(topk:k=0.01)", 1.5);
   add_runs(r, "signsgd", 1.0, true);
   PilotPredictOptions o;
   o.target = l0(3000);
   o.baseline_iterations = 3000;
   const auto t = predict_from_pilots(r, o);
-  ASSERT_TRUE(t.contains("topk:k=0.01"));
-  const auto& k = t["topk:k=0.01"];
+  ASSERT_TRUE(t.contains("ef(topk:k=0.01)"));
+  const auto& k = t["ef(topk:k=0.01)"];
   EXPECT_EQ(k["status"], "reaches");
   EXPECT_NEAR(k["iterations"].get<double>(), 4500, 4500 * 0.06);
   EXPECT_EQ(t["signsgd"]["status"], "never");
@@ -46,7 +46,31 @@ TEST(PilotPredict, RecoversTheMultiplierAndWritesTheProfileEntry) {
   EXPECT_GE(e["multiplier_hi"].get<double>(), e["multiplier"].get<double>());
   // Truncation to a shorter pilot keeps working.
   o.pilot_iterations = 100;
-  EXPECT_EQ(predict_from_pilots(r, o)["topk:k=0.01"]["pilot_iterations"], 100);
+  EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"]["pilot_iterations"], 100);
+}
+
+// Which schemes the biased-without-feedback rule and the extrapolation term exempt is a
+// registry fact (fp16, bf16), not the measured relative error: PowerSGD's falls below 1%
+// in some pilots (fortunes: 0.006 at iteration 40) and rises later in the run.
+TEST(PilotPredict, ExemptionsAreRegistryFactsNotMeasuredErrors) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, "fp16", 1.1);
+  add_runs(r, "powersgd:rank=4", 1.1);  // relative_error 0.0 in its records
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  const auto t = predict_from_pilots(r, o);
+  EXPECT_EQ(t["fp16"]["status"], "reaches");
+  EXPECT_EQ(t["powersgd:rank=4"]["status"], "uncertain");
+  EXPECT_DOUBLE_EQ(t["powersgd:rank=4"]["relative_error"].get<double>(), 0.0);
+  // The same curve, so the same point estimate; only PowerSGD's interval has the
+  // extrapolation term, so it is the wider one.
+  const auto width = [&](const char* s) {
+    return t[s]["interval"][1].get<double>() / t[s]["interval"][0].get<double>();
+  };
+  EXPECT_NEAR(t["fp16"]["iterations"].get<double>(), t["powersgd:rank=4"]["iterations"].get<double>(), 1e-6);
+  EXPECT_GT(width("powersgd:rank=4"), 1.2 * width("fp16"));
 }
 
 // A pilot cut from a longer run takes its relative error and noise scale at its own end

@@ -185,12 +185,11 @@ TEST(ProgressFit, LossGivenBackIsNever) {
 }
 
 // A biased scheme without error feedback is at most `uncertain` until its pilot reaches
-// the target (no guarantee it approaches the baseline's loss); exact schemes and pilots
-// already past the target are exempt, and the point estimate does not move.
+// the target (no guarantee it approaches the baseline's loss); negligible-error schemes
+// and pilots already past the target are exempt, and the point estimate does not move.
 TEST(ProgressFit, BiasedWithoutFeedbackIsAtMostUncertain) {
   const auto b = seeds(l0), s = seeds([](double t) { return l0(t / 1.2); });
   ProgressOptions o = measured_t0();
-  o.compression_error = 0.3;
   const auto unbiased = predict_progress(b, s, o);
   ASSERT_EQ(unbiased.status, PilotStatus::Reaches) << pilot_status_name(unbiased.status);
   o.biased_without_feedback = true;
@@ -199,10 +198,10 @@ TEST(ProgressFit, BiasedWithoutFeedbackIsAtMostUncertain) {
   EXPECT_TRUE(says(biased, "biased scheme without error feedback"));
   ASSERT_TRUE(biased.iterations);
   EXPECT_DOUBLE_EQ(*biased.iterations, *unbiased.iterations);
-  o.compression_error = 0.001;  // numerically exact (fp16): not held back
+  o.negligible_error = true;  // a 16-bit cast (registry fact): not held back
   EXPECT_EQ(predict_progress(b, s, o).status, PilotStatus::Reaches);
   // A pilot that has itself crossed the target (l0(150 / 1.2) at t = 150 < 300) reaches.
-  o.compression_error = 0.3;
+  o.negligible_error = false;
   o.target = l0(150), o.baseline_iterations = 150;
   const auto crossed = predict_progress(b, s, o);
   EXPECT_EQ(crossed.status, PilotStatus::Reaches) << pilot_status_name(crossed.status);
@@ -210,13 +209,14 @@ TEST(ProgressFit, BiasedWithoutFeedbackIsAtMostUncertain) {
 }
 
 // The extrapolation term: a compressing scheme's interval widens by sigma x ln(T_0 / P)
-// in quadrature (asymmetric: upwards more); an exact one (fp16) keeps the bootstrap's.
+// in quadrature (asymmetric: upwards more); a negligible-error one (fp16) keeps the
+// bootstrap's.
 TEST(ProgressFit, ExtrapolationWidensCompressingSchemesOnly) {
   const auto b = seeds(l0), s = seeds([](double t) { return l0(t / 1.6); });
   ProgressOptions o = measured_t0();
-  o.compression_error = 0.001;  // exact
+  o.negligible_error = true;  // fp16, bf16, none (registry facts)
   const auto exact = predict_progress(b, s, o);
-  o.compression_error = 0.3;
+  o.negligible_error = false;
   const auto lossy = predict_progress(b, s, o);
   ASSERT_TRUE(exact.hi && lossy.hi && exact.lo && lossy.lo);
   EXPECT_DOUBLE_EQ(exact.extrapolation_hi, 0);
@@ -229,8 +229,7 @@ TEST(ProgressFit, ExtrapolationWidensCompressingSchemesOnly) {
   EXPECT_GE(std::log(x / *lossy.lo), lossy.extrapolation_lo - 1e-12);
   EXPECT_GT(*lossy.hi, *exact.hi);
   EXPECT_LT(*lossy.lo, *exact.lo);
-  // Unknown compression error counts as compressing; a longer extrapolation widens more.
-  o.compression_error.reset();
+  // A longer extrapolation widens more.
   o.baseline_iterations = 30000;
   o.target = l0(30000);
   const auto far = predict_progress(b, s, o);

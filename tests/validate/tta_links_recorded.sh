@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
 # End-to-end TTA on recorded ground truth (issue 12, docs/validation-tta.md "End to end"):
 # the recorded Fashion-MNIST CNN protocol (runs to the target, 12 schemes x 3 seeds)
-# re-predicted by this build's `gcu pilot predict` and joined with the recorded 2-rank CNN
-# validate grid (iteration times at five links). The figures must stay at least as good as
-# docs/validation-tta.md reports; a timing report of another placement is a clear error
-# that writes no summary. ~5 s.
+# re-predicted by this build's `gcu pilot predict` from the recorded separate pilot runs
+# (their own running figures) and joined with the recorded 2-rank CNN validate grid
+# (iteration times at five links). The figures must stay at least as good as
+# docs/validation-tta.md reports; a timing report of another placement, a pilot file too
+# short or of other settings are clear errors that write no summary. ~10 s.
 set -eu
 PY=$1 SCRIPTS=$2 GCU=$3 DATA=$4 WORK=$5
 rm -rf "$WORK"; mkdir -p "$WORK"
 cp -r "$DATA/tta-fashion-mnist" "$WORK/cnn"
 rm -f "$WORK/cnn/summary.json" "$WORK/cnn/table.md" "$WORK/cnn/table-links.md"
 "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
-  --timing "$DATA/cpu-2rank-cnn-tta/validate.json" > "$WORK/out.txt"
+  --timing "$DATA/cpu-2rank-cnn-tta/validate.json" --pilots "$WORK/cnn/pilots.jsonl" > "$WORK/out.txt"
+jq -e '(.pilot_source | startswith("separate pilot runs"))
+       and ([.cases[].figures_over] | unique) == ["pilot"]
+       and .pilot_prefix_max_abs_loss_difference < 0.1' "$WORK/cnn/summary.json" >/dev/null \
+  || { echo "summary.json: predictions not from the separate pilots' own figures"; exit 1; }
+ls -a "$WORK/cnn" | grep -q pilot-runs && { echo "temporary pilot file left behind"; exit 1; }
 jq -e '(.links | length) == 4
        and ([.links[] | select(.t0_source == "measured") | .settings] | all(. == 10))
        and ([.links[] | select(.t0_source == "measured") | .median_abs_log_tta_error | isfinite] | all)
@@ -33,4 +39,16 @@ if "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
 fi
 grep -q "no cell with mode overlap, 2 ranks" "$WORK/bad.log" || { echo "unclear error:"; cat "$WORK/bad.log"; exit 1; }
 [ ! -e "$WORK/cnn/summary.json" ] || { echo "summary.json written despite the error"; exit 1; }
+# Pilots shorter than the protocol's longest pilot, or recorded with other settings.
+bad_pilots() {  # jq filter for the config record, expected message
+  jq -c "if .type == \"config\" then $1 else . end" "$WORK/cnn/pilots.jsonl" > "$WORK/bad-pilots.jsonl"
+  if "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
+       --pilots "$WORK/bad-pilots.jsonl" 2> "$WORK/bad.log"; then
+    echo "accepted bad pilots ($1)"; exit 1
+  fi
+  grep -q "$2" "$WORK/bad.log" || { echo "unclear error for $1:"; cat "$WORK/bad.log"; exit 1; }
+  [ ! -e "$WORK/cnn/summary.json" ] || { echo "summary.json written despite the error"; exit 1; }
+}
+bad_pilots '.iterations = 20' "20 iterations, the 10% pilot of loss@100% needs 45"
+bad_pilots '.lr = 0.1' "lr is 0.1, the ground truth's is 0.05"
 echo "ok"
