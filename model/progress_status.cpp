@@ -18,16 +18,18 @@ constexpr double kMisfit = 0.25;         // holdout rmse / pilot's loss drop abo
 constexpr double kCrossCheck = 2.0;      // noise-scale vs fit disagreement that widens
 constexpr double kMinProgress = 0.25;    // scheme's pilot loss drop / baseline's below this: too early
 constexpr double kGivenBack = 0.25;      // share of its best progress lost by the pilot's end: rising
+constexpr double kTurning = 0.05;        // the same share above this: turning up, at most uncertain
 
 // The pilot's progress against the baseline's over the same iterations (seed means).
 // too_early: the scheme's loss dropped less than kMinProgress x the baseline's (a fit of
 // a curve that has barely moved is an extrapolation, e.g. signSGD's slow start).
 // given_back: the scheme lost more than kGivenBack of its best progress by the pilot's
 // end while the baseline kept at least 90% of its own (the onset of divergence, e.g.
-// EF-signSGD at a learning rate tuned for SGD).
+// EF-signSGD at a learning rate tuned for SGD). turning: the same with more than kTurning
+// lost (a pilot that ends as its loss turns upward: EF-signSGD and ef(topkc) on fortunes).
 struct Progress {
   double drop_frac = 1, given_back_frac = 0;
-  bool too_early = false, given_back = false;
+  bool too_early = false, given_back = false, turning = false;
 };
 // The rise must also exceed twice the standard error of the last seed-mean evaluation
 // (`last_sem`), so that an early bounce of noisy seeds is not read as divergence.
@@ -48,7 +50,9 @@ Progress progress_of(const LossCurve& base, const LossCurve& s, double last_sem)
   const double s_best = s0 - sb, b_best = b0 - bb;
   if (s_best > 0 && b_best > 0) {
     r.given_back_frac = (sl - sb) / s_best;
-    r.given_back = r.given_back_frac > kGivenBack && (bl - bb) / b_best < 0.1 && sl - sb > 2 * last_sem;
+    const bool significant = (bl - bb) / b_best < 0.1 && sl - sb > 2 * last_sem;
+    r.given_back = r.given_back_frac > kGivenBack && significant;
+    r.turning = r.given_back_frac > kTurning && significant;
   }
   return r;
 }
@@ -94,6 +98,12 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
       p.status = PilotStatus::Uncertain;
       p.evidence.push_back("uncertain: a biased scheme without error feedback need not reach the baseline's loss, "
                            "and its pilot ends at " + fmt(ms.loss.back()) + ", above the target " + fmt(o.target));
+    }
+    // A loss turning upward at the pilot's end is not extrapolated (docs/model.md §4.2).
+    if (p.status == PilotStatus::Reaches && pr.turning) {
+      p.status = PilotStatus::Uncertain;
+      p.evidence.push_back("turning up: gave back " + fmt(100 * pr.given_back_frac) +
+                           "% of its best progress by the pilot's end, the baseline did not");
     }
   } else {
     p.status = PilotStatus::Uncertain;

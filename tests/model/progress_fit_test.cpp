@@ -150,6 +150,12 @@ bool says(const ProgressPrediction& p, const std::string& what) {
   return false;
 }
 
+std::string evidence(const ProgressPrediction& p) {
+  std::string out;
+  for (const auto& e : p.evidence) out += e + "; ";
+  return out;
+}
+
 // The target at T_0 = 3000, T_0 given as measured.
 ProgressOptions measured_t0() {
   ProgressOptions o;
@@ -182,6 +188,29 @@ TEST(ProgressFit, LossGivenBackIsNever) {
   // A small bump (5% of the progress) is noise, not a rise.
   const auto q = predict_progress(b, seeds([](double t) { return t < 250 ? l0(t) : l0(250) + 0.0005 * (t - 250); }), o);
   EXPECT_FALSE(says(q, "rising loss"));
+}
+
+// A pilot whose loss turns upward at its end (5-25% of its best progress given back,
+// beyond twice the standard error, the baseline still falling) is at most `uncertain`:
+// the multiplier fitted before the turn is not extrapolated (EF-signSGD and ef(topkc) on
+// fortunes, docs/validation-tta.md). The same pilot without the turn reaches.
+TEST(ProgressFit, LossTurningUpAtThePilotsEndIsAtMostUncertain) {
+  const auto b = seeds(l0);
+  ProgressOptions o = measured_t0();
+  o.target = l0(400), o.baseline_iterations = 400;  // near enough that no plateau is fitted
+  const auto turn = [](double t) { return t < 295 ? l0(t / 1.1) : l0(295 / 1.1) + 0.007 * (t - 295); };
+  const auto p = predict_progress(b, seeds(turn), o);  // ~6% of its progress given back
+  EXPECT_EQ(p.status, PilotStatus::Uncertain) << pilot_status_name(p.status) << ": " << evidence(p);
+  EXPECT_TRUE(says(p, "turning up")) << evidence(p);
+  EXPECT_FALSE(says(p, "rising loss"));
+  EXPECT_FALSE(says(p, "plateau"));  // the turn alone holds it back
+  ASSERT_TRUE(p.iterations);
+  const auto q = predict_progress(b, seeds([](double t) { return l0(t / 1.1); }), o);
+  EXPECT_EQ(q.status, PilotStatus::Reaches) << pilot_status_name(q.status);
+  EXPECT_FALSE(says(q, "turning up"));
+  // A rise within twice the seeds' standard error is not a turn.
+  const auto noisy = seeds(turn, 300, 3, 0.2);
+  EXPECT_FALSE(says(predict_progress(b, noisy, o), "turning up"));
 }
 
 // A biased scheme without error feedback is at most `uncertain` until its pilot reaches
