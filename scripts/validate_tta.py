@@ -90,19 +90,32 @@ def ground_truth(out):
     return recs
 
 
-def longest_pilot(out):
-    """The longest pilot the protocol's targets need: max fraction x the baseline's measured T_0."""
+def reached_targets(cv, tg):
+    """[(target, the baseline's measured iterations to it)] for the targets it reaches."""
+    out = []
+    for t in tg:
+        st, t0 = measured(cv["none"], t["loss"])
+        if st == "reaches":
+            out.append((t, t0))
+        else:
+            print("baseline does not reach", t, file=sys.stderr)
+    return out
+
+
+def longest_pilot(reached):
+    """(iterations, fraction, target) of the longest pilot the reached targets need."""
+    return max(((pilot_length(f, t0), f, t) for t, t0 in reached for f in PILOT_FRACTIONS), key=lambda x: x[0])
+
+
+def protocol_pilot_length(out):
+    """The longest pilot the protocol directory's targets need (pilot-length)."""
     cv = curves(ground_truth(out))
     if "none" not in cv:
         sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
-    lens = []
-    for t in json.load(open(os.path.join(out, "targets.json"))):
-        st, t0 = measured(cv["none"], t["loss"])
-        if st == "reaches":
-            lens.append(pilot_length(max(PILOT_FRACTIONS), t0))
-    if not lens:
+    reached = reached_targets(cv, json.load(open(os.path.join(out, "targets.json"))))
+    if not reached:
         sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
-    return max(lens)
+    return longest_pilot(reached)[0]
 
 
 def separate_pilots(path, cfg, schemes, seeds, cv):
@@ -126,10 +139,11 @@ def separate_pilots(path, cfg, schemes, seeds, cv):
     if missing:
         sys.exit("validate_tta.py: --pilots %s: no finished pilot for %s" % (path, ", ".join(missing)))
     recs = [r for r in recs if r["type"] == "config" or (r["scheme"] in schemes and r["seed"] in seeds)]
+    truth = {(s, x): dict(pts) for s in schemes for x, pts in cv[s].items()}
     diff = 0.0
     for r in recs:
         if r["type"] == "eval" and r["loss"] is not None:
-            ref = dict(cv[r["scheme"]][r["seed"]]).get(r["iteration"])
+            ref = truth.get((r["scheme"], r["seed"]), {}).get(r["iteration"])
             if ref is not None:
                 diff = max(diff, abs(ref - r["loss"]))
     return recs, pcfg["iterations"], diff
@@ -163,9 +177,14 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         if missing:
             sys.exit("validate_tta.py: --pilot-seeds %s: not among the runs' seeds %s" % (missing, all_seeds))
         pilot_seed_list = sorted(pilot_seeds)
+    reached = reached_targets(cv, tg)
     pilot_recs, pilot_max, prefix_diff = recs, None, None
     if pilots:
         pilot_recs, pilot_max, prefix_diff = separate_pilots(pilots, cfg, done, pilot_seed_list, cv)
+        need, frac, t = longest_pilot(reached) if reached else (0, 0, None)
+        if pilot_max < need:
+            sys.exit("validate_tta.py: --pilots %s: %d iterations, the %g%% pilot of %s needs %d "
+                     "(validate_tta.py pilot-length %s)" % (pilots, pilot_max, 100 * frac, t["name"], need, out))
     if pilot_seeds or pilots:
         # The records gcu pilot predict reads; a temporary file, removed on exit.
         fd, pilot_file = tempfile.mkstemp(prefix=".pilot-runs.", suffix=".jsonl", dir=out)
@@ -179,17 +198,10 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
                 f.write(json.dumps(r) + "\n")
     cases = []
     baseline_pred = {}  # (target name, pilot fraction, T_0 source) -> gcu's prediction for "none"
-    for t in tg:
-        st, t0 = measured(cv["none"], t["loss"])
-        if st != "reaches":
-            print("baseline does not reach", t, file=sys.stderr)
-            continue
+    for t, t0 in reached:
         truth = {s: measured(cv[s], t["loss"]) for s in cv}
         for frac in PILOT_FRACTIONS:
             pilot = pilot_length(frac, t0)
-            if pilot_max is not None and pilot > pilot_max:
-                sys.exit("validate_tta.py: --pilots %s: %d iterations, the %g%% pilot of %s needs %d "
-                         "(validate_tta.py pilot-length %s)" % (pilots, pilot_max, 100 * frac, t["name"], pilot, out))
             for t0_mode in ("measured", "extrapolated"):
                 cmd = [gcu, "pilot", "predict", pilot_file, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
                        "--max-multiplier", "100"]
@@ -350,7 +362,7 @@ if __name__ == "__main__":
     if a.cmd == "targets":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
     elif a.cmd == "pilot-length":
-        print(longest_pilot(a.out))
+        print(protocol_pilot_length(a.out))
     else:
         try:
             summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots)

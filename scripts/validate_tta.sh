@@ -5,10 +5,10 @@
 #   1. baseline ("none") for T_FULL iterations x seeds: the targets are its seed-mean
 #      held-out loss at T_FULL/2 and T_FULL (mean of the evaluations within +-5%);
 #   2. every scheme (the baselines included) x seeds runs until its held-out loss reaches
-#      the harder target or CAP x T_FULL iterations (ground truth; a pilot of P iterations
-#      is exactly the first P iterations of these runs: same seeds, data order, schedule);
+#      the harder target or CAP x T_FULL iterations (ground truth);
 #   3. the pilots: every scheme x seeds again for the longest pilot the targets need (10%
-#      of the baseline's T_0 at the harder target), as a user would run them: their eval
+#      of the baseline's T_0 at the harder target), as a user would run them (same seeds,
+#      data order and schedule, so their curves are the ground truth's prefixes): their eval
 #      records carry the noise scale and relative error measured so far, which a prefix of
 #      a ground-truth run does not (its run record averages them over the whole run);
 #   4. `gcu pilot predict` per target x pilot fraction x T_0 source (measured baseline
