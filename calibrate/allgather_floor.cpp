@@ -79,6 +79,7 @@ AllGatherFloor measure_allgather_floor(Group& g, const std::string& spec, const 
     const auto t = g.allreduce_min(b.t);  // the last arriving rank's: the others waited for it
     f.elements.push_back(b.elements);
     f.seconds.push_back(std::max(0.0, std::accumulate(t.begin(), t.end(), 0.0) / double(t.size())));
+    f.se_s.push_back(standard_error_of_mean(t));
   }
   out.note = "all-gather floor, free-running (" + std::to_string(p) + " ranks, ~" + ms_text(gap_s) +
              " busy before each bucket): " + ms_text(f.seconds.front()) + " at " + std::to_string(f.elements.front()) +

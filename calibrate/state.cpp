@@ -204,12 +204,13 @@ Json to_json(const CodecState& s) {
 
 namespace {
 model::CollectiveFloor floor_from_json(const Obj& o, const std::string& key, const std::string& path) {
-  const Obj a(o.sub(key), path, o.origin(), {"world", "elements", "seconds", "per_element_s"});
+  const Obj a(o.sub(key), path, o.origin(), {"world", "elements", "seconds", "per_element_s", "se_s"});
   model::CollectiveFloor f;
   f.world = a.req<int>("world");
   f.elements = a.req<std::vector<int64_t>>("elements");
   f.seconds = a.req<std::vector<double>>("seconds");
   f.per_element_s = a.opt<double>("per_element_s").value_or(0.0);
+  f.se_s = a.opt<std::vector<double>>("se_s").value_or(std::vector<double>{});
   if (const auto p = model::collective_floor_problem(f))
     throw StateError(o.origin() + ": key '" + path + "', field '" + p->field.substr(1) + "': expected " + p->expected +
                      ", got " + p->got);

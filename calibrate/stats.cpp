@@ -44,6 +44,16 @@ Summary summarize(const std::vector<double>& samples, size_t warmup) {
   return s;
 }
 
+double standard_error_of_mean(const std::vector<double>& v) {
+  if (v.size() < 2) return 0.0;
+  const double n = double(v.size());
+  double mean = 0;
+  for (double x : v) mean += x / n;
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  return std::sqrt(ss / (n - 1) / n);
+}
+
 std::vector<double> elementwise_median(const std::vector<std::vector<double>>& rows,
                                        size_t warmup) {
   if (rows.empty()) return {};

@@ -28,6 +28,8 @@ struct Summary {
 // std::invalid_argument on an empty vector or q outside [0, 1].
 double quantile(std::vector<double> v, double q);
 double median(std::vector<double> v);
+// The standard error of `v`'s mean: sample sd (n - 1) / sqrt(n); 0 for fewer than 2 values.
+double standard_error_of_mean(const std::vector<double>& v);
 
 // Drops the first `warmup` samples (all but one when there are fewer), then summarizes.
 // Throws std::invalid_argument on an empty input.

@@ -64,7 +64,7 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
   comm.set_context("calibrate: low-precision all-reduce");
   std::string native_types, widened_types;
   std::vector<int64_t> floor_sizes;
-  std::vector<double> floor_s, native_extra_s;
+  std::vector<double> floor_s, floor_se_s, native_extra_s;
   for (int64_t n : sizes) {
     const auto layout = compress::BucketLayout::flat(n);
     const auto calls = comp->plan(layout, p);
@@ -110,6 +110,7 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
       // average, the latency tail included.
       floor_sizes.push_back(n);
       floor_s.push_back(std::accumulate(native.begin(), native.end(), 0.0) / double(native.size()));
+      floor_se_s.push_back(standard_error_of_mean(native));
       native_extra_s.push_back(median(native_extra));
     }
   }
@@ -123,7 +124,8 @@ WireExtra measure_wire_extra(Group& g, const std::string& spec, const std::vecto
     note = b;
   }
   if (!floor_sizes.empty()) {
-    w.floor = model::CollectiveFloor{p, floor_sizes, floor_s, slope_through_origin(floor_sizes, native_extra_s)};
+    w.floor = model::CollectiveFloor{p, floor_sizes, floor_s, slope_through_origin(floor_sizes, native_extra_s),
+                                     floor_se_s};
     char b[64];
     std::snprintf(b, sizeof b, "; %+.2f ns per element over f32 of the same bytes", w.floor->per_element_s * 1e9);
     note += std::string(note.empty() ? "" : "; ") + native_types + " all-reduce floor (" + std::to_string(p) +

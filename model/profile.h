@@ -136,6 +136,10 @@ struct CollectiveFloor {
   std::vector<int64_t> elements;  // bucket elements, increasing, > 0
   std::vector<Seconds> seconds;   // per bucket, finite, >= 0
   Seconds per_element_s = 0;      // work per bucket element that adds to the link's time
+  // The standard error of each size's time (its timed rounds' sd / sqrt(rounds)), for the
+  // calibration-noise bootstrap (validate/calibration_noise.h). Empty: not kept (profiles
+  // written before 2026-11-25); the bootstrap then takes the floor as exact.
+  std::vector<Seconds> se_s;
 };
 struct CodecFit {
   EncodeFit encode;

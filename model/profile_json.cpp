@@ -245,7 +245,7 @@ DdpConfig read_ddp(const Json& j, const std::string& path) {
 }
 
 CollectiveFloor read_floor(const Json& v, const std::string& path) {
-  Fields a(v, path, {"world", "elements", "seconds", "per_element_s"});
+  Fields a(v, path, {"world", "elements", "seconds", "per_element_s", "se_s"});
   CollectiveFloor fl;
   const int64_t world = integer(a.req("world", "the ranks it was measured with"), a.at("world"));
   if (world < 2 || world > 1000000) fail(a.at("world"), "a number of ranks >= 2 and <= 1000000", std::to_string(world));
@@ -256,6 +256,10 @@ CollectiveFloor read_floor(const Json& v, const std::string& path) {
                          "times in seconds");
   for (size_t k = 0; k < ys.size(); ++k) fl.seconds.push_back(number(ys[k], child(a.at("seconds"), k)));
   opt_number(a, "per_element_s", fl.per_element_s);
+  if (auto e = a.opt("se_s")) {
+    const auto& es = array(*e, a.at("se_s"), "standard errors in seconds");
+    for (size_t k = 0; k < es.size(); ++k) fl.se_s.push_back(number(es[k], child(a.at("se_s"), k)));
+  }
   return fl;
 }
 

@@ -6,7 +6,9 @@
 namespace gcu::model {
 
 Json collective_floor_to_json(const CollectiveFloor& f) {
-  return {{"world", f.world}, {"elements", f.elements}, {"seconds", f.seconds}, {"per_element_s", f.per_element_s}};
+  Json j = {{"world", f.world}, {"elements", f.elements}, {"seconds", f.seconds}, {"per_element_s", f.per_element_s}};
+  if (!f.se_s.empty()) j["se_s"] = f.se_s;
+  return j;
 }
 
 // ---- writer ------------------------------------------------------------------------------

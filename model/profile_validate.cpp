@@ -280,6 +280,12 @@ std::optional<FieldProblem> collective_floor_problem(const CollectiveFloor& f) {
     if (!(std::isfinite(f.seconds[i]) && f.seconds[i] >= 0 && f.seconds[i] <= kMaxSeconds))
       return bad_number(f.seconds[i], "/seconds/" + std::to_string(i), "seconds per bucket (a number >= 0)");
   }
+  if (!f.se_s.empty() && f.se_s.size() != f.seconds.size())
+    return bad_number(double(f.se_s.size()), "/se_s",
+                      "one standard error per entry of seconds (" + std::to_string(f.seconds.size()) + ") or none");
+  for (size_t i = 0; i < f.se_s.size(); ++i)
+    if (!(std::isfinite(f.se_s[i]) && f.se_s[i] >= 0 && f.se_s[i] <= kMaxSeconds))
+      return bad_number(f.se_s[i], "/se_s/" + std::to_string(i), "a standard error in seconds (a number >= 0)");
   return std::nullopt;
 }
 

@@ -67,6 +67,22 @@ calibrate::CollectivesState redraw_sweeps(const calibrate::CollectivesState& c, 
   return out;
 }
 
+void redraw_floors(model::Profile& p, std::mt19937_64& rng) {
+  std::normal_distribution<double> z(0.0, 1.0);
+  const auto redraw = [&](std::optional<model::CollectiveFloor>& f) {
+    if (!f || f->se_s.size() != f->seconds.size()) return;
+    for (size_t i = 0; i < f->seconds.size(); ++i) {
+      double& t = f->seconds[i];
+      const double se = f->se_s[i];
+      if (std::isfinite(t) && t > 0 && std::isfinite(se) && se > 0) t = std::max(0.1 * t, t + z(rng) * se);
+    }
+  };
+  for (auto& [spec, fit] : p.compressors) {
+    redraw(fit.allreduce_floor);
+    redraw(fit.allgather_floor);
+  }
+}
+
 std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
                                                   const calibrate::CalibrationState& base_state,
                                                   const std::vector<calibrate::CalibrationState>& link_states,
@@ -87,9 +103,12 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
   for (const auto& c : cells)
     if (c.link_state >= 0 && size_t(c.link_state) < link_rate.size()) link_rate[size_t(c.link_state)] = c.rate_gbps;
   std::mt19937_64 rng(seed);
+  // The floors' own stream: the sweeps' draws stay those of a profile without floors.
+  std::mt19937_64 floor_rng(seed * 0x9E3779B97F4A7C15ULL + 0x5EED);
   std::vector<std::vector<double>> totals(cells.size());
   for (int d = 0; d < draws; ++d) {
     model::Profile p = base;
+    redraw_floors(p, floor_rng);
     try {
       p.cluster.inter = p.cluster.intra = level_of(redraw_sweeps(*base_state.collectives, stat, rng), stat);
     } catch (const std::exception&) {

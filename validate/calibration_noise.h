@@ -8,9 +8,14 @@
 // (the state's fit_statistic: mean, median, p10 or min) is redrawn as t + z se, z ~ N(0, 1),
 // se = sd / sqrt(n) (sd from the row's p10-p90: (p90 - p10) / 2.563; x 1.253 for a median),
 // the sweeps refitted as calibrate fits them (profile_builder.h, link_fits.h for a shaped
-// link's own sweep), and every cell predicted again. The interval is the p10-p90 of those
-// predictions of the total. Compute, codec and wire-type fits are not redrawn (their
-// timed iterations are many more; the collectives dominate the 4-rank spread).
+// link's own sweep), and every cell predicted again. The collective floors of the
+// profile's codecs (allreduce_floor, allgather_floor: free-running or backend-reduced calls
+// timed over 15-60 rounds, which spread by +-17% between calibrations at 4 ranks on 2
+// cores) are redrawn in the same draw, each size's time as t + z se from its kept standard
+// error (floors without one, written before 2026-11-25, are taken as exact). The interval
+// is the p10-p90 of those predictions of the total. Compute and codec encode/decode fits
+// are not redrawn (their timed iterations are many more; the collectives dominate the
+// 4-rank spread).
 #pragma once
 
 #include "calibrate/state.h"
@@ -31,6 +36,10 @@ inline constexpr int kCalibrationNoiseDraws = 40;
 // The collective sweeps of `c` with every supported row's `statistic` redrawn (above).
 calibrate::CollectivesState redraw_sweeps(const calibrate::CollectivesState& c, const std::string& statistic,
                                           std::mt19937_64& rng);
+
+// `p` with every codec's collective floor that keeps standard errors redrawn (above); a
+// time stays >= 10% of its measured value.
+void redraw_floors(model::Profile& p, std::mt19937_64& rng);
 
 // What a cell is predicted with: its link rate and, when the link's own sweep is used
 // (link_fits.h), that sweep's index in calibration_noise's `link_states`.

@@ -126,4 +126,21 @@ if [ "$rc" -ne 0 ]; then echo "free-running calibration failed"; cat "$DIR"/free
 grep -q '"gap": *"free-running"' "$DIR/free.json.state.json" || { echo "state does not say free-running"; exit 1; }
 grep -q 'free-running, ~2' "$DIR/free0.err" "$DIR/free0.out" || { echo "no free-running progress line"; cat "$DIR/free0.err"; exit 1; }
 grep -q '"allreduce"' "$DIR/free.json" || { echo "free-running profile has no all-reduce fit"; grep -i "collectives\|all-reduce" "$DIR/free.json" | head -5; exit 1; }
+# The codecs step on a --resume of that state: only rank 0 reads the state, yet every rank
+# times the all-gather floor at the same bucket sizes (rank 0's: the CNN's one bucket; a
+# rank on other sizes made Gloo abort), and the floor keeps its standard error (se_s).
+start_two_ranks $((PORT + 6)) codecs calibrate --model cnn --batch-sizes 16 --max-bytes 1048576 --threads 1 \
+  --budget-s 20 --warmup 1 --iters 3 --skip gamma,errors,codec-gradients,contention,convergence \
+  --collective-gap-ms 2 --collective-free-running --schemes signsgd --codec-sizes 4096,16384 \
+  --allgather-floor on --resume -o "$DIR/free.json"
+wait "$pid0" || rc=$?
+wait "$pid1" || rc=$?
+if [ "$rc" -ne 0 ]; then echo "codecs on a resume failed"; cat "$DIR"/codecs*.err; exit 1; fi
+python3 - "$DIR/free.json" <<'PY' || { echo "no all-gather floor at the model's bucket after a resume"; exit 1; }
+import json, sys
+p = json.load(open(sys.argv[1]))
+f = p["compressors"]["signsgd"]["allgather_floor"]
+assert f["elements"] == [p["model"]["parameters"]], f
+assert len(f["se_s"]) == 1 and 0 <= f["se_s"][0] < f["seconds"][0], f
+PY
 echo "ok"

@@ -294,7 +294,7 @@ TEST(CalibrationState, CollectiveFloorsRoundTripAreOptionalAndChecked) {
     SCOPED_TRACE(name);
     CalibrationState s = full_state();
     EXPECT_FALSE((state_from_json(to_json(s), "s.json").codecs->at(0).second.fit.*member).has_value());
-    s.codecs->at(0).second.fit.*member = model::CollectiveFloor{4, {16384, 65536}, {0.004, 0.007}, 6e-9};
+    s.codecs->at(0).second.fit.*member = model::CollectiveFloor{4, {16384, 65536}, {0.004, 0.007}, 6e-9, {2e-4, 3e-4}};
     const Json j = to_json(s);
     const auto fit = state_from_json(j, "s.json").codecs->at(0).second.fit;
     const auto& back = fit.*member;
@@ -304,9 +304,11 @@ TEST(CalibrationState, CollectiveFloorsRoundTripAreOptionalAndChecked) {
     EXPECT_EQ(back->elements, (std::vector<int64_t>{16384, 65536}));
     EXPECT_EQ(back->seconds, (std::vector<double>{0.004, 0.007}));
     EXPECT_DOUBLE_EQ(back->per_element_s, 6e-9);
+    EXPECT_EQ(back->se_s, (std::vector<double>{2e-4, 3e-4}));
     for (const auto& [key, bad] : std::vector<std::pair<std::string, Json>>{
              {"world", 1}, {"elements", Json::array({65536, 16384})}, {"seconds", Json::array({0.004})},
-             {"seconds", Json::array({0.004, -1.0})}, {"elements", "x"}, {"per_element_s", -1e-9}}) {
+             {"seconds", Json::array({0.004, -1.0})}, {"elements", "x"}, {"per_element_s", -1e-9},
+             {"se_s", Json::array({2e-4})}, {"se_s", Json::array({2e-4, -1.0})}}) {
       Json k = j;
       k["codecs"]["topk:k=0.01"][name][key] = bad;
       EXPECT_NE(error_of([&] { state_from_json(k, "s.json"); }).find("topk:k=0.01." + name), std::string::npos)

@@ -1,8 +1,10 @@
-// Tests of calibrate/stats.h: quantiles, warm-up discard, element-wise medians.
+// Tests of calibrate/stats.h: quantiles, warm-up discard, the standard error of a mean,
+// element-wise medians.
 #include "calibrate/stats.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace gcu::calibrate {
@@ -44,6 +46,14 @@ TEST(Stats, WinsorizedMeanKeepsTheTailAndCapsARareOutlier) {
   EXPECT_NEAR(hit.mean, 1.7e-3 + 55.5e-3 / 100, 1e-9);
   EXPECT_NEAR(hit.mean_w95, 1.7e-3, 1e-9);
   EXPECT_DOUBLE_EQ(hit.median, 0.5e-3);
+}
+
+TEST(Stats, StandardErrorOfTheMeanUsesTheSampleSd) {
+  EXPECT_EQ(standard_error_of_mean({}), 0.0);
+  EXPECT_EQ(standard_error_of_mean({3.0}), 0.0);
+  EXPECT_EQ(standard_error_of_mean({2.0, 2.0, 2.0}), 0.0);
+  // {1, 2, 3, 4}: sample variance 5/3, se = sqrt(5/3 / 4)
+  EXPECT_NEAR(standard_error_of_mean({1, 2, 3, 4}), std::sqrt(5.0 / 12.0), 1e-12);
 }
 
 TEST(Stats, ElementwiseMedian) {

@@ -132,7 +132,8 @@ TEST(ProfileJson, CollectiveFloorsRoundTripAndAreChecked) {
     j["compressors"]["fp16"][key] = {{"world", 4},
                                      {"elements", {16384, 65536, 262144}},
                                      {"seconds", {0.004, 0.006, 0.012}},
-                                     {"per_element_s", 5e-9}};
+                                     {"per_element_s", 5e-9},
+                                     {"se_s", {1e-4, 2e-4, 5e-4}}};
     const Profile a = profile_from_json(j);
     const auto& fit = a.compressors.at("fp16");
     const auto& floor = key == "allreduce_floor" ? fit.allreduce_floor : fit.allgather_floor;
@@ -141,6 +142,7 @@ TEST(ProfileJson, CollectiveFloorsRoundTripAndAreChecked) {
     EXPECT_EQ(floor->world, 4);
     EXPECT_EQ(floor->elements[1], 65536);
     EXPECT_DOUBLE_EQ(floor->per_element_s, 5e-9);
+    EXPECT_EQ(floor->se_s, (std::vector<double>{1e-4, 2e-4, 5e-4}));
     EXPECT_EQ(profile_to_json(a)["compressors"]["fp16"][key], j["compressors"]["fp16"][key]);
     const std::string at = "/compressors/fp16/" + key;
     const auto broken = [&](const char* ptr, const Json& v) {
@@ -156,6 +158,9 @@ TEST(ProfileJson, CollectiveFloorsRoundTripAndAreChecked) {
     EXPECT_EQ(broken("/elements", "many"), at + "/elements");
     EXPECT_EQ(broken("/seconds/0", "soon"), at + "/seconds/0");
     EXPECT_EQ(broken("/per_element_s", -1e-9), at + "/per_element_s");
+    EXPECT_EQ(broken("/se_s", Json::array({1e-4})), at + "/se_s");  // one per size
+    EXPECT_EQ(broken("/se_s/1", -2e-4), at + "/se_s/1");
+    EXPECT_EQ(broken("/se_s/2", "tiny"), at + "/se_s/2");
     Json extra = j;
     extra["compressors"]["fp16"][key]["unit"] = "ms";
     EXPECT_EQ(error_of(extra).path(), at + "/unit");

@@ -1,5 +1,5 @@
 // Tests of validate/calibration_noise.h: a sweep row's statistic redrawn within its standard
-// error; every cell's predicted total gets a p10-p90 from redrawn sweeps; a profile that was
+// error; every cell's predicted total gets a p10-p90 from redrawn sweeps and floors; a profile that was
 // not built from the state, or a state without a sweep, is refused with a named error.
 #include "validate/calibration_noise.h"
 
@@ -108,6 +108,48 @@ TEST(CalibrationNoise, NoisierSweepsGiveWiderPredictedIntervals) {
     EXPECT_GT(in[i].p90_s, point * 0.999);
     EXPECT_GT(in[i].p90_s - in[i].p10_s, 2 * (iq[i].p90_s - iq[i].p10_s)) << cells[i].cell.label();
   }
+}
+
+// A codec's collective floor (profile.h CollectiveFloor) is redrawn within its kept
+// standard errors; one without them (older profiles) stays as measured.
+TEST(CalibrationNoise, RedrawsACollectiveFloorWithinItsStandardError) {
+  model::Profile p = profile_from(noisy_state(0.1, 50));
+  p.compressors["signsgd"].allgather_floor = model::CollectiveFloor{2, {1000, 200000}, {0.01, 0.05}, 0, {1e-3, 5e-3}};
+  p.compressors["fp16"].allreduce_floor = model::CollectiveFloor{2, {200000}, {0.03}, 0, {}};
+  std::mt19937_64 rng(11);
+  const int draws = 4000;
+  double sum = 0, sq = 0;
+  for (int i = 0; i < draws; ++i) {
+    model::Profile q = p;
+    redraw_floors(q, rng);
+    const double x = q.compressors["signsgd"].allgather_floor->seconds[1];
+    sum += x;
+    sq += (x - 0.05) * (x - 0.05);
+    EXPECT_EQ(q.compressors["fp16"].allreduce_floor->seconds[0], 0.03);
+    EXPECT_EQ(q.compressors["signsgd"].allgather_floor->se_s, p.compressors["signsgd"].allgather_floor->se_s);
+  }
+  EXPECT_NEAR(sum / draws, 0.05, 4 * 5e-3 / std::sqrt(double(draws)));
+  EXPECT_NEAR(std::sqrt(sq / draws), 5e-3, 0.05 * 5e-3);
+}
+
+// A cell bound by its scheme's floor gets the floor's noise in its interval: with quiet
+// sweeps the interval is narrow while the floor is exact, and about +-1.28 se wide with it.
+TEST(CalibrationNoise, AFloorBoundCellCarriesTheFloorsNoise) {
+  const auto quiet = noisy_state(0.05, 50);
+  model::Profile p = profile_from(quiet);
+  const int64_t n = p.model.parameters;
+  p.compressors["signsgd"].allgather_floor = model::CollectiveFloor{2, {n}, {0.05}, 0, {}};
+  const std::vector<CellInputs> cells = {{cell("signsgd"), 0, -1}};
+  const auto exact = calibration_noise(p, quiet, {}, cells);
+  p.compressors["signsgd"].allgather_floor->se_s = {5e-3};
+  const auto noisy = calibration_noise(p, quiet, {}, cells);
+  ASSERT_EQ(noisy[0].draws, kCalibrationNoiseDraws);
+  const double point = at(CellPredictor(p, cells[0].cell).predict(0), Component::Total);
+  EXPECT_LT(noisy[0].p10_s, point);
+  EXPECT_GT(noisy[0].p90_s, point);
+  EXPECT_LT(exact[0].p90_s - exact[0].p10_s, 2e-3);
+  EXPECT_GT(noisy[0].p90_s - noisy[0].p10_s, 6e-3);   // 2 x 1.28 x 5 ms = 12.8 ms expected
+  EXPECT_LT(noisy[0].p90_s - noisy[0].p10_s, 25e-3);
 }
 
 TEST(CalibrationNoise, RefusesAProfileNotBuiltFromTheStateAndAStateWithoutASweep) {
