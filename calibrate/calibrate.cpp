@@ -84,39 +84,39 @@ void open_group(CalibrationRun& r) {
   r.t0 = now_s();
 }
 
-// A fresh state, or (--resume) rank 0's state file; every rank learns which steps are
-// done. A malformed file, or one for another model or world size, fails every rank
-// (nothing is overwritten).
+// A fresh state, or (--resume) rank 0's state file, sent to every rank so that all hold
+// the same state (a step that sizes its collectives from it, such as the all-gather
+// floor's buckets, must issue the same calls on every rank). A malformed file, or one for
+// another model or world size, fails every rank (nothing is overwritten).
 void load_state(CalibrationRun& r) {
   const CalibrateOptions& o = r.opt;
   r.state_path = o.state_file.empty() ? o.output + ".state.json" : o.state_file;
   r.state.meta = {o.model_spec, o.batch_sizes, r.group->world_size(), r.local_world, o.backend, r.threads,
                   o.fit_statistic};
-  std::string done_list, error;
+  std::string text;  // rank 0: the resumed state's JSON, or "!" and the error; empty: a fresh state
   if (r.lead() && o.resume && std::filesystem::exists(r.state_path)) {
     try {
       CalibrationState old = read_state_file(r.state_path);
       if (old.meta.model_spec == o.model_spec && old.meta.world == r.group->world_size()) {
-        r.state = std::move(old);
-        r.state.skipped.clear();
-        r.state.meta.fit_statistic = o.fit_statistic;
+        old.skipped.clear();
+        old.meta.fit_statistic = o.fit_statistic;
+        text = to_json(old).dump();
         r.say("calibrate: resuming from " + r.state_path);
       } else {  // never overwritten: another run's measurements
-        error = r.state_path + " is for model '" + old.meta.model_spec + "' on " +
-                std::to_string(old.meta.world) + " ranks, this run is model '" + o.model_spec + "' on " +
-                std::to_string(r.group->world_size()) + " ranks: delete it or pass another --state";
+        text = "!" + r.state_path + " is for model '" + old.meta.model_spec + "' on " +
+               std::to_string(old.meta.world) + " ranks, this run is model '" + o.model_spec + "' on " +
+               std::to_string(r.group->world_size()) + " ranks: delete it or pass another --state";
       }
     } catch (const StateError& e) {
-      error = e.what();
+      text = std::string("!") + e.what();
     }
   }
+  text = r.group->broadcast_string(text);
+  if (!text.empty() && text[0] == '!')
+    throw StateError("calibrate --resume: " + text.substr(1) + " (fix or delete the state file)");
+  if (!text.empty()) r.state = state_from_json(Json::parse(text), r.state_path);
   for (const auto& s : calibration_steps())
-    if (r.state.has(s)) done_list += s + ",";
-  done_list = r.group->broadcast_string(error.empty() ? done_list : "!" + error);
-  if (!done_list.empty() && done_list[0] == '!')
-    throw StateError("calibrate --resume: " + done_list.substr(1) + " (fix or delete the state file)");
-  for (const auto& s : calibration_steps())
-    if (done_list.find(s + ",") != std::string::npos) r.done.insert(s);
+    if (r.state.has(s)) r.done.insert(s);
 }
 
 // What the steps measure: the model and batch sizes, and the schemes of each step.

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <sstream>
 
 namespace gcu::calibrate {
 
@@ -61,8 +60,7 @@ double collective_gap_s(const CalibrationRun& r) {
 void step_collectives(CalibrationRun& r) {
   if (!r.wanted("collectives", kCollectivesMinLeftS)) return;
   SweepOptions so;
-  // Rank 0's (after a --resume only it holds the measured compute), the same on every rank.
-  so.idle_gap_s = r.group->allreduce_max(r.lead() ? collective_gap_s(r) : 0.0);
+  so.idle_gap_s = r.group->allreduce_max(collective_gap_s(r));  // the same on every rank
   so.free_running = r.opt.collective_free_running;
   so.busy_gap = r.opt.collective_gap_busy || so.free_running;
   r.say("calibrate: collectives: " +
@@ -88,21 +86,13 @@ namespace {
 // The bucket sizes the all-gather floor is timed at: the model's own DDP buckets (where
 // the floor is used; its calls' time is noisy, so the rounds go there), else the
 // low-precision all-reduce's grid. Rounds: ~120 bucket calls in all, 15-60 per size.
-// Rank 0's view for every rank: after a --resume only rank 0 holds the state, and ranks
-// timing different sizes would issue different collectives (Gloo stops on the first
-// message of the wrong length).
-std::vector<int64_t> allgather_floor_sizes(CalibrationRun& r) {
+std::vector<int64_t> allgather_floor_sizes(const CalibrationRun& r) {
   std::vector<int64_t> n;
   if (r.state.compute && !r.state.compute->tensors.empty())
     for (const auto& b : model::plan_buckets(r.state.compute->tensors)) n.push_back(b.numel);
-  if (n.empty()) n = wire_sizes();
+  if (n.empty()) return wire_sizes();
   std::sort(n.begin(), n.end());
   n.erase(std::unique(n.begin(), n.end()), n.end());
-  std::string text;
-  for (int64_t x : n) text += std::to_string(x) + " ";
-  std::istringstream shared(r.group->broadcast_string(text));
-  n.clear();
-  for (int64_t x = 0; shared >> x;) n.push_back(x);
   return n;
 }
 int allgather_floor_reps(const std::vector<int64_t>& sizes) {
@@ -120,8 +110,7 @@ void step_codecs(CalibrationRun& r) {
   const double share = r.opt.budget_s > 0 ? r.left() * kCodecsBudgetShare : kUnlimitedS;
   const double start = now_s();
   BySpec<CodecState> codecs;
-  // Rank 0's (after a --resume only it holds the measured compute), the same on every rank.
-  const double gap_s = r.group->allreduce_max(r.lead() ? collective_gap_s(r) : 0.0);
+  const double gap_s = r.group->allreduce_max(collective_gap_s(r));  // the same on every rank
   // The free-running all-gather floor: asked, or (auto) where ranks share cores (rank 0's
   // view decides for all).
   const bool oversubscribed = r.local_world * r.threads > r.cores;

@@ -47,6 +47,12 @@ model::LinkLevel level_of(const calibrate::CollectivesState& c, const std::strin
 
 double quantile_or_zero(std::vector<double> v, double q) { return v.empty() ? 0.0 : calibrate::quantile(std::move(v), q); }
 
+// A measured time redrawn as t + z se, kept >= 10% of t (a time that is not positive and
+// finite, or an se that is not finite, stays as it is and draws nothing).
+void redraw_time(double& t, double se, std::normal_distribution<double>& z, std::mt19937_64& rng) {
+  if (std::isfinite(t) && t > 0 && std::isfinite(se)) t = std::max(0.1 * t, t + z(rng) * se);
+}
+
 }  // namespace
 
 calibrate::CollectivesState redraw_sweeps(const calibrate::CollectivesState& c, const std::string& statistic,
@@ -57,11 +63,9 @@ calibrate::CollectivesState redraw_sweeps(const calibrate::CollectivesState& c, 
   for (auto& s : out.sweeps) {
     if (!s.supported) continue;
     for (auto& r : s.rows) {
-      double& t = statistic_of(r, statistic);
       const double n = double(std::max<size_t>(1, r.time_s.n));
       const double sd = std::max(0.0, r.time_s.p90 - r.time_s.p10) / 2.5631;
-      const double se = median_factor * sd / std::sqrt(n);
-      if (std::isfinite(t) && t > 0 && std::isfinite(se)) t = std::max(0.1 * t, t + z(rng) * se);
+      redraw_time(statistic_of(r, statistic), median_factor * sd / std::sqrt(n), z, rng);
     }
   }
   return out;
@@ -71,11 +75,7 @@ void redraw_floors(model::Profile& p, std::mt19937_64& rng) {
   std::normal_distribution<double> z(0.0, 1.0);
   const auto redraw = [&](std::optional<model::CollectiveFloor>& f) {
     if (!f || f->se_s.size() != f->seconds.size()) return;
-    for (size_t i = 0; i < f->seconds.size(); ++i) {
-      double& t = f->seconds[i];
-      const double se = f->se_s[i];
-      if (std::isfinite(t) && t > 0 && std::isfinite(se) && se > 0) t = std::max(0.1 * t, t + z(rng) * se);
-    }
+    for (size_t i = 0; i < f->seconds.size(); ++i) redraw_time(f->seconds[i], f->se_s[i], z, rng);
   };
   for (auto& [spec, fit] : p.compressors) {
     redraw(fit.allreduce_floor);
