@@ -126,6 +126,7 @@ void plan_steps(CalibrationRun& r) {
   r.compute.batch_sizes = o.batch_sizes;
   r.compute.warmup = o.warmup;
   r.compute.iters = o.iters;
+  r.compute.loop = o.compute_loop;
   // At least 2 s of timed iterations per batch size; less when the budget is short.
   r.compute.min_time_s = o.budget_s > 0 ? std::min(2.0, 0.01 * o.budget_s) : 2.0;
   r.main_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());

@@ -42,6 +42,7 @@ struct CalibrateOptions {
   // The all-gather schemes' free-running floor (allgather_floor.h): "auto" (when this node's
   // ranks x torch threads outnumber its cores, the placement where it was seen), "on", "off".
   std::string allgather_floor = "auto";
+  std::string compute_loop = "trainer";  // ComputeOptions::loop: "trainer" or "barrier"
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };

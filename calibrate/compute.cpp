@@ -46,6 +46,10 @@ struct Trainee {
   // batch-norm buffers there every iteration (DDP's broadcast_buffers), and its forward_s
   // includes it (docs/validation.md, cause 3).
   std::function<void()> before_forward;
+  // The trainer's loop (ComputeOptions::loop == "trainer"): its reducer over these
+  // parameters, run between backward and optimizer (untimed), as gcu train does.
+  std::unique_ptr<compress::Compressor> none;
+  std::unique_ptr<trainer::Reducer> reducer;
 
   Trainee(const ComputeOptions& o, int batch_size, torch::Device dev, uint64_t seed) : device(dev) {
     torch::manual_seed(seed);
@@ -62,8 +66,19 @@ struct Trainee {
     return torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
   }
   // One iteration; returns {forward, backward, optimizer} seconds.
+  void use_trainer_loop(compress::Communicator& comm) {
+    none = compress::make_compressor("none");
+    trainer::ReducerOptions ro;
+    ro.mode = trainer::ReduceMode::After;
+    reducer = std::make_unique<trainer::Reducer>(params, *none, comm, ro);
+  }
   std::array<double, 3> iteration() {
-    opt->zero_grad();
+    if (reducer) {
+      reducer->zero_grad();  // the gradients stay bucket views, as in the trainer
+      reducer->begin_iteration();
+    } else {
+      opt->zero_grad();
+    }
     sync(device);
     const double t0 = now_s();
     if (before_forward) before_forward();
@@ -74,10 +89,15 @@ struct Trainee {
     loss.backward();
     sync(device);
     const double t2 = now_s();
+    double t2c = t2;
+    if (reducer) {
+      reducer->finish_iteration();  // the bucket all-reduces: communication, not compute
+      t2c = now_s();
+    }
     opt->step();
     sync(device);
     const double t3 = now_s();
-    return {t1 - t0, t2 - t1, t3 - t2};
+    return {t1 - t0, t2 - t1, t3 - t2c};
   }
   // Forward, then a timed backward with `during` running on another thread from the
   // backward's start (joined after the backward). Returns backward seconds.
@@ -192,7 +212,7 @@ IterationTimes time_iterations(Group& g, const ComputeOptions& o, Trainee& t, in
       if (progress) progress("calibrate: compute batch " + std::to_string(b) +
                              ": the two halves of the timed iterations disagree by more than 20%; timing as many again");
     }
-    g.barrier();
+    if (!t.reducer || i == 0) g.barrier();  // the trainer's loop: aligned by its all-reduce
     const auto s = t.iteration();
     r.fwd_s.push_back(s[0]);
     r.bwd_s.push_back(s[1]);
@@ -206,18 +226,30 @@ IterationTimes time_iterations(Group& g, const ComputeOptions& o, Trainee& t, in
 
 ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress& progress) {
   if (o.batch_sizes.empty()) throw std::invalid_argument("compute: no batch sizes given");
+  if (o.loop != "trainer" && o.loop != "barrier")
+    throw std::invalid_argument("compute: loop '" + o.loop + "' (expected trainer or barrier)");
   ComputeResult res;
   std::vector<std::vector<double>> ready_by_batch;  // registration order
   for (int b : o.batch_sizes) {
     if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");
+    std::unique_ptr<trainer::PgCommunicator> comm;  // outlives t's reducer
     Trainee t(o, b, g.impl().device, 1);
     // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0, timed in forward.
-    std::unique_ptr<trainer::PgCommunicator> comm;
     std::vector<torch::Tensor> buffers = t.net->buffers();
     if (g.world_size() > 1 && !buffers.empty() && g.impl().ctx.gloo && !g.impl().device.is_cuda()) {
       comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
       comm->set_context("calibrate: buffer broadcast");
       t.before_forward = [&buffers, &comm] { trainer::broadcast_tensors(buffers, *comm, 0); };
+    }
+    if (o.loop == "trainer") {
+      if (g.world_size() > 1 && g.impl().ctx.gloo && !g.impl().device.is_cuda()) {
+        if (!comm) comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
+        comm->set_context("calibrate: compute in the trainer's loop");
+        t.use_trainer_loop(*comm);
+      } else if (progress && res.times.empty() && g.world_size() > 1) {
+        progress("calibrate: compute: the trainer's loop needs a CPU Gloo group; timing each iteration "
+                 "after a barrier instead (--compute-loop barrier)");
+      }
     }
     if (res.model_name.empty()) {
       res.model_name = t.net->spec();
@@ -240,7 +272,8 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
     ready_by_batch.push_back(std::move(ready_s));
     res.times.push_back(ct);
     if (progress)
-      progress("calibrate: compute batch " + std::to_string(b) + " (slowest rank of each iteration, mean): forward " +
+      progress("calibrate: compute batch " + std::to_string(b) + (t.reducer ? " in the trainer's loop" : " after barriers") +
+               " (slowest rank of each iteration, mean): forward " +
                std::to_string(profile_value(ct.forward_s) * 1e3) + " ms, backward " +
                std::to_string(profile_value(ct.backward_s) * 1e3) + " ms, optimizer " +
                std::to_string(profile_value(ct.optimizer_s) * 1e3) + " ms (medians " +

@@ -35,6 +35,14 @@ struct ComputeOptions {
   double min_time_s = 2.0;
   double lr = 0.01;
   bool real_data = true;  // Fashion-MNIST for gradients when the model takes 28x28x1 images
+  // measure_compute's loop (docs/validation.md, cause 27): "trainer" times forward, backward
+  // and optimizer inside the trainer's own loop (its reducer in `after` mode, the
+  // uncompressed all-reduce of every bucket between backward and optimizer, gradients as
+  // bucket views, no barrier: the iterations are aligned by the all-reduce, as in
+  // training); "barrier" times them alone, every iteration after a barrier (before
+  // 2026-11-25). "trainer" needs more than one rank on a CPU Gloo group; elsewhere it falls
+  // back to "barrier" and says so.
+  std::string loop = "trainer";
 };
 
 constexpr int kMaxComputeIters = 2000;

@@ -84,6 +84,15 @@ void setup_calibrate(CLI::App& app) {
                   "(docs/validation.md, cause 26); on; off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
+  sub->add_option("--compute-loop", o.compute_loop,
+                  "How the compute step times forward, backward and optimizer. trainer: inside the trainer's own "
+                  "loop (its reducer, the uncompressed all-reduce of every bucket between backward and optimizer, "
+                  "no barrier), so the other ranks' communication competes for the cores as it does in training; "
+                  "barrier: each iteration alone after a barrier (at 4 ranks on 2 cores its backward came out "
+                  "1.4-2.3x short of the trainer's; docs/validation.md, cause 27). trainer needs a CPU Gloo group "
+                  "of 2+ ranks and falls back to barrier elsewhere")
+      ->check(CLI::IsMember({"trainer", "barrier"}))
+      ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();

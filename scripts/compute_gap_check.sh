@@ -8,6 +8,7 @@
 #
 #   bash scripts/compute_gap_check.sh                  # CNN, 4 ranks x batch 16, 2 pairs
 #   RANKS=2 BATCH=32 PAIRS=3 bash scripts/compute_gap_check.sh
+#   TRAIN_ARGS="--mode after" CAL_ARGS="--compute-loop barrier" bash scripts/compute_gap_check.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GCU=${GCU:-build/cli/gcu} MODEL=${MODEL:-cnn} RANKS=${RANKS:-4} BATCH=${BATCH:-16} PAIRS=${PAIRS:-2}
@@ -18,10 +19,10 @@ export OPENBLAS_NUM_THREADS=1
 for ((p = 1; p <= PAIRS; p++)); do
   "$GCU" launch -n "$RANKS" -- "$GCU" calibrate --model "$MODEL" --batch-sizes "$BATCH" --threads 1 \
     --convergence-schemes - --skip gamma,collectives,codecs,errors,codec-gradients,contention \
-    -o "$WORK/p$p.json" > "$WORK/cal$p.log" 2>&1 || { tail -5 "$WORK/cal$p.log" >&2; exit 1; }
+    ${CAL_ARGS:-} -o "$WORK/p$p.json" > "$WORK/cal$p.log" 2>&1 || { tail -5 "$WORK/cal$p.log" >&2; exit 1; }
   echo "pair $p: calibrate: $(grep -m1 'rank 0.*slowest rank of each iteration' "$WORK/cal$p.log" | sed 's/.*calibrate: //')"
   "$GCU" launch -n "$RANKS" -- "$GCU" train --model "$MODEL" --data synthetic --batch "$BATCH" --threads 1 \
-    --scheme none --iters 110 --warmup 10 --log "$WORK/t$p.jsonl" --log-all-ranks --quiet > "$WORK/tr$p.log" 2>&1 \
+    --scheme none --iters 110 --warmup 10 ${TRAIN_ARGS:-} --log "$WORK/t$p.jsonl" --log-all-ranks --quiet > "$WORK/tr$p.log" 2>&1 \
     || { tail -5 "$WORK/tr$p.log" >&2; exit 1; }
   /usr/bin/python3 - "$WORK/t$p.jsonl" "$RANKS" "$p" <<'PY'
 import json, statistics, sys
