@@ -87,7 +87,7 @@ Examples:
   sub->add_flag("--no-plots", opt->no_plots, "skip the gnuplot plots");
   sub->add_flag("--no-calibration-noise", opt->no_calibration_noise,
                 "skip the predicted p10-p90 from the calibration's own sampling noise (the profile's collective "
-                "sweeps, <profile>.state.json, redrawn 40 times within their standard errors and refitted); "
+                "sweeps, <profile>.state.json, redrawn 200 times within their standard errors and refitted); "
                 "with it, a cell is noise-limited when hypot(measured uncertainty, that interval) exceeds its error");
   sub->add_flag("--reuse", o.reuse, "run nothing: re-predict the trainer logs and link sweeps already in --out "
                                    "(same grid) with -p (e.g. after re-calibrating)");
