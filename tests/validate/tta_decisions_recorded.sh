@@ -13,7 +13,7 @@ for name in tta-fortunes tta-fashion-mnist-4w; do
   cp -r "$DATA/$name" "$WORK/$name"
   rm -f "$WORK/$name/summary.json" "$WORK/$name/table.md" "$WORK/$name/table-links.md"
   timing=()
-  [ "$name" = tta-fashion-mnist-4w ] && timing=(--timing "$DATA/cpu-4rank-cnn-tta/validate.json")
+  [ "$name" = tta-fashion-mnist-4w ] && timing=(--timing "$DATA/cpu-4rank-cnn-tta-loop/validate.json")
   "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/$name" --gcu "$GCU" --cap 2 \
     --pilots "$WORK/$name/pilots.jsonl" "${timing[@]}" > "$WORK/$name.out"
   jq -e '([.cases[].figures_over] | unique) == ["pilot"]' "$WORK/$name/summary.json" >/dev/null \
@@ -24,11 +24,12 @@ for name in tta-fortunes tta-fashion-mnist-4w; do
     || { echo "$name: 10% pilots' decisions fell below the recorded figures"; cat "$WORK/$name/table.md"; exit 1; }
 done
 # Held out, end to end (6 settings: 2 targets x 3 links), measured T_0: the predicted best
-# within 10% of the measured best in >= 4 of 6 at 10% pilots and >= 5 of 6 at 3%, and the
-# 10% pilots' median Kendall tau >= 0.7, as recorded.
+# within 10% of the measured best in >= 5 of 6 at both pilot lengths (the grid recorded with
+# compute timed in the trainer's loop; 4 of 6 at 10% with the older cpu-4rank-cnn-tta), and
+# the 10% pilots' median Kendall tau >= 0.7, as recorded.
 jq -e '[.links[] | select(.t0_source == "measured")] as $l
        | ($l | length) == 2 and ([$l[].settings] | all(. == 6))
-       and ($l[] | select(.pilot_fraction == 0.1) | .predicted_best_within_10pct >= 0.66 and .kendall_tau_median >= 0.7)
+       and ($l[] | select(.pilot_fraction == 0.1) | .predicted_best_within_10pct >= 0.83 and .kendall_tau_median >= 0.7)
        and ($l[] | select(.pilot_fraction == 0.03) | .predicted_best_within_10pct >= 0.83)' \
   "$WORK/tta-fashion-mnist-4w/summary.json" >/dev/null \
   || { echo "held-out end-to-end picks fell below the recorded figures"; cat "$WORK/tta-fashion-mnist-4w/table-links.md"; exit 1; }
