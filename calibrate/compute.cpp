@@ -65,13 +65,13 @@ struct Trainee {
   torch::Tensor forward() {
     return torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
   }
-  // One iteration; returns {forward, backward, optimizer} seconds.
   void use_trainer_loop(compress::Communicator& comm) {
     none = compress::make_compressor("none");
     trainer::ReducerOptions ro;
     ro.mode = trainer::ReduceMode::After;
     reducer = std::make_unique<trainer::Reducer>(params, *none, comm, ro);
   }
+  // One iteration; returns {forward, backward, optimizer} seconds.
   std::array<double, 3> iteration() {
     if (reducer) {
       reducer->zero_grad();  // the gradients stay bucket views, as in the trainer
@@ -89,15 +89,12 @@ struct Trainee {
     loss.backward();
     sync(device);
     const double t2 = now_s();
-    double t2c = t2;
-    if (reducer) {
-      reducer->finish_iteration();  // the bucket all-reduces: communication, not compute
-      t2c = now_s();
-    }
+    if (reducer) reducer->finish_iteration();  // the bucket all-reduces: communication, not compute
+    const double t_opt = reducer ? now_s() : t2;
     opt->step();
     sync(device);
     const double t3 = now_s();
-    return {t1 - t0, t2 - t1, t3 - t2c};
+    return {t1 - t0, t2 - t1, t3 - t_opt};
   }
   // Forward, then a timed backward with `during` running on another thread from the
   // backward's start (joined after the backward). Returns backward seconds.
@@ -234,23 +231,22 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
     if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");
     std::unique_ptr<trainer::PgCommunicator> comm;  // outlives t's reducer
     Trainee t(o, b, g.impl().device, 1);
-    // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0, timed in forward.
+    // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0, timed in
+    // forward; with the trainer's loop, its bucket all-reduces too (both on the CPU group).
     std::vector<torch::Tensor> buffers = t.net->buffers();
-    if (g.world_size() > 1 && !buffers.empty() && g.impl().ctx.gloo && !g.impl().device.is_cuda()) {
+    const bool cpu_group = g.world_size() > 1 && g.impl().ctx.gloo && !g.impl().device.is_cuda();
+    const bool trainer_loop = o.loop == "trainer" && cpu_group;
+    if (cpu_group && (!buffers.empty() || trainer_loop)) {
       comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
-      comm->set_context("calibrate: buffer broadcast");
+      comm->set_context(trainer_loop ? "calibrate: compute in the trainer's loop" : "calibrate: buffer broadcast");
+    }
+    if (comm && !buffers.empty())
       t.before_forward = [&buffers, &comm] { trainer::broadcast_tensors(buffers, *comm, 0); };
-    }
-    if (o.loop == "trainer") {
-      if (g.world_size() > 1 && g.impl().ctx.gloo && !g.impl().device.is_cuda()) {
-        if (!comm) comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
-        comm->set_context("calibrate: compute in the trainer's loop");
-        t.use_trainer_loop(*comm);
-      } else if (progress && res.times.empty() && g.world_size() > 1) {
-        progress("calibrate: compute: the trainer's loop needs a CPU Gloo group; timing each iteration "
-                 "after a barrier instead (--compute-loop barrier)");
-      }
-    }
+    if (trainer_loop)
+      t.use_trainer_loop(*comm);
+    else if (o.loop == "trainer" && g.world_size() > 1 && progress && res.times.empty())
+      progress("calibrate: compute: the trainer's loop needs a CPU Gloo group; timing each iteration "
+               "after a barrier instead (--compute-loop barrier)");
     if (res.model_name.empty()) {
       res.model_name = t.net->spec();
       res.parameters = t.net->num_parameters();
