@@ -33,10 +33,11 @@ void sync(const torch::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize();
 }
 
-// A net, its optimizer, one synthetic batch and gradient-ready hooks.
+// A net, its optimizer, the trainer's synthetic batches and gradient-ready hooks.
 struct Trainee {
   std::shared_ptr<trainer::Net> net;
   std::unique_ptr<torch::optim::SGD> opt;
+  std::unique_ptr<trainer::SyntheticSource> source;  // fresh labels every step, as gcu train's (null: set batch)
   trainer::Batch batch;
   std::vector<torch::Tensor> params;  // registration order
   torch::Device device = torch::kCPU;
@@ -57,7 +58,8 @@ struct Trainee {
     net->to(dev);
     params = net->parameters();
     opt = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(o.lr).momentum(0.9));
-    batch = net->make_synthetic_batch(batch_size, dev, seed);
+    source = std::make_unique<trainer::SyntheticSource>(*net, batch_size, dev, seed);
+    batch = source->next_batch();
     ready.assign(params.size(), 0.0);
     for (size_t i = 0; i < params.size(); ++i)
       params[i].register_hook([this, i](const torch::Tensor&) { ready[i] = now_s() - bwd_start; });
@@ -73,6 +75,7 @@ struct Trainee {
   }
   // One iteration; returns {forward, backward, optimizer} seconds.
   std::array<double, 3> iteration() {
+    if (source) batch = source->next_batch();  // untimed, as the trainer's data step
     if (reducer) {
       reducer->zero_grad();  // the gradients stay bucket views, as in the trainer
       reducer->begin_iteration();
@@ -99,6 +102,7 @@ struct Trainee {
   // Forward, then a timed backward with `during` running on another thread from the
   // backward's start (joined after the backward). Returns backward seconds.
   double backward_with(const std::function<void()>& during) {
+    if (source) batch = source->next_batch();
     opt->zero_grad();
     auto loss = forward();
     sync(device);
@@ -427,6 +431,7 @@ GradientSet collect_gradients(const ComputeOptions& o, int batch_size, int snaps
   GradientSet gs;
   const auto plist = t.net->parameter_list();
   for (auto it = plist.rbegin(); it != plist.rend(); ++it) gs.tensors.push_back({it->name, it->shape});
+  t.source.reset();  // batches set here, one per snapshot
   for (int i = 0; i < skip + snapshots; ++i) {
     t.batch = data ? data->next_batch() : t.net->make_synthetic_batch(batch_size, torch::kCPU, 100 + i);
     t.iteration();

@@ -134,12 +134,26 @@ bool EvalIterator::next(Batch& batch) {
 
 SyntheticSource::SyntheticSource(const Net& net, int64_t batch_size, torch::Device device,
                                  uint64_t seed, int64_t rank)
-    : batch_size_(batch_size) {
+    : batch_size_(batch_size), classes_(net.num_classes()) {
   if (batch_size < 1) {
     throw DataError("batch size " + std::to_string(batch_size) + " must be >= 1");
   }
-  batch_ = net.make_synthetic_batch(batch_size, device,
-                                    seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(rank));
+  stream_ = seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(rank);
+  batch_ = net.make_synthetic_batch(batch_size, device, stream_);
+}
+
+Batch SyntheticSource::next_batch() {
+  // splitmix64 of (stream, step): independent label draws per step, reproducible on resume.
+  uint64_t z = stream_ + 0xBF58476D1CE4E5B9ULL * static_cast<uint64_t>(++step_);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  auto gen = compat::make_cpu_generator(z);
+  Batch out;
+  out.input = batch_.input;
+  out.target = torch::randint(0, classes_, batch_.target.sizes(), gen, torch::kInt64)
+                   .to(batch_.target.device());
+  return out;
 }
 
 }  // namespace gcu::trainer

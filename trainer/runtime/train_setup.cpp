@@ -164,6 +164,7 @@ void setup_state(TrainRun& r) {
   if (o.resume) {
     r.state = load_checkpoint(r.ckpt, *r.net, *r.optimizer, *r.compressor, r.state);
     if (auto* sl = dynamic_cast<ShardedLoader*>(r.source.get())) sl->seek(r.state.epoch, r.state.batch_in_epoch);
+    if (auto* ss = dynamic_cast<SyntheticSource*>(r.source.get())) ss->seek(r.state.iter);
   }
   r.progress.iter = r.state.iter;
   r.progress.start_iter = r.state.iter;

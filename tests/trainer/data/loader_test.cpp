@@ -134,14 +134,55 @@ TEST(EvalIterator, RanksSplitTheSetWithoutOverlap) {
   EXPECT_TRUE(torch::equal(torch::cat(seen), torch::arange(103, torch::kInt64)));
 }
 
-TEST(SyntheticSource, RepeatsOneBatchPerRank) {
+TEST(SyntheticSource, FixedInputFreshLabelsPerStepPerRank) {
   const auto net = make_net("cnn");
   SyntheticSource r0(*net, 8, torch::kCPU, 1, 0);
   SyntheticSource r1(*net, 8, torch::kCPU, 1, 1);
   const auto a = r0.next_batch();
+  const auto b = r0.next_batch();
   EXPECT_EQ(a.input.sizes().vec(), net->input_shape(8));
-  EXPECT_TRUE(torch::equal(a.input, r0.next_batch().input));
-  EXPECT_FALSE(torch::equal(a.input, r1.next_batch().input));
+  EXPECT_TRUE(torch::equal(a.input, b.input));
+  EXPECT_FALSE(torch::equal(a.target, b.target));  // 10^-8 chance of a false failure
+  EXPECT_GE(a.target.min().item<int64_t>(), 0);
+  EXPECT_LT(a.target.max().item<int64_t>(), net->num_classes());
+  const auto c = r1.next_batch();
+  EXPECT_FALSE(torch::equal(a.input, c.input));
+  EXPECT_FALSE(torch::equal(a.target, c.target));
+}
+
+TEST(SyntheticSource, SeekResumesTheLabelStream) {
+  const auto net = make_net("cnn");
+  SyntheticSource s(*net, 8, torch::kCPU, 3, 1);
+  std::vector<torch::Tensor> labels;
+  for (int i = 0; i < 5; ++i) labels.push_back(s.next_batch().target);
+  SyntheticSource t(*net, 8, torch::kCPU, 3, 1);
+  t.seek(3);
+  EXPECT_TRUE(torch::equal(t.next_batch().target, labels[3]));
+  EXPECT_TRUE(torch::equal(t.next_batch().target, labels[4]));
+}
+
+// Cause 28 (docs/validation.md): one fixed labelled batch is memorized within ~50 steps,
+// and CPU compute drifts as it is. Fresh labels keep the loss near ln(classes).
+TEST(SyntheticSource, CannotBeMemorized) {
+  auto final_loss = [](bool fresh) {
+    torch::manual_seed(5);
+    const auto net = make_net("cnn");
+    torch::optim::SGD opt(net->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+    SyntheticSource src(*net, 16, torch::kCPU, 7, 0);
+    const Batch fixed = src.next_batch();
+    double loss_v = 0;
+    for (int i = 0; i < 80; ++i) {
+      const Batch b = fresh ? src.next_batch() : fixed;
+      opt.zero_grad();
+      auto loss = torch::nn::functional::cross_entropy(net->forward(b.input), b.target);
+      loss.backward();
+      opt.step();
+      loss_v = loss.item<double>();
+    }
+    return loss_v;
+  };
+  EXPECT_LT(final_loss(false), 0.5);  // one batch: memorized
+  EXPECT_GT(final_loss(true), 1.5);   // ln(10) = 2.3
 }
 
 }  // namespace
