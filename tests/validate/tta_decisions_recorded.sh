@@ -4,8 +4,9 @@
 # `gcu pilot predict` from their separately recorded pilots. At 10% pilots with measured
 # T_0, at least 90% of the decided cases must be right and no `reaches` false, as
 # recorded; every prediction must use its pilot's own running figures. The held-out
-# setting is also joined with its own recorded validate grid (4 ranks x batch 16): its
-# end-to-end picks and TTA ranking must stay as recorded. ~10 s.
+# setting is also joined with its own recorded validate grid (4 ranks x batch 16), and
+# fortunes with its 2-rank BERT grid: their end-to-end picks (and the held-out TTA
+# ranking) must stay as recorded. ~15 s.
 set -eu
 PY=$1 SCRIPTS=$2 GCU=$3 DATA=$4 WORK=$5
 rm -rf "$WORK"; mkdir -p "$WORK"
@@ -14,6 +15,7 @@ for name in tta-fortunes tta-fashion-mnist-4w; do
   rm -f "$WORK/$name/summary.json" "$WORK/$name/table.md" "$WORK/$name/table-links.md"
   timing=()
   [ "$name" = tta-fashion-mnist-4w ] && timing=(--timing "$DATA/cpu-4rank-cnn-tta-loop/validate.json")
+  [ "$name" = tta-fortunes ] && timing=(--timing "$DATA/cpu-2rank-bert-tta-fresh/validate.json")
   "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/$name" --gcu "$GCU" --cap 2 \
     --pilots "$WORK/$name/pilots.jsonl" "${timing[@]}" > "$WORK/$name.out"
   jq -e '([.cases[].figures_over] | unique) == ["pilot"]' "$WORK/$name/summary.json" >/dev/null \
@@ -33,4 +35,12 @@ jq -e '[.links[] | select(.t0_source == "measured")] as $l
        and ($l[] | select(.pilot_fraction == 0.03) | .predicted_best_within_10pct >= 0.83)' \
   "$WORK/tta-fashion-mnist-4w/summary.json" >/dev/null \
   || { echo "held-out end-to-end picks fell below the recorded figures"; cat "$WORK/tta-fashion-mnist-4w/table-links.md"; exit 1; }
+# fortunes end to end (2 targets x 3 links) with its grid recorded after cause 28: the
+# predicted best within 10% in >= 5 of 6 at both pilot lengths (4 of 6 at 10% with the
+# grid before it).
+jq -e '[.links[] | select(.t0_source == "measured")] as $l
+       | ($l | length) == 2 and ([$l[].settings] | all(. == 6))
+       and ([$l[] | .predicted_best_within_10pct >= 0.83] | all)' \
+  "$WORK/tta-fortunes/summary.json" >/dev/null \
+  || { echo "fortunes end-to-end picks fell below the recorded figures"; cat "$WORK/tta-fortunes/table-links.md"; exit 1; }
 echo "ok"

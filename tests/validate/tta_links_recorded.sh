@@ -3,7 +3,7 @@
 # the recorded Fashion-MNIST CNN protocol (runs to the target, 12 schemes x 3 seeds)
 # re-predicted by this build's `gcu pilot predict` from the recorded separate pilot runs
 # (their own running figures) and joined with the recorded 2-rank CNN validate grid
-# (iteration times at five links). The figures must stay at least as good as
+# (iteration times at five links; cpu-2rank-cnn-tta-fresh, causes 27 and 28). The figures must stay at least as good as
 # docs/validation-tta.md reports; a timing report of another placement, a pilot file too
 # short or of other settings are clear errors that write no summary. ~10 s.
 set -eu
@@ -12,7 +12,7 @@ rm -rf "$WORK"; mkdir -p "$WORK"
 cp -r "$DATA/tta-fashion-mnist" "$WORK/cnn"
 rm -f "$WORK/cnn/summary.json" "$WORK/cnn/table.md" "$WORK/cnn/table-links.md"
 "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
-  --timing "$DATA/cpu-2rank-cnn-tta/validate.json" --pilots "$WORK/cnn/pilots.jsonl" > "$WORK/out.txt"
+  --timing "$DATA/cpu-2rank-cnn-tta-fresh/validate.json" --pilots "$WORK/cnn/pilots.jsonl" > "$WORK/out.txt"
 jq -e '(.pilot_source | startswith("separate pilot runs"))
        and ([.cases[].figures_over] | unique) == ["pilot"]
        and .pilot_prefix_max_abs_loss_difference < 0.1' "$WORK/cnn/summary.json" >/dev/null \
@@ -28,8 +28,8 @@ check() {  # pilot fraction, min fraction of settings whose predicted best is wi
     '[.links[] | select(.t0_source == "measured" and .pilot_fraction == $f)][0].predicted_best_within_10pct >= $min' \
     "$WORK/cnn/summary.json" >/dev/null || { echo "pilots $1: predicted best within 10% fell below $2"; cat "$WORK/cnn/table-links.md"; exit 1; }
 }
-check 0.03 0.6
-check 0.1 0.7
+check 0.03 0.8  # 0.6 with the grid before cause 28
+check 0.1 0.8   # 0.7 with it
 [ -s "$WORK/cnn/table-links.md" ] || { echo "no table-links.md"; exit 1; }
 # A timing report of another placement (4 ranks) is refused, and nothing is written.
 rm -f "$WORK/cnn/summary.json"
