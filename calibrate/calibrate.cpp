@@ -100,6 +100,11 @@ void load_state(CalibrationRun& r) {
       if (old.meta.model_spec == o.model_spec && old.meta.world == r.group->world_size()) {
         old.skipped.clear();
         old.meta.fit_statistic = o.fit_statistic;
+        if (old.compute && old.compute->data != o.compute_data) {  // timed on other batches: again
+          r.say("calibrate: the state's compute step timed " + old.compute->data + " batches, this run asks for " +
+                o.compute_data + ": timing it again");
+          old.compute.reset();
+        }
         text = to_json(old).dump();
         r.say("calibrate: resuming from " + r.state_path);
       } else {  // never overwritten: another run's measurements
@@ -127,6 +132,7 @@ void plan_steps(CalibrationRun& r) {
   r.compute.warmup = o.warmup;
   r.compute.iters = o.iters;
   r.compute.loop = o.compute_loop;
+  r.compute.data = o.compute_data;
   // At least 2 s of timed iterations per batch size; less when the budget is short.
   r.compute.min_time_s = o.budget_s > 0 ? std::min(2.0, 0.01 * o.budget_s) : 2.0;
   r.main_batch = *std::max_element(o.batch_sizes.begin(), o.batch_sizes.end());

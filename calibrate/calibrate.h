@@ -43,6 +43,7 @@ struct CalibrateOptions {
   // ranks x torch threads outnumber its cores, the placement where it was seen), "on", "off".
   std::string allgather_floor = "auto";
   std::string compute_loop = "trainer";  // ComputeOptions::loop: "trainer" or "barrier"
+  std::string compute_data = "synthetic";  // ComputeOptions::data: "synthetic" or "fashion-mnist"
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };

@@ -21,6 +21,7 @@ namespace {
 
 ComputeState compute_state(const ComputeResult& r) {
   ComputeState s{r.model_name, r.parameters, r.tensors, {}};
+  s.data = r.data;
   for (const auto& t : r.times)
     s.entries.push_back({t.batch_size, profile_value(t.forward_s), profile_value(t.backward_s),
                          profile_value(t.optimizer_s),

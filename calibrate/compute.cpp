@@ -33,11 +33,41 @@ void sync(const torch::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize();
 }
 
-// A net, its optimizer, the trainer's synthetic batches and gradient-ready hooks.
+// The batches compute is timed on (ComputeOptions::data), made as gcu train makes them.
+std::unique_ptr<trainer::BatchSource> make_source(const ComputeOptions& o, const trainer::Net& net, int batch_size,
+                                                  torch::Device dev, uint64_t seed, int rank, int world) {
+  if (o.data == "synthetic") return std::make_unique<trainer::SyntheticSource>(net, batch_size, dev, seed, rank);
+  if (o.data != "fashion-mnist")
+    throw std::invalid_argument("compute: data '" + o.data + "' (expected synthetic or fashion-mnist)");
+  const auto shape = net.input_shape(1);
+  if (shape.size() != 4 || shape[2] < 28 || shape[2] != shape[3])
+    throw std::invalid_argument("compute: --compute-data fashion-mnist needs a model that takes square images of "
+                                "28x28 or larger; " + o.model_spec + " does not (use --compute-data synthetic)");
+  trainer::LoaderOptions lo;
+  lo.rank = rank;
+  lo.world_size = world;
+  lo.batch_size = batch_size;
+  lo.seed = seed;
+  lo.image = shape[2];
+  lo.channels = shape[1];
+  lo.device = dev;
+  try {
+    return trainer::make_fashion_mnist_loader(lo);
+  } catch (const trainer::DataError& e) {
+    throw std::runtime_error(std::string("compute: --compute-data fashion-mnist: ") + e.what());
+  }
+}
+
+ComputeOptions synthetic(ComputeOptions o) {
+  o.data = "synthetic";
+  return o;
+}
+
+// A net, its optimizer, the batches it trains on and gradient-ready hooks.
 struct Trainee {
   std::shared_ptr<trainer::Net> net;
   std::unique_ptr<torch::optim::SGD> opt;
-  std::unique_ptr<trainer::SyntheticSource> source;  // fresh labels every step, as gcu train's (null: set batch)
+  std::unique_ptr<trainer::BatchSource> source;  // as gcu train's --data (null: batch set by the caller)
   trainer::Batch batch;
   std::vector<torch::Tensor> params;  // registration order
   torch::Device device = torch::kCPU;
@@ -52,13 +82,14 @@ struct Trainee {
   std::unique_ptr<compress::Compressor> none;
   std::unique_ptr<trainer::Reducer> reducer;
 
-  Trainee(const ComputeOptions& o, int batch_size, torch::Device dev, uint64_t seed) : device(dev) {
+  Trainee(const ComputeOptions& o, int batch_size, torch::Device dev, uint64_t seed, int rank = 0, int world = 1)
+      : device(dev) {
     torch::manual_seed(seed);
     net = trainer::make_net(o.model_spec);
     net->to(dev);
     params = net->parameters();
     opt = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(o.lr).momentum(0.9));
-    source = std::make_unique<trainer::SyntheticSource>(*net, batch_size, dev, seed);
+    source = make_source(o, *net, batch_size, dev, seed, rank, world);
     batch = source->next_batch();
     ready.assign(params.size(), 0.0);
     for (size_t i = 0; i < params.size(); ++i)
@@ -230,11 +261,12 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
   if (o.loop != "trainer" && o.loop != "barrier")
     throw std::invalid_argument("compute: loop '" + o.loop + "' (expected trainer or barrier)");
   ComputeResult res;
+  res.data = o.data;
   std::vector<std::vector<double>> ready_by_batch;  // registration order
   for (int b : o.batch_sizes) {
     if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");
     std::unique_ptr<trainer::PgCommunicator> comm;  // outlives t's reducer
-    Trainee t(o, b, g.impl().device, 1);
+    Trainee t(o, b, g.impl().device, 1, g.rank(), g.world_size());
     // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0, timed in
     // forward; with the trainer's loop, its bucket all-reduces too (both on the CPU group).
     std::vector<torch::Tensor> buffers = t.net->buffers();
@@ -283,7 +315,7 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
   }
   // Tensors in observed gradient-ready order (of the largest batch; ties: reverse
   // registration order, i.e. backward order), ready times made non-decreasing.
-  Trainee t(o, 1, torch::kCPU, 1);
+  Trainee t(synthetic(o), 1, torch::kCPU, 1);
   const auto plist = t.net->parameter_list();
   const size_t n = plist.size();
   const size_t ref = std::max_element(o.batch_sizes.begin(), o.batch_sizes.end()) - o.batch_sizes.begin();
@@ -413,7 +445,7 @@ ContentionResult measure_contention(Group& g, const ComputeOptions& o, int batch
 
 GradientSet collect_gradients(const ComputeOptions& o, int batch_size, int snapshots, int skip,
                               const Progress& progress) {
-  Trainee t(o, batch_size, torch::kCPU, 4);
+  Trainee t(synthetic(o), batch_size, torch::kCPU, 4);  // its batches are set below
   std::unique_ptr<trainer::BatchSource> data;
   const auto shape = t.net->input_shape(1);
   std::string source = "synthetic batches";

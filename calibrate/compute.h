@@ -35,6 +35,12 @@ struct ComputeOptions {
   double min_time_s = 2.0;
   double lr = 0.01;
   bool real_data = true;  // Fashion-MNIST for gradients when the model takes 28x28x1 images
+  // The batches measure_compute times on, as `gcu train --data`: "synthetic" (a fixed
+  // random input per rank, fresh labels every step) or "fashion-mnist" (each rank's shard
+  // of the training set, shuffled; image models only). CPU compute depends on the values:
+  // the CNN's forward took 3.0 ms on Fashion-MNIST and 3.4-3.6 on synthetic inputs at
+  // batch 32 (docs/validation.md, cause 28).
+  std::string data = "synthetic";
   // measure_compute's loop (docs/validation.md, cause 27): "trainer" times forward, backward
   // and optimizer inside the trainer's own loop (its reducer in `after` mode, the
   // uncompressed all-reduce of every bucket between backward and optimizer, gradients as
@@ -66,6 +72,7 @@ struct ComputeResult {
   int64_t parameters = 0;
   std::vector<model::TensorInfo> tensors;  // observed gradient-ready order
   std::vector<ComputeTimes> times;
+  std::string data;               // ComputeOptions::data
 };
 
 using Progress = std::function<void(const std::string&)>;

@@ -58,12 +58,15 @@ Json to_json(const ComputeState& s) {
                   {"backward_spread", e.backward_spread}, {"optimizer_spread", e.optimizer_spread},
                   {"backward_p10_s", e.backward_p10_s}, {"backward_p90_s", e.backward_p90_s},
                   {"iterations", e.iterations}, {"warmup", e.warmup}, {"ready_s", e.ready_s}});
-  return {{"model", s.model}, {"parameters", s.parameters}, {"tensors", ts}, {"entries", es}};
+  return {{"model", s.model}, {"parameters", s.parameters}, {"tensors", ts}, {"entries", es}, {"data", s.data}};
 }
 
 ComputeState compute_from_json(const Json& j, const std::string& origin) {
-  const Obj o(j, "compute", origin, {"model", "parameters", "tensors", "entries"});
+  const Obj o(j, "compute", origin, {"model", "parameters", "tensors", "entries", "data"});
   ComputeState s{o.req<std::string>("model"), o.req<int64_t>("parameters"), {}, {}};
+  s.data = o.opt<std::string>("data").value_or("synthetic");
+  if (s.data != "synthetic" && s.data != "fashion-mnist")
+    throw StateError(origin + ": compute.data '" + s.data + "' (expected synthetic or fashion-mnist)");
   const Json& ts = o.array("tensors");
   for (size_t i = 0; i < ts.size(); ++i) {
     const Obj t(ts.at(i), "compute.tensors[" + std::to_string(i) + "]", origin, {"name", "shape"});

@@ -61,6 +61,7 @@ struct ComputeState {
   int64_t parameters = 0;
   std::vector<model::TensorInfo> tensors;  // observed gradient-ready order
   std::vector<ComputeEntryState> entries;  // one per batch size
+  std::string data = "synthetic";  // the batches timed (ComputeOptions::data; absent in older states)
 };
 
 struct GammaState {

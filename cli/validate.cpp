@@ -91,6 +91,11 @@ Examples:
                 "with it, a cell is noise-limited when hypot(measured uncertainty, that interval) exceeds its error");
   sub->add_flag("--reuse", o.reuse, "run nothing: re-predict the trainer logs and link sweeps already in --out "
                                    "(same grid) with -p (e.g. after re-calibrating)");
+  sub->add_option("--data", o.data,
+                  "what every cell trains on (gcu train --data) and, with --calibrate, what calibrate times compute "
+                  "on (--compute-data): synthetic, or fashion-mnist (image models; the data a real run sees)")
+      ->check(CLI::IsMember({"synthetic", "fashion-mnist"}))
+      ->capture_default_str();
   sub->add_option("--train-arg", o.train_args, "extra argument for gcu train (repeatable)");
   sub->callback([opt] {
     auto& o = opt->o;

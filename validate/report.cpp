@@ -183,7 +183,7 @@ std::string format_json(const Report& r) {
   j["calibration_age_s"] = r.calibration_age_s ? json(*r.calibration_age_s) : json(nullptr);
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
-               {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}};
+               {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data}};
   j["statistic"] = o.statistic;
   json links = json::array();
   for (const auto& l : r.links)

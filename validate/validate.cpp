@@ -57,7 +57,7 @@ void prepare_out_dir(const std::string& dir) {
 }
 
 std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, const std::string& log) {
-  std::vector<std::string> a = {o.gcu, "train", "--model", c.model, "--data", "synthetic",
+  std::vector<std::string> a = {o.gcu, "train", "--model", c.model, "--data", o.data,
                                 "--batch", std::to_string(c.batch), "--iters", std::to_string(o.iters),
                                 "--warmup", std::to_string(o.warmup), "--scheme", c.scheme,
                                 "--mode", c.mode, "--threads", std::to_string(o.threads),
@@ -124,8 +124,8 @@ std::vector<std::string> calibrate_args(const ValidateOptions& o, const std::vec
       schemes.push_back(c.scheme);
   std::vector<std::string> a = {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", joined(batches, ","),
                                 "--threads", std::to_string(o.threads), "--budget-s",
-                                std::to_string(int(o.calibrate_budget_s)), "--convergence-schemes", "-", "-o",
-                                o.profile};
+                                std::to_string(int(o.calibrate_budget_s)), "--convergence-schemes", "-",
+                                "--compute-data", o.data, "-o", o.profile};
   if (!schemes.empty()) a.insert(a.end(), {"--schemes", joined(schemes, ";")});
   return a;
 }

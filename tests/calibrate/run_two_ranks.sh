@@ -135,10 +135,26 @@ grep -q '"allreduce"' "$DIR/free.json" || { echo "free-running profile has no al
 start_two_ranks $((PORT + 6)) codecs calibrate --model cnn --batch-sizes 16 --max-bytes 1048576 --threads 1 \
   --budget-s 20 --warmup 1 --iters 3 --skip gamma,errors,codec-gradients,contention,convergence \
   --collective-gap-ms 2 --collective-free-running --schemes signsgd --codec-sizes 4096,16384 \
-  --allgather-floor on --resume -o "$DIR/free.json"
+  --allgather-floor on --compute-data fashion-mnist --resume -o "$DIR/free.json"
 wait "$pid0" || rc=$?
 wait "$pid1" || rc=$?
 if [ "$rc" -ne 0 ]; then echo "codecs on a resume failed"; cat "$DIR"/codecs*.err; exit 1; fi
+# That resume asked for compute on Fashion-MNIST where the state had synthetic batches:
+# the compute step is timed again, on the real data, and the state and profile say so.
+grep -q "the state's compute step timed synthetic batches, this run asks for fashion-mnist: timing it again" \
+  "$DIR/codecs0.err" || { echo "compute not re-timed for --compute-data"; cat "$DIR/codecs0.err"; exit 1; }
+grep -Eq '"data": *"fashion-mnist"' "$DIR/free.json.state.json" || { echo "state does not say fashion-mnist"; exit 1; }
+grep -q "compute: Fashion-MNIST batches" "$DIR/free.json" || { echo "profile notes do not say Fashion-MNIST"; exit 1; }
+# A model that takes no images cannot time compute on Fashion-MNIST: a clear error.
+if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 7)) \
+    "$GCU" calibrate --model "bert:layers=1,hidden=16,heads=2,intermediate=32,vocab=20,positions=8,classes=20,seq=8" \
+    --batch-sizes 4 --compute-data fashion-mnist --skip gamma,collectives,codecs,errors,codec-gradients,contention,convergence \
+    -o "$DIR/tok.json" > "$DIR/tok.out" 2> "$DIR/tok.err"; then
+  echo "--compute-data fashion-mnist accepted for a token model"; exit 1
+fi
+grep -q "compute-data fashion-mnist needs a model that takes square images" "$DIR/tok.err" ||
+  { echo "no clear error for fashion-mnist on a token model"; cat "$DIR/tok.err"; exit 1; }
+[ ! -e "$DIR/tok.json" ] || { echo "a profile was written despite the error"; exit 1; }
 python3 - "$DIR/free.json" <<'PY' || { echo "no all-gather floor at the model's bucket after a resume"; exit 1; }
 import json, sys
 p = json.load(open(sys.argv[1]))

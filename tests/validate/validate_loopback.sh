@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
-# iterations of synthetic data with the shipped CPU profile; checks the report's schema
-# (gcu.validate/4) and that every cell's errors are finite. ~30-60 s on 2 cores.
+# iterations of Fashion-MNIST (`--data`; synthetic when the package is missing) with the
+# shipped CPU profile; checks the report's schema (gcu.validate/4) and that every cell's
+# errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
 rm -rf "$DIR"
+DATA=synthetic
+[ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && DATA=fashion-mnist
 "$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
   --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
-  --out "$DIR" 2> "$DIR.log" || { cat "$DIR.log"; exit 1; }
+  --data "$DATA" --out "$DIR" 2> "$DIR.log" || { cat "$DIR.log"; exit 1; }
 J=$DIR/validate.json
+# The cells trained on what --data asked, and the report says so.
+jq -e --arg d "$DATA" '.grid.data == $d' "$J" >/dev/null || { echo "grid.data is not $DATA"; jq .grid "$J"; exit 1; }
+grep -q "\"data\":\"$DATA\"" "$DIR"/raw/c0-round0.jsonl.rank0 || { echo "the trainer did not run on $DATA"; exit 1; }
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
 jq -e '.schema == "gcu.validate/4" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
