@@ -38,8 +38,9 @@ struct ComputeOptions {
   // The batches measure_compute times on, as `gcu train --data`: "synthetic" (a fixed
   // random input per rank, fresh labels every step) or "fashion-mnist" (each rank's shard
   // of the training set, shuffled; image models only). CPU compute depends on the values:
-  // the CNN's forward took 3.0 ms on Fashion-MNIST and 3.4-3.6 on synthetic inputs at
-  // batch 32 (docs/validation.md, cause 28).
+  // on loopback at 2 ranks x batch 32 the CNN's forward in gcu train took 3.0-3.2 ms on
+  // Fashion-MNIST and 3.7-3.8 on synthetic inputs, and calibrate followed (3.2-3.5 against
+  // 3.8-4.0; docs/validation.md, cause 28).
   std::string data = "synthetic";
   // measure_compute's loop (docs/validation.md, cause 27): "trainer" times forward, backward
   // and optimizer inside the trainer's own loop (its reducer in `after` mode, the

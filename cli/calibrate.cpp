@@ -96,8 +96,9 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--compute-data", o.compute_data,
                   "The batches the compute step times, as gcu train --data: synthetic (a fixed random input per "
                   "rank, fresh labels every step) or fashion-mnist (each rank's shuffled shard; image models). "
-                  "CPU compute depends on the values: the CNN's forward took 3.0 ms on Fashion-MNIST and 3.4-3.6 on "
-                  "synthetic inputs (docs/validation.md, cause 28), so calibrate on the data you will train on")
+                  "CPU compute depends on the values: at 2 ranks x batch 32 the CNN's forward took 3.0-3.2 ms on "
+                  "Fashion-MNIST and 3.7-3.8 on synthetic inputs (docs/validation.md, cause 28), so calibrate on the "
+                  "data you will train on")
       ->check(CLI::IsMember({"synthetic", "fashion-mnist"}))
       ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");

@@ -9,9 +9,11 @@
 #   bash scripts/compute_gap_check.sh                  # CNN, 4 ranks x batch 16, 2 pairs
 #   RANKS=2 BATCH=32 PAIRS=3 bash scripts/compute_gap_check.sh
 #   TRAIN_ARGS="--mode after" CAL_ARGS="--compute-loop barrier" bash scripts/compute_gap_check.sh
+#   RANKS=2 BATCH=32 DATA=fashion-mnist bash scripts/compute_gap_check.sh   # both on the real data
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GCU=${GCU:-build/cli/gcu} MODEL=${MODEL:-cnn} RANKS=${RANKS:-4} BATCH=${BATCH:-16} PAIRS=${PAIRS:-2}
+DATA=${DATA:-synthetic}
 [ -x "$GCU" ] || { echo "compute_gap_check: no gcu binary at $GCU (build first)" >&2; exit 2; }
 WORK=$(mktemp -d /tmp/gcu-compute-gap.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -19,9 +21,9 @@ export OPENBLAS_NUM_THREADS=1
 for ((p = 1; p <= PAIRS; p++)); do
   "$GCU" launch -n "$RANKS" -- "$GCU" calibrate --model "$MODEL" --batch-sizes "$BATCH" --threads 1 \
     --convergence-schemes - --skip gamma,collectives,codecs,errors,codec-gradients,contention \
-    ${CAL_ARGS:-} -o "$WORK/p$p.json" > "$WORK/cal$p.log" 2>&1 || { tail -5 "$WORK/cal$p.log" >&2; exit 1; }
+    --compute-data "$DATA" ${CAL_ARGS:-} -o "$WORK/p$p.json" > "$WORK/cal$p.log" 2>&1 || { tail -5 "$WORK/cal$p.log" >&2; exit 1; }
   echo "pair $p: calibrate: $(grep -m1 'rank 0.*slowest rank of each iteration' "$WORK/cal$p.log" | sed 's/.*calibrate: //')"
-  "$GCU" launch -n "$RANKS" -- "$GCU" train --model "$MODEL" --data synthetic --batch "$BATCH" --threads 1 \
+  "$GCU" launch -n "$RANKS" -- "$GCU" train --model "$MODEL" --data "$DATA" --batch "$BATCH" --threads 1 \
     --scheme none --iters 110 --warmup 10 ${TRAIN_ARGS:-} --log "$WORK/t$p.jsonl" --log-all-ranks --quiet > "$WORK/tr$p.log" 2>&1 \
     || { tail -5 "$WORK/tr$p.log" >&2; exit 1; }
   /usr/bin/python3 - "$WORK/t$p.jsonl" "$RANKS" "$p" <<'PY'
