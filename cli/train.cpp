@@ -32,8 +32,11 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
 void add_workload_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
   sub->add_option("--model", opt->model, "network spec (cnn, resnet18, resnet50, vgg19, bert:...)")
       ->capture_default_str();
-  sub->add_option("--data", opt->data, "fashion-mnist or synthetic")
-      ->check(CLI::IsMember({"fashion-mnist", "synthetic"}))->capture_default_str();
+  sub->add_option("--data", opt->data,
+                  "fashion-mnist; synthetic (timing runs: a fixed random input per rank, fresh random labels every "
+                  "step, nothing to memorize); or one-batch (that input with fixed labels: the overfit-one-batch "
+                  "check, where any working scheme drives the loss down)")
+      ->check(CLI::IsMember({"fashion-mnist", "synthetic", "one-batch"}))->capture_default_str();
   sub->add_option("--data-dir", opt->data_dir, "where unpacked Fashion-MNIST goes (default: cache)");
   sub->add_option("--batch", opt->batch, "per-rank batch size")->check(gcu::cli::positive_count(1000000))
       ->capture_default_str();

@@ -160,10 +160,11 @@ class EvalIterator {
 // and nothing the net can memorize: with one fixed labelled batch the loss fell to 0
 // within ~50 steps at lr 0.05 and the CNN's forward got 20% faster as it did, so timings
 // drifted over a run (docs/validation.md, cause 28). seek(step) resumes the label stream.
+// fresh_labels = false keeps the first labels too: one fixed batch, for overfit checks.
 class SyntheticSource : public BatchSource {
  public:
   SyntheticSource(const Net& net, int64_t batch_size, torch::Device device,
-                  uint64_t seed = 0, int64_t rank = 0);
+                  uint64_t seed = 0, int64_t rank = 0, bool fresh_labels = true);
   Batch next_batch() override;
   int64_t batch_size() const override { return batch_size_; }
   int64_t epoch() const override { return 0; }
@@ -175,6 +176,7 @@ class SyntheticSource : public BatchSource {
   int64_t classes_;
   uint64_t stream_;  // seed and rank mixed
   int64_t step_ = 0;
+  bool fresh_labels_;
   Batch batch_;
 };
 

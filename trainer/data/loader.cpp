@@ -133,8 +133,8 @@ bool EvalIterator::next(Batch& batch) {
 }
 
 SyntheticSource::SyntheticSource(const Net& net, int64_t batch_size, torch::Device device,
-                                 uint64_t seed, int64_t rank)
-    : batch_size_(batch_size), classes_(net.num_classes()) {
+                                 uint64_t seed, int64_t rank, bool fresh_labels)
+    : batch_size_(batch_size), classes_(net.num_classes()), fresh_labels_(fresh_labels) {
   if (batch_size < 1) {
     throw DataError("batch size " + std::to_string(batch_size) + " must be >= 1");
   }
@@ -143,6 +143,7 @@ SyntheticSource::SyntheticSource(const Net& net, int64_t batch_size, torch::Devi
 }
 
 Batch SyntheticSource::next_batch() {
+  if (!fresh_labels_) return batch_;
   // splitmix64 of (stream, step): independent label draws per step, reproducible on resume.
   uint64_t z = stream_ + 0xBF58476D1CE4E5B9ULL * static_cast<uint64_t>(++step_);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;

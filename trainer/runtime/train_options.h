@@ -25,7 +25,7 @@ struct DistributedError : TrainError {
 struct TrainOptions {
   // what to train
   std::string model = "cnn";            // make_net() spec, e.g. "cnn", "resnet18"
-  std::string data = "fashion-mnist";   // "fashion-mnist" or "synthetic"
+  std::string data = "fashion-mnist";   // "fashion-mnist", "synthetic" or "one-batch"
   std::string data_dir;                 // empty: the dataset's default location
   int64_t batch = 64;                   // per-rank batch size (weak scaling, like DDP)
   int64_t iters = 500;                  // total iterations (including resumed ones)

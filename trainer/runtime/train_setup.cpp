@@ -22,8 +22,8 @@ void check_options(const TrainOptions& o) {
   need(o.eval_every >= 0, "--eval-every must be >= 0, got " + std::to_string(o.eval_every));
   need(o.target_acc >= 0 && o.target_acc <= 1,
        "--target-acc must be in [0, 1], got " + std::to_string(o.target_acc));
-  need(o.data == "fashion-mnist" || o.data == "synthetic",
-       "unknown --data '" + o.data + "' (expected fashion-mnist or synthetic)");
+  need(o.data == "fashion-mnist" || o.data == "synthetic" || o.data == "one-batch",
+       "unknown --data '" + o.data + "' (expected fashion-mnist, synthetic or one-batch)");
   need(o.device == "cpu" || o.device == "cuda",
        "unknown --device '" + o.device + "' (expected cpu or cuda)");
   need(o.backend == "auto" || o.backend == "gloo" || o.backend == "nccl",
@@ -63,8 +63,9 @@ void setup_data(TrainRun& r) {
   const auto shape = r.net->input_shape(1);
   const int64_t image = shape.size() == 4 ? shape[2] : kDefaultImageSide;
   try {
-    if (o.data == "synthetic") {
-      r.source = std::make_unique<SyntheticSource>(*r.net, o.batch, r.device, o.seed, r.info.rank);
+    if (o.data == "synthetic" || o.data == "one-batch") {
+      r.source = std::make_unique<SyntheticSource>(*r.net, o.batch, r.device, o.seed, r.info.rank,
+                                                   /*fresh_labels=*/o.data == "synthetic");
       return;
     }
     const auto dir = o.data_dir.empty() ? prepare_fashion_mnist()

@@ -148,6 +148,11 @@ TEST(SyntheticSource, FixedInputFreshLabelsPerStepPerRank) {
   const auto c = r1.next_batch();
   EXPECT_FALSE(torch::equal(a.input, c.input));
   EXPECT_FALSE(torch::equal(a.target, c.target));
+  // fresh_labels = false (gcu train --data one-batch): the same labelled batch every step.
+  SyntheticSource one(*net, 8, torch::kCPU, 1, 0, /*fresh_labels=*/false);
+  const auto o1 = one.next_batch();
+  EXPECT_TRUE(torch::equal(o1.input, a.input));
+  EXPECT_TRUE(torch::equal(o1.target, one.next_batch().target));
 }
 
 TEST(SyntheticSource, SeekResumesTheLabelStream) {
