@@ -19,9 +19,8 @@ namespace gcu::calibrate {
 
 namespace {
 
-ComputeState compute_state(const ComputeResult& r) {
-  ComputeState s{r.model_name, r.parameters, r.tensors, {}};
-  s.data = r.data;
+ComputeState compute_state(const ComputeResult& r, const std::string& data) {
+  ComputeState s{r.model_name, r.parameters, r.tensors, {}, data};
   for (const auto& t : r.times)
     s.entries.push_back({t.batch_size, profile_value(t.forward_s), profile_value(t.backward_s),
                          profile_value(t.optimizer_s),
@@ -35,7 +34,7 @@ ComputeState compute_state(const ComputeResult& r) {
 
 void step_compute(CalibrationRun& r) {
   if (!r.wanted("compute", kComputeMinLeftS)) return;
-  r.state.compute = compute_state(measure_compute(*r.group, r.compute, r.progress));
+  r.state.compute = compute_state(measure_compute(*r.group, r.compute, r.progress), r.compute.data);
   r.save();
 }
 

@@ -261,7 +261,6 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
   if (o.loop != "trainer" && o.loop != "barrier")
     throw std::invalid_argument("compute: loop '" + o.loop + "' (expected trainer or barrier)");
   ComputeResult res;
-  res.data = o.data;
   std::vector<std::vector<double>> ready_by_batch;  // registration order
   for (int b : o.batch_sizes) {
     if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");

@@ -73,7 +73,6 @@ struct ComputeResult {
   int64_t parameters = 0;
   std::vector<model::TensorInfo> tensors;  // observed gradient-ready order
   std::vector<ComputeTimes> times;
-  std::string data;               // ComputeOptions::data
 };
 
 using Progress = std::function<void(const std::string&)>;

@@ -59,9 +59,10 @@ void add_compute(const ComputeState& c, model::Profile& p, std::string& rep, Not
            " ms, backward " + fmt("%.3f", ce.backward_s * 1e3) + " ms (spread " +
            fmt("%.0f", 100 * e.backward_spread) + "%), optimizer " + fmt("%.3f", ce.optimizer_s * 1e3) + " ms\n";
   }
-  notes.push_back(std::string(c.data == "fashion-mnist" ? "compute: Fashion-MNIST batches (each rank's shuffled shard, as gcu train --data fashion-mnist)"
-                                                      : "compute: synthetic batches (the trainer's: fixed input, fresh labels every step)") +
-                  ", SGD momentum 0.9, all ranks computing at once; ready_s from "
+  const std::string batches = c.data == "fashion-mnist"
+                                  ? "Fashion-MNIST batches (each rank's shuffled shard, as gcu train --data fashion-mnist)"
+                                  : "synthetic batches (the trainer's: fixed input, fresh labels every step)";
+  notes.push_back("compute: " + batches + ", SGD momentum 0.9, all ranks computing at once; ready_s from "
                   "tensor gradient hooks (host clock), tensors listed in the observed ready order");
 }
 

@@ -37,8 +37,9 @@ void setup_validate(CLI::App& app) {
   auto* sub = app.add_subcommand("validate", "Run the trainer over a grid on a shaped network and check the "
                                              "model's predictions, per component");
   sub->footer(R"(Each cell (scheme x link x mode x batch x ranks) runs `gcu train` on synthetic data
-(--data fashion-mnist: the real training set) in the testbed: every rank in its own network namespace, joined through a bridge, links
-rate-limited with tc in both directions (scripts/netbed.sh; needs root, ip and tc, else
+(--data fashion-mnist: the real training set) in the testbed: every rank in its own
+network namespace, joined through a bridge, links rate-limited with tc in both
+directions (scripts/netbed.sh; needs root, ip and tc, else
 an unshaped loopback fallback that says so). Cells run in a random interleaved order,
 --repeats rounds. The measured value is the mean iteration time (what throughput and
 time-to-accuracy pay; --statistic median for the typical iteration); a cell whose value

@@ -134,11 +134,13 @@ bool EvalIterator::next(Batch& batch) {
 
 SyntheticSource::SyntheticSource(const Net& net, int64_t batch_size, torch::Device device,
                                  uint64_t seed, int64_t rank, bool fresh_labels)
-    : batch_size_(batch_size), classes_(net.num_classes()), fresh_labels_(fresh_labels) {
+    : batch_size_(batch_size),
+      classes_(net.num_classes()),
+      stream_(seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(rank)),
+      fresh_labels_(fresh_labels) {
   if (batch_size < 1) {
     throw DataError("batch size " + std::to_string(batch_size) + " must be >= 1");
   }
-  stream_ = seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(rank);
   batch_ = net.make_synthetic_batch(batch_size, device, stream_);
 }
 
