@@ -214,8 +214,10 @@ nlohmann::ordered_json run_record(const PilotOptions& o, const Workers& w, const
   return run;
 }
 
+}  // namespace
+
 // One (scheme, seed) run.
-void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, const RecordSink& sink,
+void run_pilot(const PilotOptions& o, const std::string& spec_in, uint64_t seed, const RecordSink& sink,
              const PilotProgress& progress) {
   const double t_start = now_s();
   torch::manual_seed(seed);
@@ -257,8 +259,6 @@ void run_one(const PilotOptions& o, const std::string& spec_in, uint64_t seed, c
              std::to_string(now_s() - t_start).substr(0, 5) + " s" + (diverged ? " (diverged)" : ""));
 }
 
-}  // namespace
-
 std::string default_pilot_model(const std::string& task) {
   if (task == "fortunes")
     return "bert:layers=2,hidden=64,heads=2,intermediate=128,vocab=97,positions=32,classes=97,seq=32,dropout=0";
@@ -273,10 +273,13 @@ bool is_eval_iteration(int i, double resolution) {
   return e == i;
 }
 
-void run_pilots(const PilotOptions& o, const RecordSink& sink, const PilotProgress& progress) {
+void check_pilot_options(const PilotOptions& o) {
   if (o.workers < 2) throw std::invalid_argument("pilot: need >= 2 workers (the noise-scale estimator), got " + std::to_string(o.workers));
   if (o.seeds.empty() || o.schemes.empty() || o.iterations < 1)
     throw std::invalid_argument("pilot: need schemes, seeds and iterations >= 1");
+}
+
+nlohmann::ordered_json pilot_config_record(const PilotOptions& o) {
   nlohmann::ordered_json cfg{{"type", "config"}, {"schema", kPilotSchema}, {"task", o.task},
                              {"model", o.model_spec.empty() ? default_pilot_model(o.task) : o.model_spec},
                              {"schemes", o.schemes}, {"seeds", o.seeds}, {"workers", o.workers},
@@ -284,9 +287,14 @@ void run_pilots(const PilotOptions& o, const RecordSink& sink, const PilotProgre
                              {"momentum", o.momentum}, {"warmup", o.warmup}, {"eval_resolution", o.eval_resolution},
                              {"eval_samples", o.eval_samples}};
   if (o.stop_loss) cfg["stop_loss"] = *o.stop_loss;
-  sink(cfg);
+  return cfg;
+}
+
+void run_pilots(const PilotOptions& o, const RecordSink& sink, const PilotProgress& progress) {
+  check_pilot_options(o);
+  sink(pilot_config_record(o));
   for (const auto& spec : o.schemes)
-    for (uint64_t seed : o.seeds) run_one(o, spec, seed, sink, progress);
+    for (uint64_t seed : o.seeds) run_pilot(o, spec, seed, sink, progress);
 }
 
 }  // namespace gcu::calibrate

@@ -60,8 +60,17 @@ bool is_eval_iteration(int i, double resolution);
 using RecordSink = std::function<void(const nlohmann::ordered_json&)>;
 using PilotProgress = std::function<void(const std::string&)>;
 
-// Runs every (scheme, seed), in scheme-major order, handing each record to `sink`.
-// Throws std::invalid_argument for a bad task/scheme, trainer::DataError for missing data.
+// Runs every (scheme, seed), in scheme-major order, handing each record to `sink`
+// (the config record first). Throws std::invalid_argument for a bad task/scheme,
+// trainer::DataError for missing data.
 void run_pilots(const PilotOptions& opt, const RecordSink& sink, const PilotProgress& progress = {});
+
+// The pieces run_pilots is made of (the sequential design, pilot_sequential.h, uses them):
+// the options' check (std::invalid_argument), the "config" record, and one (scheme, seed)
+// run's "eval" and "run" records.
+void check_pilot_options(const PilotOptions& opt);
+nlohmann::ordered_json pilot_config_record(const PilotOptions& opt);
+void run_pilot(const PilotOptions& opt, const std::string& spec, uint64_t seed, const RecordSink& sink,
+               const PilotProgress& progress = {});
 
 }  // namespace gcu::calibrate

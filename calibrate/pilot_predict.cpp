@@ -102,24 +102,37 @@ std::set<int> common_iterations(const Runs& base) {
   return its;
 }
 
-// The baseline's and the scheme's curves at `its`, seed by seed; the scheme's missing
-// iterations are NaN (stopped/diverged).
+// The baseline's and the scheme's curves at `its`, seed by seed, over the scheme's seeds
+// (all of the baseline's, or a subset: the sequential design pilots a candidate with one
+// seed first); the scheme's missing iterations are NaN (stopped/diverged).
 void aligned_curves(const Runs& base, const Runs& s, const std::string& spec, const std::set<int>& its,
                     std::vector<model::LossCurve>& bc, std::vector<model::LossCurve>& sc) {
-  for (const auto& [seed, ev] : base.evals) {
-    auto f = s.evals.find(seed);
-    if (f == s.evals.end())
-      throw std::invalid_argument("pilot predict: scheme '" + spec + "' has no run with seed " + std::to_string(seed));
-    model::LossCurve b, c;
+  for (const auto& [seed, ev] : s.evals) {
+    auto b = base.evals.find(seed);
+    if (b == base.evals.end())
+      throw std::invalid_argument("pilot predict: scheme '" + spec + "' has a run with seed " + std::to_string(seed) +
+                                  " but the baseline has none to pair it with");
+    model::LossCurve bcur, c;
     for (int i : its) {
-      b.t.push_back(i), b.loss.push_back(ev.at(i));
+      bcur.t.push_back(i), bcur.loss.push_back(b->second.at(i));
       c.t.push_back(i);
-      auto v = f->second.find(i);
+      auto v = ev.find(i);
       // A run stopped early at the stop loss keeps its last value; a diverged one is NaN.
-      c.loss.push_back(v != f->second.end() ? v->second : kNan);
+      c.loss.push_back(v != ev.end() ? v->second : kNan);
     }
-    bc.push_back(b), sc.push_back(c);
+    bc.push_back(bcur), sc.push_back(c);
   }
+}
+
+// Every baseline seed's curve at `its` (the one-seed term's spread).
+std::vector<model::LossCurve> baseline_curves(const Runs& base, const std::set<int>& its) {
+  std::vector<model::LossCurve> out;
+  for (const auto& [seed, ev] : base.evals) {
+    model::LossCurve c;
+    for (int i : its) c.t.push_back(i), c.loss.push_back(ev.at(i));
+    out.push_back(c);
+  }
+  return out;
 }
 
 // The fit's options; the noise-scale terms only for an unbiased scheme without error
@@ -145,7 +158,7 @@ model::ProgressOptions progress_options(const PilotPredictOptions& o, const std:
 }
 
 Json prediction_json(const model::ProgressPrediction& p, double w, const std::set<int>& its, size_t seeds,
-                     bool figures_of_pilot) {
+                     size_t baseline_seeds, bool figures_of_pilot) {
   Json j;
   j["status"] = model::pilot_status_name(p.status);
   j["iterations"] = opt_num(p.iterations);
@@ -164,10 +177,17 @@ Json prediction_json(const model::ProgressPrediction& p, double w, const std::se
   j["noise_scale_multiplier"] = opt_num(p.noise_scale_multiplier);
   j["widened"] = p.widened;
   j["extrapolation_log_halfwidth"] = {{"lo", p.extrapolation_lo}, {"hi", p.extrapolation_hi}};
+  j["seed_log_halfwidth"] = p.seed_term;
   j["relative_error"] = std::isfinite(w) ? Json(w) : Json(nullptr);
   j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
   j["figures_over"] = figures_of_pilot ? "pilot" : "whole run";
   j["seeds"] = seeds;
+  // Piloted with fewer seeds than the baseline, and either uncertain for a reason more
+  // seeds can settle (replicates that disagree, a misfit, a turn, a noise-scale
+  // disagreement; not the biased-scheme rule), or `never`: one seed's plateau or rise is
+  // too thin a reason to rule a scheme out (the sequential design confirms it).
+  j["more_seeds"] = seeds < baseline_seeds && ((p.status == model::PilotStatus::Uncertain && !p.biased_rule_applied) ||
+                                               p.status == model::PilotStatus::Never);
   j["evidence"] = p.evidence;
   return j;
 }
@@ -183,6 +203,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
   double b_simple = 0;
   for (double b : base.b_simple) b_simple += b / base.b_simple.size();
   const std::set<int> its = common_iterations(base);
+  const double seed_sigma = model::baseline_seed_log_spread(baseline_curves(base, its));
   Json out = Json::object();
   for (const auto& spec : pl.order) {
     const Runs& s = by[spec];
@@ -190,9 +211,10 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     aligned_curves(base, s, spec, its, bc, sc);
     double w = 0;
     for (double e : s.rel_error) w += e / s.rel_error.size();
-    const model::ProgressOptions po = progress_options(o, spec, s, b_simple, w);
+    model::ProgressOptions po = progress_options(o, spec, s, b_simple, w);
+    if (o.one_seed_term && std::isfinite(seed_sigma)) po.seed_log_sigma = seed_sigma;
     const model::ProgressPrediction p = model::predict_progress(bc, sc, po);
-    out[spec] = prediction_json(p, w, its, bc.size(), s.figures_of_pilot && base.figures_of_pilot);
+    out[spec] = prediction_json(p, w, its, bc.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
   }
   return out;
 }

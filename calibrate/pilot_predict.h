@@ -36,11 +36,16 @@ struct PilotPredictOptions {
   // A biased scheme without error feedback is at most `uncertain` until its pilot reaches
   // the target (model::ProgressOptions::biased_without_feedback); off: decided by the fit.
   bool biased_rule = true;
+  // A scheme piloted with one seed (the sequential design) gets the one-seed term, the
+  // baseline's own seed-to-seed spread of a fitted multiplier (model::ProgressOptions::
+  // seed_log_sigma), when the baseline has >= 2 seeds.
+  bool one_seed_term = true;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}
-// for every scheme recorded, the baseline included. Throws std::invalid_argument when
-// the baseline has no runs or a scheme lacks one of the baseline's seeds.
+// for every scheme recorded, the baseline included. A scheme's seeds may be a subset of
+// the baseline's (each paired with the baseline's run of the same seed). Throws
+// std::invalid_argument when the baseline has no runs or a scheme has a seed it lacks.
 nlohmann::ordered_json predict_from_pilots(const std::vector<nlohmann::json>& records,
                                            const PilotPredictOptions& opt);
 

@@ -1,10 +1,12 @@
 // `gcu pilot`: paired pilot runs and the convergence predictions made from them
 // (calibrate/pilot.h, calibrate/pilot_predict.h; docs/calibrate.md §pilot).
 //   gcu pilot run --schemes 'none;fp16;qsgd' --iterations 60 -o pilots.jsonl
+//   gcu pilot run ... --sequential 0.6   (one seed first; more only for the undecided)
 //   gcu pilot predict pilots.jsonl --target-loss 0.6 [--baseline-iterations 600]
 //       [--profile prof.json --write-profile prof.pilot.json]
 #include "calibrate/pilot.h"
 #include "calibrate/pilot_predict.h"
+#include "calibrate/pilot_sequential.h"
 #include "command.h"
 #include "util/output_file.h"
 
@@ -22,6 +24,9 @@ struct PilotRunCli {
   std::string output;
   double stop_loss = 0;
   int threads = 1;
+  double sequential_target = 0;           // > 0: the sequential design at this target
+  calibrate::SequentialOptions seq;
+  double baseline_iterations = 0;
 };
 
 struct PilotPredictCli {
@@ -31,6 +36,7 @@ struct PilotPredictCli {
   std::string profile, write_profile;
   std::vector<double> extrapolation_sigma{o.extrapolation_sigma_lo, o.extrapolation_sigma_hi};
   std::string biased_rule = "on";
+  std::string one_seed_term = "on";
 };
 
 std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
@@ -76,15 +82,49 @@ void setup_pilot(CLI::App& app) {
   r->add_option("--eval-samples", o.eval_samples, "Size of the fixed held-out subset")->capture_default_str();
   r->add_option("--stop-loss", run->stop_loss, "Stop a run once its held-out loss is <= this (0: never)");
   r->add_option("--threads", run->threads, "Torch threads")->capture_default_str();
+  r->add_option("--sequential", run->sequential_target,
+                "Sequential design at this target (the metric's value): the baseline runs every seed, each "
+                "candidate the first; a candidate still 'uncertain' for a reason more seeds can settle runs "
+                "the others (docs/calibrate.md, pilot)")
+      ->check(CLI::PositiveNumber);
+  r->add_option("--metric", run->seq.predict.metric, "With --sequential: loss | error (1 - accuracy)")
+      ->check(CLI::IsMember({"loss", "error"}))->capture_default_str();
+  r->add_option("--baseline", run->seq.predict.baseline, "With --sequential: the reference scheme")->capture_default_str();
+  r->add_option("--full-seeds", run->seq.full_seeds, "With --sequential: ';'-separated schemes that run every seed too")
+      ->delimiter(';');
+  r->add_option("--baseline-iterations", run->baseline_iterations,
+                "With --sequential: measured baseline iterations to target (0: extrapolated)");
   r->callback([run]() {
     if (run->stop_loss > 0) run->o.stop_loss = run->stop_loss;
+    const bool seq = run->sequential_target > 0;
+    if (!seq && (!run->seq.full_seeds.empty() || run->baseline_iterations > 0))
+      throw UsageError("--full-seeds and --baseline-iterations need --sequential TARGET");
+    run->seq.predict.target = run->sequential_target;
+    if (run->baseline_iterations > 0) run->seq.predict.baseline_iterations = run->baseline_iterations;
     torch::set_num_threads(std::max(1, run->threads));
+    try {  // before the output is opened (and truncated)
+      if (seq) calibrate::check_sequential_options(run->o, run->seq);
+      else calibrate::check_pilot_options(run->o);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
     std::ofstream out(run->output);
     if (!out) throw UsageError("cannot write '" + run->output + "'");
+    const auto sink = [&](const nlohmann::ordered_json& j) { out << j.dump() << "\n" << std::flush; };
+    const auto progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
     try {
-      calibrate::run_pilots(
-          run->o, [&](const nlohmann::ordered_json& j) { out << j.dump() << "\n" << std::flush; },
-          [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
+      if (!seq) {
+        calibrate::run_pilots(run->o, sink, progress);
+        return;
+      }
+      int runs = 0;
+      for (const auto& r : calibrate::run_pilots_sequential(run->o, run->seq, sink, progress)) {
+        runs += static_cast<int>(r["seeds"].size());
+        std::fprintf(stderr, "pilot: %s: %zu seed(s)%s\n", r["scheme"].get<std::string>().c_str(), r["seeds"].size(),
+                     r["more_seeds"].get<bool>() ? " (uncertain after the first)" : "");
+      }
+      std::fprintf(stderr, "pilot: sequential design: %d runs of %zu in the full design\n", runs,
+                   run->o.schemes.size() * run->o.seeds.size());
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
@@ -110,6 +150,10 @@ void setup_pilot(CLI::App& app) {
                 "'uncertain' until its pilot reaches the target, as nothing guarantees it approaches the "
                 "baseline's loss; off: its status comes from the fit alone (docs/model.md 4.2)")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  p->add_option("--one-seed-term", pred->one_seed_term,
+                "on: a scheme piloted with one seed gets the baseline's seed-to-seed spread of a fitted "
+                "multiplier as an interval term (the sequential design); off: none")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {
@@ -117,6 +161,7 @@ void setup_pilot(CLI::App& app) {
     pred->o.extrapolation_sigma_lo = pred->extrapolation_sigma.at(0);
     pred->o.extrapolation_sigma_hi = pred->extrapolation_sigma.at(1);
     pred->o.biased_rule = pred->biased_rule == "on";
+    pred->o.one_seed_term = pred->one_seed_term == "on";
     if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;
     try {

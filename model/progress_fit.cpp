@@ -416,7 +416,39 @@ void add_extrapolation(ProgressPrediction& p, double pilot_end, double t0, const
   p.hi = x * std::exp(std::hypot(b, p.extrapolation_hi));
 }
 
+// One-seed term (ProgressOptions::seed_log_sigma), in quadrature on the log half-widths.
+void add_seed_term(ProgressPrediction& p, size_t seeds, const ProgressOptions& o) {
+  if (!(seeds == 1 && o.seed_log_sigma && *o.seed_log_sigma > 0 && p.lo && p.hi && p.iterations && *p.iterations > 0))
+    return;
+  p.seed_term = 1.2816 * *o.seed_log_sigma;  // z for 80%
+  const double x = *p.iterations;
+  const double a = *p.lo > 0 ? std::log(x / *p.lo) : std::numeric_limits<double>::infinity();
+  p.lo = std::isfinite(a) ? x * std::exp(-std::hypot(a, p.seed_term)) : *p.lo;
+  p.hi = x * std::exp(std::hypot(std::log(*p.hi / x), p.seed_term));
+  p.evidence.push_back("one seed: interval widened by the baseline's seed-to-seed spread (log half-width " +
+                       fmt(p.seed_term) + ")");
+}
+
 }  // namespace
+
+double baseline_seed_log_spread(const std::vector<LossCurve>& base) {
+  double ss = 0;
+  int k = 0;
+  for (size_t i = 0; i < base.size() && base.size() >= 2; ++i) {
+    std::vector<LossCurve> others;
+    for (size_t j = 0; j < base.size(); ++j)
+      if (j != i) others.push_back(base[j]);
+    const LossCurve& c = base[i];
+    if (c.t.size() < 2 || diverged(c)) continue;
+    const LossCurve m = mean_curve(others);
+    bool finite = true;
+    for (double v : m.loss) finite = finite && std::isfinite(v);
+    if (!finite) continue;
+    const double r = std::log(fit_multiplier(ReferenceCurve(m), c, c.t.front(), c.t.back()));
+    if (std::isfinite(r)) ss += r * r, ++k;
+  }
+  return k >= 2 ? std::sqrt(ss / k) : kNan;
+}
 
 ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const std::vector<LossCurve>& sch,
                                     const ProgressOptions& o) {
@@ -447,6 +479,7 @@ ProgressPrediction predict_progress(const std::vector<LossCurve>& base, const st
   const LossCurve ms = mean_curve(sch);
   add_crossing_noise(p, sch, l0, ms, *top.t0, o);
   add_extrapolation(p, ms.t.empty() ? 0 : ms.t.back(), *top.t0, o);
+  add_seed_term(p, n, o);
   const double plateau_frac = bs.usable ? double(bs.plateau) / bs.replicates : 0;
   decide_status(p, l0, ms, last_sem(sch), top.asymptote, plateau_frac, o);
   cross_check_noise_scale(p, *top.t0, o);

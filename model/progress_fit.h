@@ -121,6 +121,11 @@ struct ProgressOptions {
   // diverge), so a pilot that has not itself reached the target cannot show that it will:
   // a `reaches` becomes `uncertain` (negligible_error schemes exempt).
   bool biased_without_feedback = false;
+  // One-seed term (the sequential design, docs/model.md §4.2): a scheme piloted with one
+  // seed has no seed-to-seed spread for the bootstrap to resample, so its interval's log
+  // half-widths get z x seed_log_sigma added in quadrature; pilot_predict takes it from
+  // the baseline's own seeds (baseline_seed_log_spread). Absent or with >= 2 seeds: none.
+  std::optional<double> seed_log_sigma;
 };
 
 struct ProgressPrediction {
@@ -139,11 +144,21 @@ struct ProgressPrediction {
   std::optional<double> noise_scale_multiplier;
   bool widened = false;                   // interval widened by the cross-check
   double extrapolation_lo = 0, extrapolation_hi = 0;  // log half-widths of the extrapolation term
+  double seed_term = 0;                   // log half-width of the one-seed term (0: none)
+  // The status is `uncertain` only because of the biased-scheme rule: more seeds cannot
+  // settle it (the sequential design runs more seeds for the other uncertain ones).
+  bool biased_rule_applied = false;
   std::vector<std::string> evidence;      // why never/uncertain; notes
 };
 
 ProgressPrediction predict_progress(const std::vector<LossCurve>& baseline, const std::vector<LossCurve>& scheme,
                                     const ProgressOptions& opt);
+
+// The seed-to-seed spread of a multiplier fitted from one seed, measured on the baseline's
+// own seeds (>= 2, evaluated at the same iterations): the RMS over seeds i of ln rho_i,
+// rho_i fitted of seed i's curve against the mean of the other seeds (whose true rho is
+// 1). NaN with fewer than 2 usable seeds.
+double baseline_seed_log_spread(const std::vector<LossCurve>& baseline);
 
 // McCandlish et al. 2018 with an unbiased compressor of variance factor w on each of n
 // workers' gradients (per-worker batch B/n): the gradient noise tr(Sigma)/B becomes

@@ -96,6 +96,7 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
     // loss; only a pilot that is already there shows it (docs/model.md §4.2).
     if (o.biased_without_feedback && !o.negligible_error && !(ms.loss.back() <= o.target)) {
       p.status = PilotStatus::Uncertain;
+      p.biased_rule_applied = true;
       p.evidence.push_back("uncertain: a biased scheme without error feedback need not reach the baseline's loss, "
                            "and its pilot ends at " + fmt(ms.loss.back()) + ", above the target " + fmt(o.target));
     }

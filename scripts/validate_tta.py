@@ -5,6 +5,7 @@
   validate_tta.py pilot-length OUT_DIR               -> the longest pilot the protocol needs (iterations)
   validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI] [--pilot-arg ARG]...
                            [--timing VALIDATE_JSON]... [--pilots PILOTS.jsonl] [--pilot-seeds S1,S2]
+                           [--sequential]
                                                      -> OUT_DIR/summary.json, OUT_DIR/table.md
                                                         (+ table-links.md with --timing)
 With --pilots, the predictions come from separately recorded pilot runs (`gcu pilot run
@@ -16,6 +17,11 @@ With --timing, iterations to target are combined with the iteration times of a
 `gcu validate` report of the same model, ranks and batch (tta_links.py): time-to-accuracy
 in seconds per link, predicted (pilot iterations x the model's iteration time) against
 measured (measured iterations x the testbed's measured iteration time).
+With --sequential, the sequential design of `gcu pilot run --sequential` is replayed on
+the recorded pilots, per target: the baseline's every seed and each candidate's first
+seed; a candidate whose prediction says "more_seeds" gets its next seed, until it does
+not or has them all. With --timing, a predicted best that has fewer seeds is confirmed
+with its every-seed prediction (tta_links.py). The cost columns count the seeds used.
 """
 import argparse, atexit, glob, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
@@ -138,7 +144,8 @@ def separate_pilots(path, cfg, schemes, seeds, cv):
     missing = ["%s seed %s" % (s, x) for s in sorted(schemes) for x in seeds if x not in have.get(s, ())]
     if missing:
         sys.exit("validate_tta.py: --pilots %s: no finished pilot for %s" % (path, ", ".join(missing)))
-    recs = [r for r in recs if r["type"] == "config" or (r["scheme"] in schemes and r["seed"] in seeds)]
+    recs = [r for r in recs if r["type"] == "config" or
+            (r["type"] in ("eval", "run") and r["scheme"] in schemes and r["seed"] in seeds)]
     truth = {(s, x): dict(pts) for s in schemes for x, pts in cv[s].items()}
     diff = 0.0
     for r in recs:
@@ -149,7 +156,22 @@ def separate_pilots(path, cfg, schemes, seeds, cv):
     return recs, pcfg["iterations"], diff
 
 
-def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None):
+def write_pilot_file(out, recs, all_seeds, keep):
+    """A temporary file (removed on exit) of the config and the records keep(scheme, seed) allows."""
+    fd, path = tempfile.mkstemp(prefix=".pilot-runs.", suffix=".jsonl", dir=out)
+    atexit.register(os.remove, path)
+    with os.fdopen(fd, "w") as f:
+        for r in recs:
+            if r["type"] == "config":
+                r = dict(r, seeds=[x for x in r.get("seeds", all_seeds) if keep(None, x)])
+            elif not keep(r.get("scheme"), r.get("seed")):
+                continue
+            f.write(json.dumps(r) + "\n")
+    return path
+
+
+def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None,
+            sequential=False):
     recs = ground_truth(out)
     # Only schemes whose runs all finished (a file still being written is left out).
     nrun = defaultdict(set)
@@ -185,17 +207,17 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         if pilot_max < need:
             sys.exit("validate_tta.py: --pilots %s: %d iterations, the %g%% pilot of %s needs %d "
                      "(validate_tta.py pilot-length %s)" % (pilots, pilot_max, 100 * frac, t["name"], need, out))
-    if pilot_seeds or pilots:
-        # The records gcu pilot predict reads; a temporary file, removed on exit.
-        fd, pilot_file = tempfile.mkstemp(prefix=".pilot-runs.", suffix=".jsonl", dir=out)
-        atexit.register(os.remove, pilot_file)
-        with os.fdopen(fd, "w") as f:
-            for r in pilot_recs:
-                if r["type"] == "config":
-                    r = dict(r, seeds=[x for x in r.get("seeds", all_seeds) if x in pilot_seed_list])
-                elif r.get("seed") not in pilot_seed_list:
-                    continue
-                f.write(json.dumps(r) + "\n")
+    if pilot_seeds or pilots or sequential:
+        # The records gcu pilot predict reads; temporary files, removed on exit.
+        pilot_file = write_pilot_file(out, pilot_recs, all_seeds, lambda sc, x: x in pilot_seed_list)
+    stage_files = []
+    if sequential:
+        # The sequential design's stages k = 1 .. n-1: the baseline's every seed, each
+        # candidate's first k seeds (the last stage, every seed, is pilot_file).
+        for k in range(1, len(pilot_seed_list)):
+            stage_files.append(write_pilot_file(
+                out, pilot_recs, all_seeds,
+                lambda sc, x, k=k: x in pilot_seed_list and (sc in (None, "none") or x in pilot_seed_list[:k])))
     cases = []
     baseline_pred = {}  # (target name, pilot fraction, T_0 source) -> gcu's prediction for "none"
     for t, t0 in reached:
@@ -210,7 +232,19 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
                 cmd += list(pilot_args)
                 if t0_mode == "measured":
                     cmd += ["--baseline-iterations", repr(t0)]
-                pred = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+                run = lambda f: json.loads(subprocess.run([cmd[0], cmd[1], cmd[2], f] + cmd[4:], check=True,
+                                                          capture_output=True, text=True).stdout)
+                pred = run(pilot_file)
+                seeds_used = {s: len(pilot_seed_list) for s in pred}
+                full_pred = {}  # cases decided before the last stage: the every-seed prediction
+                undecided = set(pred) - {"none"}
+                for k, f in enumerate(stage_files, start=1):
+                    stage = run(f)
+                    for s in sorted(undecided):
+                        if not stage[s].get("more_seeds"):
+                            full_pred[s] = pred[s]
+                            pred[s], seeds_used[s] = stage[s], k
+                            undecided.discard(s)
                 baseline_pred[(t["name"], frac, t0_mode)] = dict(pred["none"], measured_iterations=t0)
                 for s, p in pred.items():
                     if s == "none":
@@ -229,13 +263,17 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
                                   "predicted_iterations": p["iterations"],
                                   "interval": p["interval"], "basis": p["basis"], "evidence": p["evidence"],
                                   "widened": p["widened"], "noise_scale_multiplier": p["noise_scale_multiplier"],
-                                  "figures_over": p.get("figures_over")})
+                                  "figures_over": p.get("figures_over"), "pilot_seeds_used": seeds_used[s]})
+                    if s in full_pred:  # for tta_links' confirmation of the pick
+                        f = full_pred[s]
+                        fs = "never" if f["status"] == "reaches" and f["iterations"] and f["iterations"] > cap_iters else f["status"]
+                        cases[-1]["full"] = {"predicted_status": fs, "predicted_iterations": f["iterations"],
+                                             "pilot_seeds_used": len(pilot_seed_list)}
     groups = defaultdict(list)
     for c in cases:
         groups[(c["pilot_fraction"], c["t0_source"])].append(c)
     settings = []
     n_seeds = len(pilot_seed_list)  # the pilots' seeds (the cost)
-    n_schemes = len({r["scheme"] for r in runs})
     for (frac, mode), cs in sorted(groups.items()):
         both = [c for c in cs if c["measured_status"] == "reaches" and c["predicted_iterations"]]
         lr = [math.log(c["predicted_iterations"] / c["measured_iterations"]) for c in both]
@@ -278,13 +316,16 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
             "false_reaches_fraction": len(false_reach) / len(cs) if cs else None,
             "kendall_tau_per_target": taus,
             "tta_lost_by_predicted_best": lost,
-            "pilot_cost_vs_one_baseline_run": frac * n_seeds * n_schemes,
-            # One candidate's own pilots (its seeds; the baseline's pilots are shared by all).
-            "pilot_cost_per_scheme_vs_one_baseline_run": frac * n_seeds,
+            # The baseline's seeds plus each candidate's (per target, averaged over the targets).
+            "pilot_cost_vs_one_baseline_run": frac * (n_seeds + sum(c["pilot_seeds_used"] for c in cs)
+                                                      / max(1, len({c["target"] for c in cs}))),
+            # One candidate's own pilots (its seeds, mean over the cases; the baseline's are shared by all).
+            "pilot_cost_per_scheme_vs_one_baseline_run": frac * sum(c["pilot_seeds_used"] for c in cs) / max(1, len(cs)),
+            "cases_with_more_seeds": sum(c["pilot_seeds_used"] > 1 for c in cs) if sequential else None,
         })
     doc = {"schema": "gcu.validate.tta/1", "task": cfg["task"], "model": cfg["model"],
            "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
-           "seeds": all_seeds, "pilot_seeds": pilot_seed_list, "schemes": sorted({r["scheme"] for r in runs}),
+           "seeds": all_seeds, "pilot_seeds": pilot_seed_list, "sequential": sequential, "schemes": sorted({r["scheme"] for r in runs}),
            "targets": tg, "cap_multiplier": cap, "pilot_args": list(pilot_args),
            "pilot_source": ("separate pilot runs: %s (%d iterations)" % (os.path.basename(pilots), pilot_max) if pilots
                             else "prefixes of the ground-truth runs (noise scale and relative error over the whole run)"),
@@ -297,6 +338,16 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
     if timing_paths:
         timing = tta_links.load_timing(timing_paths, cfg["workers"], cfg["batch_size"], cfg["model"])
         result = tta_links.score(cases, baseline_pred, timing)
+        if sequential:  # the pilots' cost with the picks confirmed (every link of a target)
+            for st in settings:
+                key = (st["pilot_fraction"], st["t0_source"])
+                per_target = []
+                for tname in sorted({c["target"] for c in cases}):
+                    conf = {x for r in result.get(key, []) if r["target"] == tname for x in r["confirmed"]}
+                    cs = [c for c in cases if (c["pilot_fraction"], c["t0_source"], c["target"]) == key + (tname,)]
+                    used = [len(pilot_seed_list) if c["scheme"] in conf else c["pilot_seeds_used"] for c in cs]
+                    per_target.append(sum(used) / max(1, len(used)))
+                st["pilot_cost_per_scheme_with_confirmed_picks"] = st["pilot_fraction"] * sum(per_target) / max(1, len(per_target))
         doc["timing_reports"] = list(timing_paths)
         doc["links"], link_lines = tta_links.summarise(result)
         link_lines += ["", "Per (target, link), 10% pilots, measured T_0:", ""] + tta_links.detail_lines(result, 0.10, "measured")
@@ -306,13 +357,15 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
     lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run (all; per scheme) | median / p90 abs ln err, predicted reaches (n) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in settings:
-        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s | %s (%d) | %s | %s | %s | %.2f; %.2f | %s / %s (%d) |" % (
+        lines.append("| %d%% | %s | %d | %s | %s | %s | %s (%d) | %s | %s (%d) | %s | %s | %s | %.2f; %.2f%s | %s / %s (%d) |" % (
             round(100 * s["pilot_fraction"]), s["t0_source"], s["cases"], fmt(s["median_abs_log_error"]),
             fmt(s["p90_abs_log_error"]), fmt(s["bias_median_log"], "%+.3f"), fmt(s["interval_coverage"], "%.2f"),
             s["interval_cases"], fmt(s["median_interval_width_rel"], "%.2f"), fmt(s["decided_right_fraction"], "%.2f"), s["decided"],
             fmt(s["false_reaches_fraction"], "%.2f"), ", ".join(fmt(x, "%.2f") for x in s["kendall_tau_per_target"]),
             ", ".join(fmt(x, "%+.0f%%") if x is None else "%+.0f%%" % (100 * x) for x in s["tta_lost_by_predicted_best"]),
             s["pilot_cost_vs_one_baseline_run"], s["pilot_cost_per_scheme_vs_one_baseline_run"],
+            ("" if "pilot_cost_per_scheme_with_confirmed_picks" not in s else
+             "; %.2f with the picks confirmed" % s["pilot_cost_per_scheme_with_confirmed_picks"]),
             fmt(s["median_abs_log_error_predicted_reaches"]), fmt(s["p90_abs_log_error_predicted_reaches"]),
             s["predicted_reaches_cases"]))
     write_atomic(os.path.join(out, "table.md"), "\n".join(lines) + "\n")
@@ -358,6 +411,9 @@ if __name__ == "__main__":
     m.add_argument("--pilots", default=None, metavar="PILOTS_JSONL",
                    help="separately recorded pilot runs (gcu pilot run, same settings and seeds, at least "
                         "pilot-length iterations): predictions use their own running figures")
+    m.add_argument("--sequential", action="store_true",
+                   help="replay gcu pilot run --sequential: candidates' first seed, every seed only where "
+                        "the first says more_seeds")
     a = ap.parse_args()
     if a.cmd == "targets":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
@@ -365,6 +421,6 @@ if __name__ == "__main__":
         print(protocol_pilot_length(a.out))
     else:
         try:
-            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots)
+            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots, a.sequential)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)

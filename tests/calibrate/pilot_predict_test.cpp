@@ -1,6 +1,7 @@
 // Predictions from pilot JSON lines (calibrate/pilot_predict.h): synthetic records of a
 // baseline and a scheme with a known multiplier, a diverged scheme, the profile entry,
-// and the errors for a missing baseline or seed.
+// the sequential design's one-seed candidates, and the errors for a missing baseline or
+// an unpaired seed.
 #include "calibrate/pilot_predict.h"
 
 #include <gtest/gtest.h>
@@ -113,8 +114,53 @@ TEST(PilotPredict, MissingBaselineOrSeedIsAnError) {
   o.target = 0.5;
   EXPECT_THROW(predict_from_pilots(r, o), std::invalid_argument);
   add_runs(r, "none", 1.0);
-  r.push_back({{"type", "eval"}, {"scheme", "none"}, {"seed", 9}, {"iteration", 0}, {"loss", 1.0}, {"accuracy", 0.1}});
-  EXPECT_THROW(predict_from_pilots(r, o), std::invalid_argument);  // qsgd has no seed 9
+  EXPECT_NO_THROW(predict_from_pilots(r, o));
+  r.push_back({{"type", "eval"}, {"scheme", "qsgd"}, {"seed", 9}, {"iteration", 0}, {"loss", 1.0}, {"accuracy", 0.1}});
+  try {
+    predict_from_pilots(r, o);
+    FAIL() << "a scheme's seed the baseline lacks was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("seed 9"), std::string::npos) << e.what();
+  }
+}
+
+// The sequential design: a candidate piloted with fewer seeds than the baseline pairs
+// with the baseline's runs of its own seeds, gets the one-seed term from the baseline's
+// spread, and says whether more seeds could change its answer.
+TEST(PilotPredict, CandidateWithOneSeedOfTheBaselines) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  std::vector<nlohmann::json> one, all;
+  add_runs(all, "qsgd", 1.5);
+  add_runs(all, "ef(topk:k=0.01)", 1.0, true);  // diverges: never
+  for (const auto& j : all)
+    if (j["seed"] == 1) one.push_back(j);
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  auto with_one = r, with_all = r;
+  with_one.insert(with_one.end(), one.begin(), one.end());
+  with_all.insert(with_all.end(), all.begin(), all.end());
+  const auto t1 = predict_from_pilots(with_one, o), t3 = predict_from_pilots(with_all, o);
+  const auto& q1 = t1["qsgd"];
+  const auto& q3 = t3["qsgd"];
+  ASSERT_EQ(q1["seeds"], 1);
+  ASSERT_EQ(q3["seeds"], 3);
+  EXPECT_NEAR(q1["iterations"].get<double>(), 4500, 4500 * 0.06);
+  EXPECT_GT(q1["seed_log_halfwidth"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(q3["seed_log_halfwidth"].get<double>(), 0);
+  // A `never` from one seed asks for the others; with every seed there are none to ask for.
+  EXPECT_EQ(t1["ef(topk:k=0.01)"]["status"], "never");
+  EXPECT_TRUE(t1["ef(topk:k=0.01)"]["more_seeds"].get<bool>());
+  EXPECT_FALSE(t3["ef(topk:k=0.01)"]["more_seeds"].get<bool>());
+  EXPECT_FALSE(t1["none"]["more_seeds"].get<bool>());
+  // Without the term the one-seed interval is the narrower one.
+  o.one_seed_term = false;
+  const auto t0 = predict_from_pilots(with_one, o);
+  const auto& q0 = t0["qsgd"];
+  EXPECT_DOUBLE_EQ(q0["seed_log_halfwidth"].get<double>(), 0);
+  EXPECT_LT(q0["interval"][1].get<double>() / q0["interval"][0].get<double>(),
+            q1["interval"][1].get<double>() / q1["interval"][0].get<double>());
 }
 
 }  // namespace

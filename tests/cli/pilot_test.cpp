@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -59,6 +61,56 @@ TEST(PilotCli, EvalRecordsCarryTheRunningFiguresAndPredictUsesThem) {
   const json t = json::parse(p.out);
   EXPECT_EQ(t["qsgd:levels=127"]["figures_over"], "pilot") << t.dump();
   EXPECT_EQ(t["qsgd:levels=127"]["pilot_iterations"], 4);
+  fs::remove_all(dir);
+}
+
+// The sequential design: the baseline runs every seed, each candidate the seeds its
+// "sequential" record lists (the first, and more only when the first said so), and
+// `gcu pilot predict` reads the file with its unequal seed counts. Bad combinations are
+// clear errors.
+TEST(PilotCli, SequentialRunsOneSeedFirst) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "gcu built without LibTorch: no pilot subcommand";
+  const fs::path dir = fs::temp_directory_path() / ("gcu_pilot_seq_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string runs = (dir / "runs.jsonl").string();
+  const std::string common = " --seeds 1,2,3 --iterations 8 --eval-samples 100";
+  const Result r = gcu("pilot run -o '" + runs + "' --schemes 'none;qsgd;signsgd' --sequential 0.8" + common);
+  ASSERT_EQ(r.rc, 0) << r.out.substr(0, 2000);
+  std::istringstream in(slurp(runs));
+  std::string line;
+  std::map<std::string, std::set<int>> ran;
+  std::map<std::string, json> seq;
+  while (std::getline(in, line)) {
+    const json j = json::parse(line);
+    if (j["type"] == "config") EXPECT_EQ(j["sequential"]["target"], 0.8) << line;
+    if (j["type"] == "run") ran[j["scheme"]].insert(j["seed"].get<int>());
+    if (j["type"] == "sequential") seq[j["scheme"]] = j;
+  }
+  EXPECT_EQ(ran["none"], (std::set<int>{1, 2, 3}));
+  ASSERT_EQ(seq.size(), 3u);
+  for (const char* s : {"qsgd:levels=127", "signsgd"}) {
+    const json& q = seq.at(s);
+    const auto listed = q["seeds"].get<std::set<int>>();
+    EXPECT_EQ(ran[s], listed) << q.dump();
+    EXPECT_TRUE(listed.count(1)) << q.dump();
+    EXPECT_EQ(q["more_seeds"].get<bool>(), listed.size() > 1) << q.dump();
+    EXPECT_TRUE(q.contains("status_after_first_seed")) << q.dump();
+  }
+  const Result p = gcu("pilot predict '" + runs + "' --target 0.8");
+  ASSERT_EQ(p.rc, 0) << p.out.substr(0, 2000);
+  const json t = json::parse(p.out);
+  EXPECT_EQ(t["qsgd:levels=127"]["seeds"].get<size_t>(), seq["qsgd:levels=127"]["seeds"].size());
+  // Bad combinations.
+  const Result nb = gcu("pilot run -o '" + runs + "' --schemes 'fp16;qsgd' --sequential 0.8" + common);
+  EXPECT_NE(nb.rc, 0);
+  EXPECT_NE(nb.out.find("baseline 'none' is not among the schemes"), std::string::npos) << nb.out;
+  const Result ns = gcu("pilot run -o '" + runs + "' --schemes 'none;qsgd' --sequential 0.8 --seeds 1 --iterations 4");
+  EXPECT_NE(ns.rc, 0);
+  EXPECT_NE(ns.out.find(">= 2 seeds"), std::string::npos) << ns.out;
+  const Result nf = gcu("pilot run -o '" + runs + "' --schemes 'none;qsgd' --full-seeds fp16" + common);
+  EXPECT_NE(nf.rc, 0);
+  EXPECT_NE(nf.out.find("need --sequential"), std::string::npos) << nf.out;
   fs::remove_all(dir);
 }
 

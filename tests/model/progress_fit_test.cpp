@@ -267,5 +267,29 @@ TEST(ProgressFit, ExtrapolationWidensCompressingSchemesOnly) {
   EXPECT_GT(far.extrapolation_hi, lossy.extrapolation_hi);
 }
 
+// The one-seed term: the baseline's seed-to-seed spread of a fitted multiplier (0 for
+// identical seeds, about the seeds' own ln rho spread otherwise), added in quadrature to
+// a one-seed scheme's interval and not to a three-seed one's.
+TEST(ProgressFit, OneSeedTermFromTheBaselinesSpread) {
+  EXPECT_NEAR(baseline_seed_log_spread(seeds(l0, 300, 3, 0)), 0, 1e-3);
+  EXPECT_TRUE(std::isnan(baseline_seed_log_spread(seeds(l0, 300, 1))));
+  std::vector<LossCurve> spread;
+  for (double r : {0.9, 1.0, 1.1}) spread.push_back(seeds([r](double t) { return l0(t / r); }, 300, 1, 0)[0]);
+  const double s = baseline_seed_log_spread(spread);
+  EXPECT_GT(s, 0.05);
+  EXPECT_LT(s, 0.2);
+  const auto b = seeds(l0), sch = seeds([](double t) { return l0(t / 1.6); });
+  ProgressOptions o = measured_t0();
+  o.seed_log_sigma = 0.2;
+  const auto three = predict_progress(b, sch, o);
+  const auto one = predict_progress({b[0]}, {sch[0]}, o);
+  ASSERT_TRUE(one.lo && one.hi && three.lo && three.hi);
+  EXPECT_DOUBLE_EQ(three.seed_term, 0);
+  EXPECT_NEAR(one.seed_term, 1.2816 * 0.2, 1e-12);
+  EXPECT_GE(std::log(*one.hi / *one.iterations), one.seed_term - 1e-12);
+  EXPECT_GE(std::log(*one.iterations / *one.lo), one.seed_term - 1e-12);
+  EXPECT_NEAR(*one.iterations, 4800, 4800 * 0.05);
+}
+
 }  // namespace
 }  // namespace gcu::model

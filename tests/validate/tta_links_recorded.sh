@@ -5,7 +5,8 @@
 # (their own running figures) and joined with the recorded 2-rank CNN validate grid
 # (iteration times at five links; cpu-2rank-cnn-tta-fresh, causes 27 and 28). The figures must stay at least as good as
 # docs/validation-tta.md reports; a timing report of another placement, a pilot file too
-# short or of other settings are clear errors that write no summary. ~10 s.
+# short or of other settings are clear errors that write no summary; the sequential
+# design's replay keeps the picks for less. ~15 s.
 set -eu
 PY=$1 SCRIPTS=$2 GCU=$3 DATA=$4 WORK=$5
 rm -rf "$WORK"; mkdir -p "$WORK"
@@ -51,4 +52,17 @@ bad_pilots() {  # jq filter for the config record, expected message
 }
 bad_pilots '.iterations = 20' "20 iterations, the 10% pilot of loss@100% needs 45"
 bad_pilots '.lr = 0.1' "lr is 0.1, the ground truth's is 0.05"
+# The sequential design replayed (gcu pilot run --sequential; docs/validation-tta.md
+# "Sequential pilots"): the same picks as every seed at 10% pilots, for less.
+cp -r "$DATA/tta-fashion-mnist" "$WORK/seq"
+"$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/seq" --gcu "$GCU" --cap 2 --sequential \
+  --timing "$DATA/cpu-2rank-cnn-tta-fresh/validate.json" --pilots "$WORK/seq/pilots.jsonl" > "$WORK/seq.txt"
+jq -e '.sequential
+       and ([.cases[].pilot_seeds_used] | min == 1 and max == 3)
+       and ([.settings[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0]
+            | .pilot_cost_per_scheme_with_confirmed_picks < 0.26 and .pilot_cost_per_scheme_vs_one_baseline_run >= 0.1
+              and .decided_right_fraction >= 0.9)
+       and ([.links[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0].predicted_best_within_10pct >= 0.8)' \
+  "$WORK/seq/summary.json" >/dev/null \
+  || { echo "sequential replay: cost, decisions or picks off"; cat "$WORK/seq/table.md"; exit 1; }
 echo "ok"

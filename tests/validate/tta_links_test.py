@@ -57,6 +57,22 @@ class Score(unittest.TestCase):
         self.assertEqual(thin["measured_iterations_lost"], 0.0)
         self.assertEqual(thin["measured_iteration_time_lost"], math.inf)
 
+    def test_one_seed_pick_is_confirmed_with_every_seed(self):
+        # The sequential design: "bad" was piloted with one seed; every seed says never, so
+        # the pick moves on to "good" (confirmed only if it too has a "full" prediction).
+        cs = [dict(c) for c in self.cases]
+        cs[2]["full"] = {"predicted_status": "never", "predicted_iterations": None}
+        r = {s["link"]: s for s in tta_links.score(cs, self.base, self.timing)[(0.1, "measured")]}
+        self.assertEqual(r["thin"]["confirmed"], ["bad"])
+        self.assertEqual(r["thin"]["predicted_best"], "good")
+        self.assertAlmostEqual(r["thin"]["tta_lost"], 0.0)
+        self.assertNotIn("full", cs[2]["full"])  # the input is not changed
+        self.assertEqual(cs[2]["predicted_status"], "reaches")
+        # Without the "full" prediction nothing is confirmed.
+        r0 = {s["link"]: s for s in tta_links.score(self.cases, self.base, self.timing)[(0.1, "measured")]}
+        self.assertEqual(r0["thin"]["confirmed"], [])
+        self.assertEqual(r0["thin"]["predicted_best"], "bad")
+
     def test_confident_before_uncertain(self):
         # "bad" undecided: the TTA pick (as gcu recommend ranks) takes the best confident
         # one (good, 240 s) though bad's point estimate is 50 s; time alone still takes bad.

@@ -1,0 +1,41 @@
+// The sequential pilot design (issue 12's cost goal; docs/calibrate.md §pilot): one seed
+// first for every candidate, more seeds only where they can change the answer.
+//   1. The baseline (and any scheme in `full_seeds`) runs every seed: its seed-to-seed
+//      spread gives a one-seed candidate's interval its seed term (pilot_predict.h).
+//   2. Every other scheme runs the first seed.
+//   3. The predictions at the user's target (pilot_predict.h); a candidate that says
+//      "more_seeds" runs its next seed, and so on until it does not or has them all: `uncertain` for a reason more seeds can
+//      settle (a misfit, a turn; not the biased-scheme rule), or `never` (one seed's
+//      plateau or rise is too thin a reason to rule a scheme out).
+// A candidate decided by its first seed costs 1/|seeds| of the full design. A pick made
+// from fewer seeds is confirmed by running its others (`gcu pilot run --schemes X
+// --seeds 2,3`, both files to `gcu pilot predict`); the replay on recorded protocols
+// (scripts/validate_tta.py --sequential) does so for the predicted best per link.
+#pragma once
+
+#include "calibrate/pilot.h"
+#include "calibrate/pilot_predict.h"
+
+#include <string>
+#include <vector>
+
+namespace gcu::calibrate {
+
+struct SequentialOptions {
+  PilotPredictOptions predict;               // target, metric, baseline, T_0 (as gcu pilot predict)
+  std::vector<std::string> full_seeds;       // schemes that run every seed besides the baseline
+};
+
+// The options' check (std::invalid_argument), before anything runs or is written.
+void check_sequential_options(const PilotOptions& opt, const SequentialOptions& seq);
+
+// Runs the design, handing every record to `sink`: the config record (with a
+// "sequential" object), the runs, and one {"type": "sequential", "scheme", "seeds" (run),
+// "more_seeds" (ran more than the first), "status_after_first_seed",
+// "evidence_after_first_seed"} record per scheme (the last two for candidates only). Returns those
+// per-scheme records. Throws std::invalid_argument for bad options (a target <= 0, a
+// baseline not among the schemes), as run_pilots does otherwise.
+std::vector<nlohmann::ordered_json> run_pilots_sequential(const PilotOptions& opt, const SequentialOptions& seq,
+                                                          const RecordSink& sink, const PilotProgress& progress = {});
+
+}  // namespace gcu::calibrate
