@@ -190,18 +190,35 @@ void step_errors(CalibrationRun& r) {
   r.save();
 }
 
-// Each timed codec on the model's own gradient buckets (rank 0; codec_gradients.h): the
-// ratio to its sweep fit scales the fit in the profile.
+// Each timed codec on the model's own gradient buckets (codec_gradients.h): the ratio to
+// its sweep fit scales the fit in the profile. Every rank times at once, each on its own
+// copy of the gradients, as the codecs sweep does and as training encodes (cause 29:
+// rank 0 alone, beside idle ranks, scaled a fit timed under every rank's load down to an
+// unloaded machine's); rank 0's figures are kept.
 void step_codec_gradients(CalibrationRun& r) {
   if (!r.wanted("codec-gradients", kCodecGradientsMinLeftS)) return;
   BySpec<CodecGradientState> out;
-  if (r.lead() && r.state.codecs) {
+  // Rank 0's list of codecs, so that every rank meets the same barriers.
+  std::string names;
+  if (r.lead() && r.state.codecs)
+    for (const auto& [spec, c] : *r.state.codecs) names += spec + "\n";
+  names = r.group->broadcast_string(names);
+  std::vector<std::string> specs;
+  for (size_t a = 0, b; (b = names.find('\n', a)) != std::string::npos; a = b + 1) specs.push_back(names.substr(a, b - a));
+  if (!specs.empty()) {
     const GradientSet& grads = model_gradients(r);
     const int world = std::max(2, r.group->world_size());
-    for (const auto& [spec, c] : *r.state.codecs) {
+    for (const auto& spec : specs) {
+      r.group->barrier();  // every rank starts the codec together
+      CodecState c;  // this rank's fit (only rank 0's figures are kept)
+      if (r.state.codecs)
+        for (const auto& [s, x] : *r.state.codecs)
+          if (s == spec) c = x;
       try {
-        const auto g = time_codec_on_gradients(spec, grads, c.fit, c.wire_extra_per_element_s, world);
-        r.say("calibrate: codec " + spec + " on the model's gradients: " + describe(g));
+        auto g = time_codec_on_gradients(spec, grads, c.fit, c.wire_extra_per_element_s, world);
+        g.ranks_at_once = r.group->world_size();
+        if (r.lead()) r.say("calibrate: codec " + spec + " on the model's gradients, " +
+                            std::to_string(g.ranks_at_once) + " rank(s) at once: " + describe(g));
         out.emplace_back(spec, g);
       } catch (const std::exception& e) {
         r.skip("codec-gradients " + spec, e.what());

@@ -266,7 +266,7 @@ BySpec<ErrorState> errors_from_json(const Json& j, const std::string& origin) {
 Json to_json(const CodecGradientState& s) {
   return {{"encode_factor", s.encode_factor}, {"decode_factor", s.decode_factor}, {"encode_s", s.encode_s},
           {"decode_s", s.decode_s},           {"fit_encode_s", s.fit_encode_s},   {"fit_decode_s", s.fit_decode_s},
-          {"buckets", s.buckets},             {"snapshots", s.snapshots}};
+          {"buckets", s.buckets},             {"snapshots", s.snapshots},         {"ranks_at_once", s.ranks_at_once}};
 }
 
 BySpec<CodecGradientState> codec_gradients_from_json(const Json& j, const std::string& origin) {
@@ -274,10 +274,12 @@ BySpec<CodecGradientState> codec_gradients_from_json(const Json& j, const std::s
       j, "codec_gradients", origin, [](const Json& v, const std::string& path, const std::string& org) {
         const Obj o(v, path, org,
                     {"encode_factor", "decode_factor", "encode_s", "decode_s", "fit_encode_s", "fit_decode_s",
-                     "buckets", "snapshots"});
+                     "buckets", "snapshots", "ranks_at_once"});
         CodecGradientState s{o.req<double>("encode_factor"), o.req<double>("decode_factor"), o.req<double>("encode_s"),
                              o.req<double>("decode_s"),      o.req<double>("fit_encode_s"),  o.req<double>("fit_decode_s"),
-                             o.req<int>("buckets"),          o.req<int>("snapshots")};
+                             o.req<int>("buckets"),          o.req<int>("snapshots"),
+                             o.opt<int>("ranks_at_once").value_or(1)};
+        if (s.ranks_at_once < 1) throw StateError(org + ": key '" + path + ".ranks_at_once': must be >= 1");
         for (const auto& [key, x] : {std::pair{"encode_factor", s.encode_factor}, {"decode_factor", s.decode_factor}})
           if (!std::isfinite(x) || x <= 0 || x > kMaxGradientFactor)
             throw StateError(org + ": key '" + path + "." + key + "': must be in (0, " +

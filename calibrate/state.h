@@ -99,6 +99,9 @@ struct CodecGradientState {
   double encode_s = 0, decode_s = 0;            // measured per gradient (all buckets), median
   double fit_encode_s = 0, fit_decode_s = 0;    // the sweep's fit for the same buckets
   int buckets = 0, snapshots = 0;
+  // How many ranks timed at once (every rank since 2026-11-25, as training encodes; 1:
+  // rank 0 alone, the states before, which is also what an absent key reads as).
+  int ranks_at_once = 1;
 };
 
 struct ErrorState {

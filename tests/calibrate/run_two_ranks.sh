@@ -44,12 +44,14 @@ grep -Eq '"idle_gap_s": *(0\.0*[1-9]|[1-9])' "$DIR/profile.json.state.json" ||
 grep -Eq "compute batch 16 in the trainer's loop \(slowest rank of each iteration, mean\): forward [0-9.]+ ms, backward [0-9.]+ ms, optimizer [0-9.]+ ms \(medians [0-9.]+, [0-9.]+ ms; the slowest rank's medians [0-9.]+, [0-9.]+ ms\)" \
   "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no per-iteration slowest-rank compute line"; cat "$DIR/rank0.err"; exit 1; }
 # The codec-gradients step timed both codecs on the CNN's own gradient buckets (positive
-# factors) and the fp16 codec kept its low-precision all-reduce's extra apart.
+# factors), both ranks at once (cause 29), and the fp16 codec kept its low-precision
+# all-reduce's extra apart.
 for spec in none fp16; do
-  grep -Eq "codec $spec on the model's gradients: 1 bucket\(s\) x 2 gradient\(s\): encode [0-9.]+ ms \(sweep fit [0-9.]+ ms, x[0-9.]+\)" \
+  grep -Eq "codec $spec on the model's gradients, 2 rank\(s\) at once: 1 bucket\(s\) x 2 gradient\(s\): encode [0-9.]+ ms \(sweep fit [0-9.]+ ms, x[0-9.]+\)" \
     "$DIR/rank0.err" "$DIR/rank0.out" || { echo "codec-gradients did not time $spec"; cat "$DIR/rank0.err"; exit 1; }
 done
 grep -Eq '"encode_factor": *[0-9]' "$DIR/profile.json.state.json" || { echo "no codec_gradients in the state file"; exit 1; }
+jq -e '[.codec_gradients[].ranks_at_once] | length > 0 and all(. == 2)' "$DIR/profile.json.state.json" >/dev/null || { echo "codec_gradients not timed by both ranks at once"; exit 1; }
 grep -q '"wire_extra_per_element_s"' "$DIR/profile.json.state.json" || { echo "no wire extra kept for the codecs"; exit 1; }
 # fp16's all-reduce is reduced by Gloo itself: its measured floor (2 ranks, one positive
 # time per size) is in the profile, and the log says so (docs/validation.md, cause 25).

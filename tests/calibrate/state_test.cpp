@@ -282,6 +282,17 @@ TEST(CalibrationState, CodecGradientFactorsAreCheckedAndWireExtraIsOptional) {
   Json big = j;
   big["codecs"]["topk:k=0.01"]["wire_extra_per_element_s"] = 1.0;  // more than the whole decode
   EXPECT_NE(error_of([&] { state_from_json(big, "s.json"); }).find("wire_extra_per_element_s"), std::string::npos);
+  // How many ranks timed at once (cause 29): kept, absent in older files (rank 0 alone),
+  // and not below 1.
+  Json four = j;
+  four["codec_gradients"]["topk:k=0.01"]["ranks_at_once"] = 4;
+  EXPECT_EQ(state_from_json(four, "s.json").codec_gradients->at(0).second.ranks_at_once, 4);
+  Json before = j;
+  before["codec_gradients"]["topk:k=0.01"].erase("ranks_at_once");
+  EXPECT_EQ(state_from_json(before, "s.json").codec_gradients->at(0).second.ranks_at_once, 1);
+  Json zero = j;
+  zero["codec_gradients"]["topk:k=0.01"]["ranks_at_once"] = 0;
+  EXPECT_NE(error_of([&] { state_from_json(zero, "s.json"); }).find("ranks_at_once"), std::string::npos);
 }
 
 // A codec's collective floors (wire_types.h, allgather_floor.h): kept through the state,
