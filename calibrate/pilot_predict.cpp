@@ -182,12 +182,13 @@ Json prediction_json(const model::ProgressPrediction& p, double w, const std::se
   j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
   j["figures_over"] = figures_of_pilot ? "pilot" : "whole run";
   j["seeds"] = seeds;
-  // Piloted with fewer seeds than the baseline, and either uncertain for a reason more
-  // seeds can settle (replicates that disagree, a misfit, a turn, a noise-scale
-  // disagreement; not the biased-scheme rule), or `never`: one seed's plateau or rise is
-  // too thin a reason to rule a scheme out (the sequential design confirms it).
-  j["more_seeds"] = seeds < baseline_seeds && ((p.status == model::PilotStatus::Uncertain && !p.biased_rule_applied) ||
-                                               p.status == model::PilotStatus::Never);
+  // Piloted with fewer seeds than the baseline, and either `never` (one seed's plateau or
+  // rise is too thin a reason to rule a scheme out) or uncertain for a reason more seeds
+  // can settle (a misfit, a turn, replicates that disagree: seed noise), not capped below
+  // `reaches` whatever the seeds say (ProgressPrediction::seeds_cannot_settle): the
+  // sequential design runs more seeds.
+  j["more_seeds"] = seeds < baseline_seeds && (p.status == model::PilotStatus::Never ||
+                                               (p.status == model::PilotStatus::Uncertain && !p.seeds_cannot_settle));
   j["evidence"] = p.evidence;
   return j;
 }

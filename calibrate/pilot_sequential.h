@@ -4,9 +4,10 @@
 //      spread gives a one-seed candidate's interval its seed term (pilot_predict.h).
 //   2. Every other scheme runs the first seed.
 //   3. The predictions at the user's target (pilot_predict.h); a candidate that says
-//      "more_seeds" runs its next seed, and so on until it does not or has them all: `uncertain` for a reason more seeds can
-//      settle (a misfit, a turn; not the biased-scheme rule), or `never` (one seed's
-//      plateau or rise is too thin a reason to rule a scheme out).
+//      "more_seeds" runs its next seed, and so on until it does not or has them all:
+//      `never` on fewer seeds (too thin a reason to rule a scheme out), or `uncertain`
+//      for a reason seeds can settle (a misfit, a turn; not the biased-scheme cap or the
+//      noise-scale check, which no seed count lifts).
 // A candidate decided by its first seed costs 1/|seeds| of the full design. A pick made
 // from fewer seeds is confirmed by running its others (`gcu pilot run --schemes X
 // --seeds 2,3`, both files to `gcu pilot predict`); the replay on recorded protocols

@@ -145,9 +145,11 @@ struct ProgressPrediction {
   bool widened = false;                   // interval widened by the cross-check
   double extrapolation_lo = 0, extrapolation_hi = 0;  // log half-widths of the extrapolation term
   double seed_term = 0;                   // log half-width of the one-seed term (0: none)
-  // The status is `uncertain` only because of the biased-scheme rule: more seeds cannot
-  // settle it (the sequential design runs more seeds for the other uncertain ones).
-  bool biased_rule_applied = false;
+  // More seeds cannot make this scheme a confident `reaches`, so the sequential design
+  // does not run them: the biased-scheme rule caps it (biased without error feedback,
+  // its pilot above the target), or the noise-scale cross-check made it uncertain (a
+  // theory figure that seeds do not move).
+  bool seeds_cannot_settle = false;
   std::vector<std::string> evidence;      // why never/uncertain; notes
 };
 

@@ -87,6 +87,8 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
     p.evidence.push_back("rising loss: gave back " + fmt(100 * pr.given_back_frac) + "% of its best progress by the pilot's end, the baseline did not");
   if (pr.too_early)
     p.evidence.push_back("too early: the pilot's loss dropped " + fmt(100 * pr.drop_frac) + "% as much as the baseline's");
+  // The biased-scheme rule's cap (below) holds whatever the fit says.
+  if (o.biased_without_feedback && !o.negligible_error && !(ms.loss.back() <= o.target)) p.seeds_cannot_settle = true;
   if (p.multiplier > o.max_multiplier || plateau_frac >= kDecide || (rising && plateau_frac >= 0.5) || pr.given_back) {
     p.status = PilotStatus::Never;
   } else if (p.reach_fraction >= kDecide && plateau_frac < 1 - kDecide && misfit <= kMisfit && !rising &&
@@ -96,7 +98,6 @@ void decide_status(ProgressPrediction& p, const ReferenceCurve& l0, const LossCu
     // loss; only a pilot that is already there shows it (docs/model.md §4.2).
     if (o.biased_without_feedback && !o.negligible_error && !(ms.loss.back() <= o.target)) {
       p.status = PilotStatus::Uncertain;
-      p.biased_rule_applied = true;
       p.evidence.push_back("uncertain: a biased scheme without error feedback need not reach the baseline's loss, "
                            "and its pilot ends at " + fmt(ms.loss.back()) + ", above the target " + fmt(o.target));
     }
@@ -129,6 +130,7 @@ void cross_check_noise_scale(ProgressPrediction& p, double t0, const ProgressOpt
     // much slower outweighs a short pilot that says on par: not a confident reach.
     if (p.status == PilotStatus::Reaches && m > kCrossCheck * p.multiplier) {
       p.status = PilotStatus::Uncertain;
+      p.seeds_cannot_settle = true;
       p.evidence.push_back("uncertain: the noise scale predicts " + fmt(m / p.multiplier) +
                            "x the pilot's iterations");
     }

@@ -133,6 +133,7 @@ TEST(PilotPredict, CandidateWithOneSeedOfTheBaselines) {
   std::vector<nlohmann::json> one, all;
   add_runs(all, "qsgd", 1.5);
   add_runs(all, "ef(topk:k=0.01)", 1.0, true);  // diverges: never
+  add_runs(all, "signsgd", 1.0);                 // on par, but capped by the biased-scheme rule
   for (const auto& j : all)
     if (j["seed"] == 1) one.push_back(j);
   PilotPredictOptions o;
@@ -154,6 +155,10 @@ TEST(PilotPredict, CandidateWithOneSeedOfTheBaselines) {
   EXPECT_TRUE(t1["ef(topk:k=0.01)"]["more_seeds"].get<bool>());
   EXPECT_FALSE(t3["ef(topk:k=0.01)"]["more_seeds"].get<bool>());
   EXPECT_FALSE(t1["none"]["more_seeds"].get<bool>());
+  // No seed count makes a biased scheme without error feedback, whose pilot is above the
+  // target, a confident `reaches`: its other seeds are not asked for.
+  EXPECT_EQ(t1["signsgd"]["status"], "uncertain");
+  EXPECT_FALSE(t1["signsgd"]["more_seeds"].get<bool>());
   // Without the term the one-seed interval is the narrower one.
   o.one_seed_term = false;
   const auto t0 = predict_from_pilots(with_one, o);

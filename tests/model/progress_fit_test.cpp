@@ -138,6 +138,7 @@ TEST(ProgressFit, NoiseScaleCrossCheckWidens) {
   EXPECT_GE(*p.hi, *p.noise_scale_multiplier * 3000 - 1);
   // The theory says much slower than the pilot: not a confident reach.
   EXPECT_EQ(p.status, PilotStatus::Uncertain) << pilot_status_name(p.status);
+  EXPECT_TRUE(p.seeds_cannot_settle);  // a theory figure: more seeds do not move it
   o.variance_w = 0.01;  // M ~ 1.0 vs 1.1: they agree, the fit stands
   const auto q = predict_progress(b, s, o);
   EXPECT_FALSE(q.widened);
@@ -225,6 +226,8 @@ TEST(ProgressFit, BiasedWithoutFeedbackIsAtMostUncertain) {
   const auto biased = predict_progress(b, s, o);
   EXPECT_EQ(biased.status, PilotStatus::Uncertain) << pilot_status_name(biased.status);
   EXPECT_TRUE(says(biased, "biased scheme without error feedback"));
+  EXPECT_TRUE(biased.seeds_cannot_settle);  // no seed count lifts the cap
+  EXPECT_FALSE(unbiased.seeds_cannot_settle);
   ASSERT_TRUE(biased.iterations);
   EXPECT_DOUBLE_EQ(*biased.iterations, *unbiased.iterations);
   o.negligible_error = true;  // a 16-bit cast (registry fact): not held back
@@ -235,6 +238,7 @@ TEST(ProgressFit, BiasedWithoutFeedbackIsAtMostUncertain) {
   const auto crossed = predict_progress(b, s, o);
   EXPECT_EQ(crossed.status, PilotStatus::Reaches) << pilot_status_name(crossed.status);
   EXPECT_FALSE(says(crossed, "biased scheme"));
+  EXPECT_FALSE(crossed.seeds_cannot_settle);
 }
 
 // The extrapolation term: a compressing scheme's interval widens by sigma x ln(T_0 / P)

@@ -60,7 +60,7 @@ cp -r "$DATA/tta-fashion-mnist" "$WORK/seq"
 jq -e '.sequential
        and ([.cases[].pilot_seeds_used] | min == 1 and max == 3)
        and ([.settings[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0]
-            | .pilot_cost_per_scheme_with_confirmed_picks < 0.26 and .pilot_cost_per_scheme_vs_one_baseline_run >= 0.1
+            | .pilot_cost_per_scheme_with_confirmed_picks < 0.24 and .pilot_cost_per_scheme_vs_one_baseline_run >= 0.1
               and .decided_right_fraction >= 0.9)
        and ([.links[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0].predicted_best_within_10pct >= 0.8)' \
   "$WORK/seq/summary.json" >/dev/null \
