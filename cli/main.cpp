@@ -1,6 +1,7 @@
 // `gcu`: thin entry point. Wires the registered subcommands (cli/command.h) and turns
 // exceptions into one clear message and a non-zero exit code.
 #include "command.h"
+#include "util/malloc_tuning.h"
 
 #ifdef GCU_CLI_CUDA
 #include "compressors/cuda/register_cuda.h"
@@ -18,6 +19,9 @@ std::vector<Command>& commands() {
 }  // namespace gcu::cli
 
 int main(int argc, char** argv) {
+  // Before any allocation that matters: every gcu process (train, calibrate, ...) serves
+  // per-iteration tensors from the heap alike (util/malloc_tuning.h; cause 30).
+  gcu::util::pin_malloc_thresholds();
 #ifdef GCU_CLI_CUDA
   gcu::compress::cuda::register_cuda();  // Device::CUDA compressors (gcu_compressors_cuda)
 #endif
