@@ -182,6 +182,7 @@ Json prediction_json(const model::ProgressPrediction& p, double w, const std::se
   j["pilot_iterations"] = its.empty() ? 0 : *its.rbegin();
   j["figures_over"] = figures_of_pilot ? "pilot" : "whole run";
   j["seeds"] = seeds;
+  j["baseline_seeds"] = baseline_seeds;
   // Piloted with fewer seeds than the baseline, and either `never` (one seed's plateau or
   // rise is too thin a reason to rule a scheme out) or uncertain for a reason more seeds
   // can settle (a misfit, a turn, replicates that disagree: seed noise), not capped below
@@ -232,6 +233,10 @@ Json pilot_profile_entry(const Json& t) {
     e["multiplier_hi"] = t["interval"][1].get<double>() / t0.get<double>();
   }
   if (t.at("widened").get<bool>()) e["widened"] = true;
+  if (t.contains("seeds") && t.contains("baseline_seeds")) {
+    e["seeds"] = t["seeds"];
+    e["baseline_seeds"] = t["baseline_seeds"];
+  }
   e["evidence"] = t.at("evidence");
   return e;
 }

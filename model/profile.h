@@ -160,6 +160,9 @@ struct PilotFigures {
   std::optional<double> multiplier_lo, multiplier_hi;
   bool widened = false;                  // interval widened by the noise-scale cross-check
   std::vector<std::string> evidence;     // why never/uncertain; notes
+  // Seeds the scheme's pilot had, of the baseline's (the sequential design pilots a
+  // candidate with fewer): `gcu simulate recommend` asks to confirm a best with fewer.
+  std::optional<int> seeds, baseline_seeds;
 };
 
 struct ConvergenceFigures {

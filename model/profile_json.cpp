@@ -282,7 +282,8 @@ CodecFit read_codec(const Json& j, const std::string& path) {
 }
 
 PilotFigures read_pilot(const Json& j, const std::string& path) {
-  Fields f(j, path, {"status", "basis", "multiplier", "multiplier_lo", "multiplier_hi", "widened", "evidence"});
+  Fields f(j, path, {"status", "basis", "multiplier", "multiplier_lo", "multiplier_hi", "widened", "evidence", "seeds",
+                     "baseline_seeds"});
   PilotFigures p;
   p.status = string(f.req("status", "\"reaches\", \"never\" or \"uncertain\""), f.at("status"));
   if (p.status != "reaches" && p.status != "never" && p.status != "uncertain")
@@ -296,6 +297,14 @@ PilotFigures read_pilot(const Json& j, const std::string& path) {
     const auto& a = array(*v, f.at("evidence"), "strings");
     for (size_t k = 0; k < a.size(); ++k) p.evidence.push_back(string(a[k], child(f.at("evidence"), k)));
   }
+  for (const auto& [key, out] : {std::pair{"seeds", &p.seeds}, std::pair{"baseline_seeds", &p.baseline_seeds}})
+    if (auto v = f.opt(key)) {
+      const int64_t n = integer(*v, f.at(key));
+      if (n < 1 || n > 1000000) fail(f.at(key), "a number of seeds >= 1", std::to_string(n));
+      *out = static_cast<int>(n);
+    }
+  if (p.seeds && p.baseline_seeds && *p.seeds > *p.baseline_seeds)
+    fail(f.at("seeds"), "at most baseline_seeds (" + std::to_string(*p.baseline_seeds) + ")", std::to_string(*p.seeds));
   if (p.status != "never" && !p.multiplier)
     fail(f.at("multiplier"), "a multiplier > 0 for status \"" + p.status + "\"", "nothing");
   if (p.multiplier && !(*p.multiplier > 0)) fail(f.at("multiplier"), "a number > 0", std::to_string(*p.multiplier));

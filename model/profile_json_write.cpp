@@ -133,6 +133,8 @@ Json convergence_to_json(const Convergence& c) {
       if (f.pilot->multiplier_hi) q["multiplier_hi"] = *f.pilot->multiplier_hi;
       if (f.pilot->widened) q["widened"] = true;
       if (!f.pilot->evidence.empty()) q["evidence"] = f.pilot->evidence;
+      if (f.pilot->seeds) q["seeds"] = *f.pilot->seeds;
+      if (f.pilot->baseline_seeds) q["baseline_seeds"] = *f.pilot->baseline_seeds;
       x["pilot"] = std::move(q);
     }
     s[k] = std::move(x);

@@ -133,6 +133,8 @@ IterationsEstimate from_pilot(const PilotFigures& q, double baseline_iterations)
   IterationsEstimate e;
   e.evidence = q.evidence;
   e.basis = q.basis.empty() ? "pilot" : q.basis;
+  e.pilot_seeds = q.seeds.value_or(0);
+  e.pilot_baseline_seeds = q.baseline_seeds.value_or(0);
   if (q.status == "never") {
     e.status = TtaStatus::NeverReaches;
     e.basis += ": never";  // the evidence is in e.evidence (outputs print it once)
@@ -220,6 +222,8 @@ TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s) {
   r.multiplier = it.multiplier;
   r.batch_factor = it.batch_factor;
   r.global_batch = it.global_batch;
+  r.pilot_seeds = it.pilot_seeds;
+  r.pilot_baseline_seeds = it.pilot_baseline_seeds;
   if (it.status != TtaStatus::NeverReaches && it.iterations) {
     r.iterations = it.iterations;
     r.tta_s = *it.iterations * iteration_s;

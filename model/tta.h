@@ -69,6 +69,7 @@ struct IterationsEstimate {
   std::vector<std::string> evidence;  // pilot: why never/uncertain, widened interval
   double batch_factor = 1;            // iterations x this for the global batch (already in iterations)
   double global_batch = 0;            // the global batch it was computed for (0 = reference)
+  int pilot_seeds = 0, pilot_baseline_seeds = 0;  // the pilot's seeds of the baseline's (0: unknown)
 };
 
 // Throws ModelError when the profile has no baseline_iterations
@@ -95,6 +96,7 @@ struct TtaResult {
   std::vector<std::string> evidence;
   double batch_factor = 1;   // see IterationsEstimate
   double global_batch = 0;
+  int pilot_seeds = 0, pilot_baseline_seeds = 0;  // see IterationsEstimate
 };
 TtaResult time_to_accuracy(const IterationsEstimate& it, Seconds iteration_s);
 

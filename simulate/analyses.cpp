@@ -151,7 +151,16 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
     row.rec = x;
     if (x.skipped.empty()) row.rank = ++rank;
     if (x.iteration && fp16_s > 0 && x.iteration->total_s > 0) row.vs_fp16 = fp16_s / x.iteration->total_s;
-    if (row.rank == 1) r.best = x.scheme;
+    if (row.rank == 1) {
+      r.best = x.scheme;
+      // The sequential design's pick made on fewer seeds: confirm before acting on it.
+      if (x.tta && metric == model::Metric::Tta && x.tta->pilot_seeds > 0 &&
+          x.tta->pilot_seeds < x.tta->pilot_baseline_seeds)
+        r.confirm_note = "the best (" + x.scheme + ") was piloted with " + std::to_string(x.tta->pilot_seeds) +
+                         " of the baseline's " + std::to_string(x.tta->pilot_baseline_seeds) +
+                         " seeds: run its other seeds (gcu pilot run --schemes '" + x.scheme +
+                         "' --seeds ..., then gcu pilot predict on both files) before acting on it";
+    }
     if (row.rank == 2 && x.tta && r.rows.front().rec.tta && metric == model::Metric::Tta) {
       const auto& first = *r.rows.front().rec.tta;
       const bool intervals = first.tta_lo_s || x.tta->tta_lo_s;
@@ -222,6 +231,7 @@ std::string recommend_text(const RecommendResult& r) {
   out += "\n  ranked by predicted " + std::string(metric_words(r.metric)) +
          (r.best.empty() ? "" : "; best: " + r.best) + "\n";
   if (!r.overlap_note.empty()) out += "  " + r.overlap_note + "\n";
+  if (!r.confirm_note.empty()) out += "  " + r.confirm_note + "\n";
   int fallback = 0;
   for (const auto& x : r.rows) fallback += x.rec.tta && model::is_fallback_basis(x.rec.tta->basis);
   if (fallback)

@@ -86,6 +86,7 @@ struct RecommendResult {
   std::vector<RecommendRow> rows;  // ranked first, then skipped
   std::string best;                // empty when nothing could be evaluated
   std::string overlap_note;        // set when the best two TTA intervals overlap (pilot intervals)
+  std::string confirm_note;        // set when the best's pilot had fewer seeds than the baseline's
 };
 
 CrossoverResult run_crossover(const model::Profile& p, const AnalysisBase& a, const std::vector<std::string>& schemes,

@@ -181,6 +181,7 @@ std::string recommend_json(const RecommendResult& r) {
   Json doc = document(r.context, {{"metric", metric_name(r.metric)}, {"candidates", r.rows.size()}}, std::move(rows));
   doc["best"] = r.best.empty() ? Json(nullptr) : Json(r.best);
   if (!r.overlap_note.empty()) doc["best_two_overlap"] = r.overlap_note;
+  if (!r.confirm_note.empty()) doc["confirm_best"] = r.confirm_note;
   return dump(doc);
 }
 

@@ -155,6 +155,10 @@ TEST(PilotPredict, CandidateWithOneSeedOfTheBaselines) {
   EXPECT_TRUE(t1["ef(topk:k=0.01)"]["more_seeds"].get<bool>());
   EXPECT_FALSE(t3["ef(topk:k=0.01)"]["more_seeds"].get<bool>());
   EXPECT_FALSE(t1["none"]["more_seeds"].get<bool>());
+  // The profile entry carries the seed counts (gcu simulate recommend's confirm note).
+  const auto entry = pilot_profile_entry(q1);
+  EXPECT_EQ(entry["seeds"], 1);
+  EXPECT_EQ(entry["baseline_seeds"], 3);
   // No seed count makes a biased scheme without error feedback, whose pilot is above the
   // target, a confident `reaches`: its other seeds are not asked for.
   EXPECT_EQ(t1["signsgd"]["status"], "uncertain");

@@ -5,6 +5,7 @@
 #include "test_profile.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace gcu::simulate {
 namespace {
@@ -50,6 +51,25 @@ TEST(Analyses, RecommendResultRanksAllAndTopOnlyTrimsTheReport) {
     if (x.rec.scheme == "fp16") EXPECT_DOUBLE_EQ(*x.vs_fp16, 1.0);
   const std::string text = recommend_text(r);
   EXPECT_EQ(text.find(r.rows[1].rec.scheme + " "), std::string::npos) << text;  // only the top 1 printed
+}
+
+// The sequential pilot design's best made from fewer seeds than the baseline's: recommend
+// asks to confirm it (text and JSON), and not when the pilot had every seed.
+TEST(Analyses, RecommendAsksToConfirmABestPilotedWithFewerSeeds) {
+  auto j = test::tiny_profile_json();
+  j["convergence"]["schemes"]["topk:k=0.1"] = {
+      {"pilot", {{"status", "reaches"}, {"multiplier", 0.2}, {"seeds", 1}, {"baseline_seeds", 3}}}};
+  const auto r = run_recommend(model::profile_from_json(j), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1"},
+                               model::Metric::Tta, 0);
+  ASSERT_EQ(r.best, "topk:k=0.1");
+  EXPECT_NE(r.confirm_note.find("piloted with 1 of the baseline's 3 seeds"), std::string::npos) << r.confirm_note;
+  EXPECT_NE(recommend_text(r).find(r.confirm_note), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(recommend_json(r))["confirm_best"], r.confirm_note);
+  j["convergence"]["schemes"]["topk:k=0.1"]["pilot"]["seeds"] = 3;
+  const auto all = run_recommend(model::profile_from_json(j), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1"},
+                                 model::Metric::Tta, 0);
+  EXPECT_EQ(all.best, "topk:k=0.1");
+  EXPECT_TRUE(all.confirm_note.empty()) << all.confirm_note;
 }
 
 TEST(Analyses, ContextFollowsTheSetup) {

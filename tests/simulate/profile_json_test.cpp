@@ -96,6 +96,18 @@ TEST(ProfileJson, PilotFiguresRoundTripAndAreChecked) {
   EXPECT_DOUBLE_EQ(*q.multiplier_hi, 2.9);
   EXPECT_TRUE(q.widened);
   EXPECT_EQ(profile_to_json(profile_from_json(profile_to_json(a))), profile_to_json(a));
+  EXPECT_FALSE(q.seeds.has_value());
+  // The sequential design's seed counts: kept, and checked.
+  j["convergence"]["schemes"]["qsgd"]["pilot"]["seeds"] = 1;
+  j["convergence"]["schemes"]["qsgd"]["pilot"]["baseline_seeds"] = 3;
+  const Profile s = profile_from_json(j);
+  EXPECT_EQ(s.convergence.schemes.at("qsgd").pilot->seeds, 1);
+  EXPECT_EQ(profile_from_json(profile_to_json(s)).convergence.schemes.at("qsgd").pilot->baseline_seeds, 3);
+  for (const auto& [key, bad] : {std::pair{"seeds", Json(4)}, {"seeds", Json(0)}, {"baseline_seeds", Json(1.5)}}) {
+    Json k = j;
+    k["convergence"]["schemes"]["qsgd"]["pilot"][key] = bad;
+    EXPECT_THROW(profile_from_json(k), ProfileError) << key << " = " << bad.dump();
+  }
   j["convergence"]["schemes"]["qsgd"]["pilot"]["status"] = "maybe";
   EXPECT_THROW(profile_from_json(j), ProfileError);
   j["convergence"]["schemes"]["qsgd"]["pilot"] = {{"status", "reaches"}};  // needs a multiplier
