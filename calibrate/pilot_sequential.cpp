@@ -4,7 +4,6 @@
 #include "compressors/registry.h"
 
 #include <algorithm>
-#include <map>
 #include <cmath>
 #include <stdexcept>
 
@@ -28,11 +27,25 @@ std::vector<nlohmann::ordered_json> run_pilots_sequential(const PilotOptions& o,
                                                           const RecordSink& sink, const PilotProgress& progress) {
   check_sequential_options(o, seq);
   const PilotPredictOptions& po = seq.predict;
-  // Records carry the compressor's canonical spec ("qsgd" -> "qsgd:levels=127").
+  // Each scheme once: its canonical spec (what the records carry, "qsgd" ->
+  // "qsgd:levels=127"), whether it runs every seed, and how many it has run.
+  struct Scheme {
+    std::string spec;
+    bool full = false;
+    size_t seeds = 1;
+    nlohmann::ordered_json first;  // the prediction after its first seed (candidates)
+  };
   const auto canonical = [](const std::string& s) { return compress::make_compressor(s)->spec(); };
-  const std::string base = canonical(po.baseline);
-  std::vector<std::string> full_list;
+  std::vector<std::string> full_list{canonical(po.baseline)};
   for (const auto& s : seq.full_seeds) full_list.push_back(canonical(s));
+  std::vector<Scheme> schemes;
+  for (const auto& spec : o.schemes) {
+    Scheme x;
+    x.spec = canonical(spec);
+    x.full = std::find(full_list.begin(), full_list.end(), x.spec) != full_list.end();
+    x.seeds = x.full ? o.seeds.size() : 1;
+    schemes.push_back(x);
+  }
   auto cfg = pilot_config_record(o);
   cfg["sequential"] = {{"target", po.target}, {"metric", po.metric}, {"baseline", po.baseline},
                        {"full_seeds", seq.full_seeds}, {"first_seed", o.seeds.front()}};
@@ -42,47 +55,33 @@ std::vector<nlohmann::ordered_json> run_pilots_sequential(const PilotOptions& o,
     records.push_back(nlohmann::json::parse(j.dump()));
     sink(j);
   };
-  const auto full = [&](const std::string& spec) {
-    const std::string s = canonical(spec);
-    return s == base || std::find(full_list.begin(), full_list.end(), s) != full_list.end();
-  };
-  for (const auto& spec : o.schemes) {
-    if (full(spec))
-      for (uint64_t seed : o.seeds) run_pilot(o, spec, seed, keep, progress);
-    else
-      run_pilot(o, spec, o.seeds.front(), keep, progress);
-  }
+  for (const auto& x : schemes)
+    for (size_t k = 0; k < x.seeds; ++k) run_pilot(o, x.spec, o.seeds[k], keep, progress);
   // Stages: a candidate that says "more_seeds" runs its next seed, until it does not or
   // has them all.
-  std::map<std::string, size_t> used;  // canonical spec -> seeds run
-  std::map<std::string, nlohmann::ordered_json> first;  // the status after the first seed
-  std::vector<std::string> open;
-  for (const auto& spec : o.schemes)
-    if (!full(spec)) open.push_back(canonical(spec)), used[canonical(spec)] = 1;
-  for (size_t k = 1; k < o.seeds.size() && !open.empty(); ++k) {
+  for (size_t k = 1; k < o.seeds.size(); ++k) {
     const nlohmann::ordered_json pred = predict_from_pilots(records, po);
-    std::vector<std::string> next;
-    for (const auto& s : open) {
-      if (k == 1) first[s] = pred.at(s);
-      if (!pred.at(s).at("more_seeds").get<bool>()) continue;
-      if (progress) progress("pilot: " + s + " is undecided with " + std::to_string(k) + " seed(s): running seed " +
+    bool ran = false;
+    for (auto& x : schemes) {
+      if (x.full || x.seeds != k) continue;  // a baseline, or decided at an earlier stage
+      if (k == 1) x.first = pred.at(x.spec);
+      if (!pred.at(x.spec).at("more_seeds").get<bool>()) continue;
+      if (progress) progress("pilot: " + x.spec + " is undecided with " + std::to_string(k) + " seed(s): running seed " +
                              std::to_string(o.seeds[k]));
-      run_pilot(o, s, o.seeds[k], keep, progress);
-      used[s] = k + 1;
-      next.push_back(s);
+      run_pilot(o, x.spec, o.seeds[k], keep, progress);
+      x.seeds = k + 1;
+      ran = true;
     }
-    open = next;
+    if (!ran) break;
   }
   std::vector<nlohmann::ordered_json> out;
-  for (const auto& spec : o.schemes) {
-    const std::string s = canonical(spec);
-    nlohmann::ordered_json r{{"type", "sequential"}, {"scheme", s}};
-    const size_t n = full(spec) ? o.seeds.size() : used.at(s);
-    r["seeds"] = std::vector<uint64_t>(o.seeds.begin(), o.seeds.begin() + n);
-    r["more_seeds"] = n > 1 && !full(spec);
-    if (first.count(s)) {
-      r["status_after_first_seed"] = first[s].at("status");
-      r["evidence_after_first_seed"] = first[s].at("evidence");
+  for (const auto& x : schemes) {
+    nlohmann::ordered_json r{{"type", "sequential"}, {"scheme", x.spec}};
+    r["seeds"] = std::vector<uint64_t>(o.seeds.begin(), o.seeds.begin() + x.seeds);
+    r["more_seeds"] = !x.full && x.seeds > 1;
+    if (!x.full) {
+      r["status_after_first_seed"] = x.first.at("status");
+      r["evidence_after_first_seed"] = x.first.at("evidence");
     }
     out.push_back(r);
   }

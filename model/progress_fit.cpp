@@ -17,6 +17,7 @@ using progress_detail::decide_status;
 using progress_detail::cross_check_noise_scale;
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kZ80 = 1.2816;  // the normal quantile of a central 80% interval
 
 // Decision thresholds (hyperparameters of the status rule; docs/model.md §4.2).
 constexpr double kMaxCrossing = 0.5;     // crossing-noise half-width cap, fraction of the estimate
@@ -393,38 +394,38 @@ void add_crossing_noise(ProgressPrediction& p, const std::vector<LossCurve>& sch
   double slope = !f.ok ? 0 : o.target > f.a ? f.c * (o.target - f.a) / (t0 + f.t0) : f.c * o.target / t0;
   if (p.basis == ProgressBasis::Multiplier) slope /= std::max(1e-9, p.rho);
   if (slope > 0 && sigma_l > 0) {
-    const double z = 1.2816;
-    const double st = std::min(kMaxCrossing * *p.iterations, z * sigma_l / slope / std::sqrt(double(n)));
-    p.crossing_noise = st / z;
+    const double st = std::min(kMaxCrossing * *p.iterations, kZ80 * sigma_l / slope / std::sqrt(double(n)));
+    p.crossing_noise = st / kZ80;
     p.lo = std::max(0.0, *p.iterations - std::hypot(*p.iterations - *p.lo, st));
     p.hi = *p.iterations + std::hypot(*p.hi - *p.iterations, st);
   }
 }
 
-// Extrapolation term (ProgressOptions): log half-widths s_lo, s_hi = sigma x ln(T_0 / P)
-// joined in quadrature with the interval's own (log) half-widths.
+// Log half-widths `lo_term` below and `hi_term` above the estimate joined in quadrature
+// with the interval's own (log) half-widths; a lower end at 0 stays there.
+void widen_log_interval(ProgressPrediction& p, double lo_term, double hi_term) {
+  const double x = *p.iterations;
+  const double a = *p.lo > 0 ? std::log(x / *p.lo) : std::numeric_limits<double>::infinity();
+  p.lo = std::isfinite(a) ? x * std::exp(-std::hypot(a, lo_term)) : *p.lo;
+  p.hi = x * std::exp(std::hypot(std::log(*p.hi / x), hi_term));
+}
+
+// Extrapolation term (ProgressOptions): log half-widths s_lo, s_hi = sigma x ln(T_0 / P).
 void add_extrapolation(ProgressPrediction& p, double pilot_end, double t0, const ProgressOptions& o) {
   if (!(p.lo && p.hi && p.iterations && *p.iterations > 0 && pilot_end > 0 && t0 > pilot_end)) return;
   if (o.negligible_error) return;
   const double len = std::log(t0 / pilot_end);
   p.extrapolation_lo = std::max(0.0, o.extrapolation_sigma_lo) * len;
   p.extrapolation_hi = std::max(0.0, o.extrapolation_sigma_hi) * len;
-  const double x = *p.iterations;
-  const double a = *p.lo > 0 ? std::log(x / *p.lo) : std::numeric_limits<double>::infinity();
-  const double b = std::log(*p.hi / x);
-  p.lo = std::isfinite(a) ? x * std::exp(-std::hypot(a, p.extrapolation_lo)) : *p.lo;
-  p.hi = x * std::exp(std::hypot(b, p.extrapolation_hi));
+  widen_log_interval(p, p.extrapolation_lo, p.extrapolation_hi);
 }
 
-// One-seed term (ProgressOptions::seed_log_sigma), in quadrature on the log half-widths.
+// One-seed term (ProgressOptions::seed_log_sigma): z x sigma on both sides.
 void add_seed_term(ProgressPrediction& p, size_t seeds, const ProgressOptions& o) {
   if (!(seeds == 1 && o.seed_log_sigma && *o.seed_log_sigma > 0 && p.lo && p.hi && p.iterations && *p.iterations > 0))
     return;
-  p.seed_term = 1.2816 * *o.seed_log_sigma;  // z for 80%
-  const double x = *p.iterations;
-  const double a = *p.lo > 0 ? std::log(x / *p.lo) : std::numeric_limits<double>::infinity();
-  p.lo = std::isfinite(a) ? x * std::exp(-std::hypot(a, p.seed_term)) : *p.lo;
-  p.hi = x * std::exp(std::hypot(std::log(*p.hi / x), p.seed_term));
+  p.seed_term = kZ80 * *o.seed_log_sigma;
+  widen_log_interval(p, p.seed_term, p.seed_term);
   p.evidence.push_back("one seed: interval widened by the baseline's seed-to-seed spread (log half-width " +
                        fmt(p.seed_term) + ")");
 }

@@ -225,14 +225,13 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         for frac in PILOT_FRACTIONS:
             pilot = pilot_length(frac, t0)
             for t0_mode in ("measured", "extrapolated"):
-                cmd = [gcu, "pilot", "predict", pilot_file, "--target", repr(t["loss"]), "--pilot-iterations", str(pilot),
-                       "--max-multiplier", "100"]
+                args = ["--target", repr(t["loss"]), "--pilot-iterations", str(pilot), "--max-multiplier", "100"]
                 if sigma:
-                    cmd += ["--extrapolation-sigma", sigma]
-                cmd += list(pilot_args)
+                    args += ["--extrapolation-sigma", sigma]
+                args += list(pilot_args)
                 if t0_mode == "measured":
-                    cmd += ["--baseline-iterations", repr(t0)]
-                run = lambda f: json.loads(subprocess.run([cmd[0], cmd[1], cmd[2], f] + cmd[4:], check=True,
+                    args += ["--baseline-iterations", repr(t0)]
+                run = lambda f: json.loads(subprocess.run([gcu, "pilot", "predict", f] + args, check=True,
                                                           capture_output=True, text=True).stdout)
                 pred = run(pilot_file)
                 seeds_used = {s: len(pilot_seed_list) for s in pred}
