@@ -1,11 +1,13 @@
 // From a measured collective sweep to the profile's alpha/beta (see collective_fit.h).
 #include "calibrate/collective_fit.h"
 
+#include "calibrate/stats.h"
 #include "model/collectives.h"
 #include "model/units.h"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace gcu::calibrate {
 
@@ -86,6 +88,69 @@ std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s) {
 
 namespace {
 
+std::string bytes_text(double b) {
+  char buf[32];
+  if (b >= model::kMiB) std::snprintf(buf, sizeof buf, "%.3g MiB", b / model::kMiB);
+  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%.3g KiB", b / 1024);
+  else std::snprintf(buf, sizeof buf, "%.0f B", b);
+  return buf;
+}
+
+}  // namespace
+
+std::vector<std::string> make_nondecreasing(std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int p,
+                                            double trusted_from_bytes) {
+  std::vector<std::string> notes;
+  // Which ranges' lines may lower the one below: fitted from trusted_from_bytes up, or
+  // made from such a line here.
+  std::vector<bool> trusted;
+  for (const auto& r : ranges) trusted.push_back(r.min_bytes >= trusted_from_bytes);
+  const double steps = ring_steps(k, std::max(2, p)), factor = ring_byte_factor(k, std::max(2, p));
+  auto at = [&](const model::SizeRangeFit& r, double n) { return steps * r.alpha_s + factor * n * r.beta_s_per_byte; };
+  for (size_t j = ranges.size(); j-- > 1;) {
+    model::SizeRangeFit& lo = ranges[j - 1];
+    const model::SizeRangeFit hi = ranges[j];
+    if (!trusted[j]) continue;
+    if (lo.max_bytes != hi.min_bytes || !std::isfinite(lo.max_bytes)) continue;  // a gap: the base link between
+    const double top = at(lo, lo.max_bytes), cap = at(hi, hi.min_bytes);
+    if (!(top > cap * (1 + 1e-9))) continue;
+    // Where the next range's line, extended down, crosses this one's (it is below at
+    // max_bytes; it crosses only when this line is the steeper one).
+    const double dbeta = factor * (lo.beta_s_per_byte - hi.beta_s_per_byte);
+    const double cross = dbeta > 0 ? steps * (hi.alpha_s - lo.alpha_s) / dbeta : -model::kInf;
+    std::string how;
+    if (cross > lo.min_bytes) {
+      // Inside the range: this line up to the crossing, the next range's from there.
+      lo.max_bytes = cross;
+      ranges[j].min_bytes = cross;
+      how = "from " + bytes_text(cross) + " it follows the larger sizes' line";
+    } else {
+      // The next line is below this one over the whole range; extended further down it
+      // could undercut the small sizes' latency. So: this line up to the next range's
+      // starting cost, flat at that cost from there (the padding bound).
+      const double reach = lo.beta_s_per_byte > 0 ? (cap - steps * lo.alpha_s) / (factor * lo.beta_s_per_byte) : -1;
+      model::SizeRangeFit flat{std::max(double(lo.min_bytes), reach), lo.max_bytes, cap / steps, 1e-18};
+      how = "from " + bytes_text(flat.min_bytes) + " it is held at " + ms_text(cap);
+      if (reach > lo.min_bytes) {
+        lo.max_bytes = reach;
+        ranges.insert(ranges.begin() + static_cast<std::ptrdiff_t>(j), flat);
+        trusted.insert(trusted.begin() + static_cast<std::ptrdiff_t>(j), true);
+      } else {
+        lo = flat;
+        trusted[j - 1] = true;
+      }
+    }
+    notes.push_back(std::string("collectives: the ") + compress::collective_name(k) + " fit up to " +
+                    bytes_text(hi.min_bytes) + " rose to " + ms_text(top) + ", above the next range's " +
+                    ms_text(cap) + " (noise: a message costs no more than a larger one); " + how + " (" +
+                    std::to_string(int(std::lround(100 * (1 - cap / top)))) + "% lower at " +
+                    bytes_text(hi.min_bytes) + ")");
+  }
+  return notes;
+}
+
+namespace {
+
 // The all-reduce's beta (seconds per byte of the nccl-tests size) from its largest
 // sizes' segment, or the whole sweep's secant when that segment is implausible.
 double allreduce_beta(const CollectiveSweep& s, const std::vector<model::SizeRangeFit>& ranges, std::string* note) {
@@ -109,7 +174,7 @@ double allreduce_beta(const CollectiveSweep& s, const std::vector<model::SizeRan
 
 }  // namespace
 
-model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps, std::string* note) {
+model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps, std::vector<std::string>* notes) {
   model::LinkLevel level;
   bool have_ar = false;
   for (const auto& s : sweeps) {
@@ -118,8 +183,12 @@ model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& swee
     if (s.kind == CollectiveKind::AllReduce) {
       have_ar = true;
       level.alpha_s = ranges.front().alpha_s;
-      level.bandwidth_gbps = model::gbps_from_beta(allreduce_beta(s, ranges, note));
+      std::string note;
+      level.bandwidth_gbps = model::gbps_from_beta(allreduce_beta(s, ranges, &note));
+      if (notes && !note.empty()) notes->push_back(note);
     }
+    for (auto& n : make_nondecreasing(ranges, s.kind, s.world))
+      if (notes) notes->push_back(std::move(n));
     level.collectives[model::collective_key(s.kind)] = std::move(ranges);
   }
   if (!have_ar) throw FitError("no fitted all-reduce sweep: cannot derive the link's alpha and bandwidth");

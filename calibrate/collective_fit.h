@@ -51,14 +51,32 @@ double ring_byte_factor(compress::CollectiveKind k, int p);
 // The fitted segments as the profile's per-size-range fits (first from 0, last to inf).
 std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s);
 
+// A message can always travel as part of a larger one, so a fit whose range ends above the
+// next range's start (noise in the sweep: a 512 KiB call timed slower than 1 MiB ones) is
+// not physical. Such a range keeps its own line up to where the next range's line,
+// extended down, crosses it, and follows that line from there. When the next line is
+// below this one over the whole range (extended further down it could undercut the small
+// sizes' latency), the range keeps its line up to the next range's starting cost and is
+// held flat at that cost from there (the padding bound). Only lines fitted from
+// `trusted_from_bytes` up (the sweep fit's 5% target region), or made from one here, lower
+// the range below them: below 1 MiB one low size (a 256 KiB mean of 4.4 ms between 10.3
+// and 6.9 ms at 4 ranks) would otherwise pull every smaller size down to it. So the cost
+// never falls as the size grows into the trusted region (docs/validation.md, cause 31).
+// `ranges` sorted by min_bytes; a gap between two ranges is left alone. Returns one note
+// per range lowered, naming the collective, the sizes and the reduction.
+std::vector<std::string> make_nondecreasing(std::vector<model::SizeRangeFit>& ranges, compress::CollectiveKind k,
+                                            int p, double trusted_from_bytes = model::kMiB);
+
 // A link level from the sweeps: alpha_s from the all-reduce's first (small-size) segment,
 // bandwidth_gbps from its last (large-size) segment's beta, plus every supported
 // collective's ranges. Throws FitError when there is no fitted all-reduce sweep.
 // When the largest sizes' segment shows no plausible per-byte cost (slope <= 0, or a
 // bandwidth above kMaxPlausibleGbps: latency noise swamped the bytes, as with a small
 // --max-bytes on a fast link), the bandwidth comes from the fit's secant over the whole
-// sweep and *note says so; no per-byte cost at all is a FitError.
+// sweep and a note says so; no per-byte cost at all is a FitError. Every collective's
+// ranges are made non-decreasing (make_nondecreasing, with its notes).
 constexpr double kMaxPlausibleGbps = 1e5;
-model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps, std::string* note = nullptr);
+model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps,
+                                        std::vector<std::string>* notes = nullptr);
 
 }  // namespace gcu::calibrate

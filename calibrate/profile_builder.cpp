@@ -128,9 +128,9 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
       rep += sweep_report(s, world, stat);
     }
     try {
-      std::string bw_note;
-      model::LinkLevel level = link_level_from_sweeps(sweeps, &bw_note);
-      if (!bw_note.empty()) notes.push_back(bw_note);
+      std::vector<std::string> fit_notes;
+      model::LinkLevel level = link_level_from_sweeps(sweeps, &fit_notes);
+      notes.insert(notes.end(), fit_notes.begin(), fit_notes.end());
       (p.cluster.nodes > 1 ? p.cluster.inter : p.cluster.intra) = level;
       (p.cluster.nodes > 1 ? p.cluster.intra : p.cluster.inter) = level;
       have_link = true;

@@ -117,6 +117,7 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
         r.min_bytes = std::max<double>(r.min_bytes, cut);
         ranges.push_back(r);
       }
+    calibrate::make_nondecreasing(ranges, k, st.collectives->world);  // cause 31
     out.collectives[key] = ranges;
   }
   model::Profile p = base;

@@ -26,7 +26,7 @@ check() {  # recording, max median, max max
 check cpu-2rank-cnn-idlegap 0.060 0.189
 check cpu-2rank-cnn-links2 0.088 0.272
 check cpu-2rank-resnet18-10schemes 0.086 0.278
-check cpu-4rank-cnn-10schemes 0.092 0.334
+check cpu-4rank-cnn-10schemes 0.083 0.334
 check cpu-2rank-resnet18-linkfits 0.036 0.160
 check cpu-2rank-cnn-linkfits 0.053 0.197
 check cpu-2rank-cnn-tta 0.070 0.274
@@ -41,16 +41,16 @@ check cpu-2rank-resnet18-f16floor 0.034 0.332
 check cpu-4rank-cnn-union 0.071 0.189
 check cpu-4rank-cnn-agfloor 0.100 0.150
 check cpu-4rank-cnn-agfloor2 0.099 0.170
-check cpu-4rank-cnn-tta 0.111 0.400
-check cpu-4rank-cnn-tta-loop 0.065 0.254
+check cpu-4rank-cnn-tta 0.111 0.168
+check cpu-4rank-cnn-tta-loop 0.065 0.221
 check cpu-2rank-cnn-tta-fresh 0.052 0.286
-check cpu-4rank-cnn-tta-fresh 0.066 0.191
+check cpu-4rank-cnn-tta-fresh 0.062 0.191
 check cpu-2rank-bert-tta-fresh 0.063 0.283
 check cpu-2rank-cnn-tta-real 0.056 0.381
 check cpu-4rank-resnet18-agfloor 0.055 0.249
 check cpu-4rank-resnet18-cause29 0.027 0.168
 check cpu-2rank-cnn-tta-real-pinned 0.066 0.277
-check cpu-2rank-cnn-tta-pinned 0.075 0.815
+check cpu-2rank-cnn-tta-pinned 0.075 0.231
 # fp16's all-reduce floor (cause 25) reaches the prediction: at the unlimited link the
 # half-precision all-reduce is predicted slower than none's float one of twice the bytes.
 jq -e '[.cells[] | select(.settings.link == "unlimited" and .settings.mode == "after")
