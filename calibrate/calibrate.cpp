@@ -59,6 +59,9 @@ void check_options(const CalibrateOptions& o) {
   if (!std::isfinite(o.collective_gap_ms) || o.collective_gap_ms > 10000)
     throw std::invalid_argument("calibrate: --collective-gap-ms must be a number of at most 10000 (negative: auto), got " +
                                 std::to_string(o.collective_gap_ms));
+  if (!std::isfinite(o.collective_calls_scale) || o.collective_calls_scale < 0.25 || o.collective_calls_scale > 64)
+    throw std::invalid_argument("calibrate: --collective-calls-scale must be a number from 0.25 to 64, got " +
+                                std::to_string(o.collective_calls_scale));
   if (o.allgather_floor != "auto" && o.allgather_floor != "on" && o.allgather_floor != "off")
     throw std::invalid_argument("calibrate: --allgather-floor must be auto, on or off, got '" + o.allgather_floor + "'");
   if (o.budget_s < 0) throw std::invalid_argument("calibrate: --budget-s must be >= 0, got " + std::to_string(o.budget_s));

@@ -39,6 +39,9 @@ struct CalibrateOptions {
                                      // backward of the largest batch, at most kMaxAutoGapMs)
   bool collective_gap_busy = false;  // spend the gap busy (SweepOptions::busy_gap), not asleep
   bool collective_free_running = false;  // SweepOptions::free_running
+  // Timed calls per collective size (and the sweep's share of the budget) x this: the
+  // calibration's own noise (docs/validation.md, cause 24) shrinks as 1/sqrt(scale).
+  double collective_calls_scale = 1;
   // The all-gather schemes' free-running floor (allgather_floor.h): "auto" (when this node's
   // ranks x torch threads outnumber its cores, the placement where it was seen), "on", "off".
   std::string allgather_floor = "auto";

@@ -76,6 +76,15 @@ void step_collectives(CalibrationRun& r) {
     so.target_s_per_size = std::min(0.4, so.budget_s / 200);
     so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
   }
+  // --collective-calls-scale: that many times the timed calls per size (and the share).
+  const double f = r.opt.collective_calls_scale;
+  if (f != 1) {
+    so.budget_s *= f;
+    so.target_s_per_size *= f;
+    so.target_s_per_large_size *= f;
+    so.max_iters = std::max(so.min_iters, static_cast<int>(std::lround(so.max_iters * f)));
+    so.min_iters_large = std::max(so.min_iters, static_cast<int>(std::lround(so.min_iters_large * f)));
+  }
   r.state.collectives =
       CollectivesState{r.group->world_size(), sweep_collectives(*r.group, so, r.progress), so.idle_gap_s, so.busy_gap,
                        so.free_running};
@@ -95,8 +104,9 @@ std::vector<int64_t> allgather_floor_sizes(const CalibrationRun& r) {
   n.erase(std::unique(n.begin(), n.end()), n.end());
   return n;
 }
-int allgather_floor_reps(const std::vector<int64_t>& sizes) {
-  return std::clamp(120 / std::max<int>(1, int(sizes.size())), 15, 60);
+// x --collective-calls-scale.
+int allgather_floor_reps(const std::vector<int64_t>& sizes, double scale) {
+  return static_cast<int>(std::lround(std::clamp(120 / std::max<int>(1, int(sizes.size())), 15, 60) * scale));
 }
 }  // namespace
 
@@ -122,7 +132,7 @@ void step_codecs(CalibrationRun& r) {
     r.say("calibrate: codecs: all-gather floors measured free-running (" + std::to_string(r.local_world) +
           " ranks x " + std::to_string(r.threads) + " threads on " + std::to_string(r.cores) + " cores" +
           (r.opt.allgather_floor == "on" ? ", --allgather-floor on" : "") + "; " +
-          std::to_string(floor_sizes.size()) + " bucket size(s), " + std::to_string(allgather_floor_reps(floor_sizes)) +
+          std::to_string(floor_sizes.size()) + " bucket size(s), " + std::to_string(allgather_floor_reps(floor_sizes, r.opt.collective_calls_scale)) +
           " rounds)");
   for (const auto& s : r.codec_schemes) {
     // Decided together: the low-precision all-reduce timing below is collective.
@@ -144,7 +154,7 @@ void step_codecs(CalibrationRun& r) {
       }
       // The scheme's all-gathers as a training step enters them (allgather_floor.h; cause 26).
       const AllGatherFloor af = allgather_floor ? measure_allgather_floor(*r.group, s, floor_sizes, gap_s,
-                                                                          allgather_floor_reps(floor_sizes))
+                                                                          allgather_floor_reps(floor_sizes, r.opt.collective_calls_scale))
                                                 : AllGatherFloor{};
       if (af.floor) {
         m.fit.allgather_floor = af.floor;

@@ -76,6 +76,11 @@ void setup_calibrate(CLI::App& app) {
                 "busy for the gap x 0.5-1.5 (its own draw) and then calling, so the ranks arrive at different "
                 "times and the first out compute beside the last still in; a call costs what its last arriving "
                 "rank measured (docs/validation.md, cause 23)");
+  sub->add_option("--collective-calls-scale", o.collective_calls_scale,
+                  "Time this many times the calls per collective size and per all-gather floor size (and give the "
+                  "sweep that many times its share of --budget-s): the calibration's own noise, which gcu validate reports per cell, shrinks "
+                  "as 1/sqrt of it (docs/validation.md, cause 24). 0.25-64")
+      ->capture_default_str();
   sub->add_option("--allgather-floor", o.allgather_floor,
                   "Time each all-gather scheme's bucket all-gathers as a training step enters them (free-running: "
                   "no barrier, each rank after its own busy gap) and keep them as the profile's allgather_floor, "

@@ -98,6 +98,9 @@ Examples:
       ->check(CLI::IsMember({"synthetic", "fashion-mnist"}))
       ->capture_default_str();
   sub->add_option("--train-arg", o.train_args, "extra argument for gcu train (repeatable)");
+  sub->add_option("--calibrate-arg", o.calibrate_args,
+                  "extra argument for gcu calibrate with --calibrate (repeatable; an option and its value are two, "
+                  "e.g. --calibrate-arg=--collective-calls-scale --calibrate-arg=4)");
   sub->callback([opt] {
     auto& o = opt->o;
     o.plots = !opt->no_plots;

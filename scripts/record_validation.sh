@@ -23,6 +23,10 @@ WARMUP=${WARMUP:-5}
 REPEATS=${REPEATS:-3}
 BUDGET=${BUDGET:-150}
 DATA=${DATA:-synthetic}   # or fashion-mnist: the cells train, and calibrate times compute, on it
+# Extra `gcu calibrate` arguments, split on spaces (e.g. CALIBRATE_ARGS="--collective-calls-scale 4").
+read -r -a cal_words <<< "${CALIBRATE_ARGS:-}"
+cal_args=()
+for w in "${cal_words[@]}"; do cal_args+=("--calibrate-arg=$w"); done
 if [[ ${FULL:-0} == 1 ]]; then
   SCHEMES="none;fp16;bf16;powersgd:rank=1;powersgd:rank=4;topk:k=0.01;ef(topkc);signsgd;qsgd;thc"
   LINKS=unlimited,3gbit,1gbit,500mbit,200mbit
@@ -33,6 +37,6 @@ OUT=data/validation/$NAME
 mkdir -p "$OUT"
 "$GCU" validate --calibrate --calibrate-budget-s "$BUDGET" --model "$MODEL" --batch "$BATCH" --ranks "$RANKS" \
   --schemes "$SCHEMES" --links "$LINKS" --modes "$MODES" --iters "$ITERS" --warmup "$WARMUP" \
-  --repeats "$REPEATS" --data "$DATA" --out "$OUT" -p "$OUT/profile.json"
+  --repeats "$REPEATS" --data "$DATA" --out "$OUT" -p "$OUT/profile.json" ${cal_args[@]+"${cal_args[@]}"}
 rm -f "$OUT"/raw/*.out.tmp.* 2>/dev/null || true
 echo "recorded in $OUT"

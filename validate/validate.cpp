@@ -127,6 +127,7 @@ std::vector<std::string> calibrate_args(const ValidateOptions& o, const std::vec
                                 std::to_string(int(o.calibrate_budget_s)), "--convergence-schemes", "-",
                                 "--compute-data", o.data, "-o", o.profile};
   if (!schemes.empty()) a.insert(a.end(), {"--schemes", joined(schemes, ";")});
+  a.insert(a.end(), o.calibrate_args.begin(), o.calibrate_args.end());
   return a;
 }
 

@@ -40,6 +40,7 @@ struct ValidateOptions {
   bool plots = true;
   bool calibration_noise = true;   // predicted p10-p90 from the calibration's sampling noise (calibration_noise.h)
   std::vector<std::string> train_args;  // extra `gcu train` arguments
+  std::vector<std::string> calibrate_args;  // extra `gcu calibrate` arguments (--calibrate)
   std::string data = "synthetic";  // gcu train --data of every cell, and calibrate's --compute-data
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   std::string command_line;        // recorded in the report

@@ -41,4 +41,13 @@ if jq -e '.calibration_age_s != null and .calibration_age_s > 3600' "$J" >/dev/n
   grep -q "warning: the profile was calibrated .* h before this grid" "$DIR.log" || { echo "no stale warning"; cat "$DIR.log"; exit 1; }
 fi
 test "$(wc -l < "$DIR/validate.csv")" -eq 3 || { echo "csv rows"; exit 1; }
+# --calibrate-arg reaches gcu calibrate: an out-of-range calls scale stops the calibration,
+# and validate fails naming it and the log (nothing measured).
+if "$GCU" validate --calibrate --calibrate-arg=--collective-calls-scale --calibrate-arg=0.1 --model cnn \
+    --schemes none --links unlimited --modes overlap --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 \
+    --testbed loopback --no-measure-links --no-plots --out "$DIR-cal" 2> "$DIR-cal.log"; then
+  echo "validate --calibrate with a bad --calibrate-arg succeeded"; exit 1
+fi
+grep -q "gcu calibrate failed" "$DIR-cal.log" && grep -q "collective-calls-scale must be" "$DIR-cal.log" \
+  || { echo "no clear error for the bad calibrate argument"; cat "$DIR-cal.log"; exit 1; }
 echo "validate loopback OK"; grep -A3 "^scheme" "$DIR/validate.txt"
