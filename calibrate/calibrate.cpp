@@ -197,7 +197,7 @@ double now_s() {
 }
 
 double CalibrationRun::left() {
-  return opt.budget_s > 0 ? opt.budget_s - group->allreduce_max(now_s() - t0) : kUnlimitedS;
+  return opt.budget_s > 0 ? opt.budget_s + extra_budget_s - group->allreduce_max(now_s() - t0) : kUnlimitedS;
 }
 
 void CalibrationRun::say(const std::string& s) const {

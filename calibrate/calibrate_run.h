@@ -62,6 +62,7 @@ struct CalibrationRun {
   int threads = 1;                     // torch threads per rank
   int cores = 1;                       // CPUs this process may run on (sched_getaffinity)
   double t0 = 0;                       // start (steady clock, s)
+  double extra_budget_s = 0;           // added to --budget-s (--collective-calls-scale's extra sweep time)
   std::string state_path;
   CalibrationState state;
   std::set<std::string> done;          // steps completed before a resume (all ranks agree)

@@ -76,9 +76,11 @@ void step_collectives(CalibrationRun& r) {
     so.target_s_per_size = std::min(0.4, so.budget_s / 200);
     so.target_s_per_large_size = std::min(2.0, so.budget_s / 50);
   }
-  // --collective-calls-scale: that many times the timed calls per size (and the share).
+  // --collective-calls-scale: that many times the timed calls per size and the share; the
+  // extra time is added to the budget, so the later steps keep theirs.
   const double f = r.opt.collective_calls_scale;
   if (f != 1) {
+    if (r.opt.budget_s > 0 && f > 1) r.extra_budget_s += so.budget_s * (f - 1);
     so.budget_s *= f;
     so.target_s_per_size *= f;
     so.target_s_per_large_size *= f;

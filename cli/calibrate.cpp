@@ -78,7 +78,7 @@ void setup_calibrate(CLI::App& app) {
                 "rank measured (docs/validation.md, cause 23)");
   sub->add_option("--collective-calls-scale", o.collective_calls_scale,
                   "Time this many times the calls per collective size and per all-gather floor size (and give the "
-                  "sweep that many times its share of --budget-s): the calibration's own noise, which gcu validate reports per cell, shrinks "
+                  "sweep that many times its share of --budget-s, added to the budget): the calibration's own noise, which gcu validate reports per cell, shrinks "
                   "as 1/sqrt of it (docs/validation.md, cause 24). 0.25-64")
       ->capture_default_str();
   sub->add_option("--allgather-floor", o.allgather_floor,
