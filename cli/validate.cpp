@@ -92,6 +92,11 @@ Examples:
                 "with it, a cell is noise-limited when hypot(measured uncertainty, that interval) exceeds its error");
   sub->add_flag("--reuse", o.reuse, "run nothing: re-predict the trainer logs and link sweeps already in --out "
                                    "(same grid) with -p (e.g. after re-calibrating)");
+  sub->add_option("--exclude-rounds", o.exclude_rounds,
+                  "with --reuse: leave these rounds (1-based, comma-separated) out of every cell, e.g. one that the "
+                  "summary's round drift shows the whole machine slower in (the report's grid.exclude_rounds says which "
+                  "were left out; their drift reads null)")
+      ->delimiter(',');
   sub->add_option("--data", o.data,
                   "what every cell trains on (gcu train --data) and, with --calibrate, what calibrate times compute "
                   "on (--compute-data): synthetic, or fashion-mnist (image models; the data a real run sees)")

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -122,6 +123,18 @@ std::string format_table(const Report& r) {
       << num(s.median_calibration_uncertainty * 100, "%.1f")
       << "% p10-p90 on median (redrawn collective sweeps); noise-limited by the measurement alone: "
       << s.noise_limited_measurement << "\n";
+  if (!s.round_drift.empty()) {
+    o << "round drift (median over the cells of round value / cell median):";
+    for (size_t k = 0; k < s.round_drift.size(); ++k)
+      o << " " << k + 1 << ": "
+        << (std::isfinite(s.round_drift[k]) ? num(s.round_drift[k], "%.3f")
+                                            : std::string(r.options.reuse &&
+                                                                  std::count(r.options.exclude_rounds.begin(),
+                                                                             r.options.exclude_rounds.end(), int(k) + 1)
+                                                              ? "excluded"
+                                                              : "-"));
+    o << "\n";
+  }
   for (const auto* groups : {&s.by_scheme, &s.by_link}) {
     o << (groups == &s.by_scheme ? "\nby scheme" : "\nby link")
       << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
@@ -183,7 +196,8 @@ std::string format_json(const Report& r) {
   j["calibration_age_s"] = r.calibration_age_s ? json(*r.calibration_age_s) : json(nullptr);
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
-               {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data}};
+               {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data},
+               {"exclude_rounds", o.exclude_rounds}};
   j["statistic"] = o.statistic;
   json links = json::array();
   for (const auto& l : r.links)
@@ -229,6 +243,7 @@ std::string format_json(const Report& r) {
     x["noise_limited"] = c.noise_limited;
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
+    x["round_ids"] = c.round_ids;
     x["iterations"] = c.samples.size();
     x["rank_logs"] = c.rank_logs;
     x["straggler_wait"] = c.straggler_wait_s.empty() ? json(nullptr) : spread_json(spread_of(c.straggler_wait_s));
@@ -247,6 +262,9 @@ std::string format_json(const Report& r) {
                   {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
                   {"median_abs_error_total_all_ok", s.median_abs_error_all},
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};
+  json drift = json::array();
+  for (double d : s.round_drift) drift.push_back(jnum(d));
+  j["summary"]["round_drift"] = drift;
   for (const auto* groups : {&s.by_scheme, &s.by_link}) {
     json arr = json::array();
     for (const auto& gr : *groups)

@@ -64,6 +64,21 @@ void finish_groups(std::vector<GroupErrors>& groups, const std::vector<std::vect
 }
 }  // namespace
 
+std::vector<double> round_drift(const std::vector<CellResult>& cells, int rounds) {
+  std::vector<std::vector<double>> ratios(size_t(std::max(0, rounds)));
+  for (const auto& c : cells) {
+    if (!c.ok || c.round_values.size() < 2 || c.round_ids.size() != c.round_values.size()) continue;
+    const double m = spread_of(c.round_values).median;
+    if (!(m > 0)) continue;
+    for (size_t k = 0; k < c.round_values.size(); ++k)
+      if (c.round_ids[k] >= 0 && c.round_ids[k] < rounds && std::isfinite(c.round_values[k]))
+        ratios[size_t(c.round_ids[k])].push_back(c.round_values[k] / m);
+  }
+  std::vector<double> d;
+  for (auto& r : ratios) d.push_back(r.empty() ? std::nan("") : spread_of(std::move(r)).median);
+  return d;
+}
+
 Summary summarize(const std::vector<CellResult>& cells) {
   Summary s;
   std::vector<std::vector<double>> scheme_errs, link_errs;

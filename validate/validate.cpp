@@ -95,7 +95,26 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
   if (o.predict_rate != "measured" && o.predict_rate != "nominal" && o.predict_rate != "link-fits")
     throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured, nominal or link-fits");
   if (!o.calibrate && o.profile.empty()) throw ValidateError("give a profile (-p) or --calibrate");
+  if (!o.exclude_rounds.empty() && !o.reuse)
+    throw ValidateError("--exclude-rounds re-predicts a recording without some of its rounds: it needs --reuse");
+  for (int k : o.exclude_rounds)
+    if (k < 1 || k > o.repeats)
+      throw ValidateError("--exclude-rounds " + std::to_string(k) + ": rounds are 1.." + std::to_string(o.repeats) +
+                          " (--repeats)");
+  if (int(o.exclude_rounds.size()) >= o.repeats) throw ValidateError("--exclude-rounds leaves no round");
   return o;
+}
+
+// Appended to a prediction error when the calibration skipped steps for its time budget
+// (their fits are then missing): what to raise.
+std::string budget_hint(const model::Profile& p) {
+  std::string skipped;
+  for (const auto& a : p.provenance.assumptions)
+    if (a.rfind("skipped: ", 0) == 0 && a.find("time budget") != std::string::npos)
+      skipped += (skipped.empty() ? "" : ", ") + a.substr(9, a.find(':', 9) - 9);
+  if (skipped.empty()) return "";
+  return " (the calibration skipped " + skipped +
+         " for its time budget: raise --calibrate-budget-s, or --budget-s of gcu calibrate)";
 }
 
 // Everything that can fail before running, fails now: the output directory, and every
@@ -105,7 +124,11 @@ void check_before_running(const ValidateOptions& o, const std::vector<Cell>& cel
   check_output_targets(o.out_dir);
   if (!o.calibrate) {
     const auto lp = simulate::load_profile_file(o.profile);
-    for (const auto& c : cells) CellPredictor(lp.profile, c);
+    try {
+      for (const auto& c : cells) CellPredictor(lp.profile, c);
+    } catch (const ValidateError& e) {
+      throw ValidateError(e.what() + budget_hint(lp.profile));
+    }
   }
 }
 
@@ -318,11 +341,16 @@ void run_rounds(Rounds& s) {
       if (interrupted()) throw ValidateError("interrupted");
       const std::string stem = s.o.out_dir + "/raw/c" + std::to_string(c.id) + "-round" + std::to_string(round);
       const std::string tlog = stem + ".jsonl";
+      CellResult& r = s.res[size_t(idx)];
+      const size_t before = r.round_values.size();
       if (s.o.reuse) {
+        if (std::find(s.o.exclude_rounds.begin(), s.o.exclude_rounds.end(), round + 1) != s.o.exclude_rounds.end())
+          continue;
         reuse_round(s, size_t(idx), tlog);
-        continue;
+      } else {
+        run_round(s, size_t(idx), round, stem, tlog);
       }
-      run_round(s, size_t(idx), round, stem, tlog);
+      if (r.round_values.size() > before) r.round_ids.push_back(round);
     }
   }
 }
@@ -353,6 +381,19 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
 // A profile older than this when the grid starts gets a warning (calibrations drift).
 constexpr double kStaleCalibrationS = 3600;
 
+// Names the rounds that the whole machine ran slower or faster in (Summary::round_drift).
+void warn_round_drift(const std::vector<double>& drift, std::ostream& log) {
+  for (size_t k = 0; k < drift.size(); ++k)
+    if (std::isfinite(drift[k]) && std::abs(drift[k] - 1) > kRoundDriftWarn)
+      log << "gcu validate: warning: round " << k + 1 << " ran " << (drift[k] > 1 ? "+" : "")
+          << std::lround((drift[k] - 1) * 100)
+          << "% against its cells' medians (median over the cells; each round runs them in a fresh random order, "
+             "so a model error cannot do this): a machine-wide phase, not a model error; it makes its cells "
+             "noise-limited. `--reuse --exclude-rounds "
+          << k + 1 << "` re-predicts the grid without it (docs/validation.md §2)\n";
+}
+
+
 }  // namespace
 
 Report run_validate(const ValidateOptions& opt, std::ostream& log) {
@@ -374,7 +415,11 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.profile_path = o.profile;
   rep.profile_model = lp.profile.model.name;
   std::vector<std::unique_ptr<CellPredictor>> preds;
-  for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
+  try {
+    for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
+  } catch (const ValidateError& e) {
+    throw ValidateError(e.what() + budget_hint(lp.profile));
+  }
   rep.links = link_rates(o, cells, bed, log);
   if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(lp.profile, cells, rep.links, preds);
 
@@ -403,6 +448,8 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);
+  rep.summary.round_drift = round_drift(rep.cells, o.repeats);
+  warn_round_drift(rep.summary.round_drift, log);
   write_reports(rep, lp.profile, log);
   return rep;
 }

@@ -43,6 +43,9 @@ struct ValidateOptions {
   std::vector<std::string> calibrate_args;  // extra `gcu calibrate` arguments (--calibrate)
   std::string data = "synthetic";  // gcu train --data of every cell, and calibrate's --compute-data
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
+  // --exclude-rounds (1-based; with --reuse): rounds left out of every cell, e.g. one the
+  // round-drift check (Summary::round_drift) showed the whole machine slower in.
+  std::vector<int> exclude_rounds;
   std::string command_line;        // recorded in the report
 };
 
@@ -67,6 +70,7 @@ struct CellResult {
   std::vector<double> straggler_wait_s;
   int rounds = 0;
   std::vector<double> round_values;  // the statistic of the total, per completed round (drift between rounds)
+  std::vector<int> round_ids;        // the round (0-based) of each round_values entry
   Breakdown predicted{};
   std::array<Spread, kComponents> measured{};
   Breakdown error{};             // (predicted - measured) / measured, of the statistic; NaN when <= 0
@@ -111,7 +115,18 @@ struct Summary {
   // that have one (0: none).
   int noise_limited_measurement = 0;
   double median_calibration_uncertainty = 0;
+  // Per round (0-based, --repeats of them): the median over the ok cells measured in it and
+  // in another round of (the cell's value in this round / the median of its rounds' values).
+  // Cells run in a fresh random order each round, so a model error cannot move one round
+  // against the others: a round far from 1 is a machine-wide phase (another process).
+  // NaN: no such cell (one round, or the round excluded).
+  std::vector<double> round_drift;
 };
+
+// Rounds whose drift is more than this from 1 are named in the log (a machine-wide phase).
+inline constexpr double kRoundDriftWarn = 0.10;
+// The round drift of `cells` over `rounds` rounds (Summary::round_drift).
+std::vector<double> round_drift(const std::vector<CellResult>& cells, int rounds);
 
 struct Report {
   ValidateOptions options;

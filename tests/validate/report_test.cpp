@@ -186,3 +186,50 @@ TEST(Summarize, GroupsBySchemeAndLinkInGridOrder) {
 }
 
 }  // namespace gcu::validate
+
+// round_drift: a round that every cell ran slower in shows as that round's drift (the
+// median over the cells), whatever the cells' errors; a round no cell has reads NaN; a
+// cell with one round or a failed cell does not count. The report carries it.
+namespace gcu::validate {
+TEST(RoundDrift, AMachineWidePhaseShowsAsItsRoundsMedian) {
+  std::vector<CellResult> cs;
+  const double base[] = {10.0, 20.0, 40.0, 15.0};
+  for (int i = 0; i < 4; ++i) {
+    CellResult c = cell(i, "none", base[i], base[i], base[i], base[i]);
+    // round 0 slow by 30% in every cell; rounds 1 and 2 equal; round 3 missing (excluded).
+    c.round_values = {1.3 * base[i], base[i], base[i] * (i % 2 ? 1.02 : 0.98)};
+    c.round_ids = {0, 1, 2};
+    cs.push_back(c);
+  }
+  CellResult one = cell(4, "none", 1, 1, 1, 1);  // one round: no drift to tell
+  one.round_values = {5.0};
+  one.round_ids = {0};
+  cs.push_back(one);
+  CellResult failed = cell(5, "none", 1, 1, 1, 1);
+  failed.ok = false;
+  failed.round_values = {100.0, 1.0};
+  failed.round_ids = {0, 1};
+  cs.push_back(failed);
+  const std::vector<double> d = round_drift(cs, 4);
+  ASSERT_EQ(d.size(), 4u);
+  // Each cell's median of {1.3, 1, 0.98 or 1.02} x base is its base value (x1.0 or x1.02).
+  EXPECT_NEAR(d[0], 1.3 / 1.01, 0.015);
+  EXPECT_NEAR(d[1], 1.0 / 1.01, 0.015);
+  EXPECT_NEAR(d[2], 1.0, 0.015);
+  EXPECT_TRUE(std::isnan(d[3]));
+  EXPECT_GT(std::abs(d[0] - 1), kRoundDriftWarn);
+  EXPECT_LT(std::abs(d[1] - 1), kRoundDriftWarn);
+
+  Report r;
+  r.testbed = "loopback";
+  r.cells = cs;
+  r.summary = summarize(r.cells);
+  r.summary.round_drift = d;
+  const auto j = nlohmann::json::parse(format_json(r));
+  ASSERT_EQ(j.at("summary").at("round_drift").size(), 4u);
+  EXPECT_NEAR(j["summary"]["round_drift"][0].get<double>(), d[0], 1e-12);
+  EXPECT_TRUE(j["summary"]["round_drift"][3].is_null());
+  EXPECT_EQ(j["cells"][0].at("round_ids"), nlohmann::json({0, 1, 2}));
+  EXPECT_NE(format_table(r).find("round drift"), std::string::npos);
+}
+}  // namespace gcu::validate

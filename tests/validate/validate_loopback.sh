@@ -50,4 +50,31 @@ if "$GCU" validate --calibrate --calibrate-arg=--collective-calls-scale --calibr
 fi
 grep -q "gcu calibrate failed" "$DIR-cal.log" && grep -q "collective-calls-scale must be" "$DIR-cal.log" \
   || { echo "no clear error for the bad calibrate argument"; cat "$DIR-cal.log"; exit 1; }
+# A profile whose calibration skipped codec timing for its budget: validate stops before
+# running anything, naming the missing fit and what to raise.
+jq 'del(.compressors.fp16) | .provenance.assumptions += ["skipped: codecs: time budget"]' "$PROFILE" > "$DIR-nofp16.json"
+if "$GCU" validate -p "$DIR-nofp16.json" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+    --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links --no-plots \
+    --out "$DIR-nofp16" 2> "$DIR-nofp16.log"; then
+  echo "validate with no fp16 fit succeeded"; exit 1
+fi
+grep -q "no encode/decode cost fit" "$DIR-nofp16.log" && grep -q "skipped codecs for its time budget" "$DIR-nofp16.log" \
+  || { echo "no budget hint for the missing fit"; cat "$DIR-nofp16.log"; exit 1; }
+test ! -e "$DIR-nofp16/validate.json" || { echo "a report was written"; exit 1; }
+# Round drift and --exclude-rounds: two rounds, then the same logs re-predicted without
+# the first; the report names the left-out round and each cell keeps one round.
+R2="$GCU validate -p $PROFILE --model cnn --schemes none --links unlimited --modes overlap --batch 32 --ranks 2
+  --iters 6 --warmup 2 --repeats 2 --testbed loopback --no-measure-links --no-plots --no-calibration-noise --out $DIR-r2"
+$R2 2> "$DIR-r2.log" || { cat "$DIR-r2.log"; exit 1; }
+jq -e '(.summary.round_drift | length) == 2 and ([.summary.round_drift[] | type == "number"] | all)
+       and .cells[0].round_ids == [0, 1]' "$DIR-r2/validate.json" >/dev/null \
+  || { echo "no round drift"; jq '.summary' "$DIR-r2/validate.json"; exit 1; }
+$R2 --reuse --exclude-rounds 1 2> "$DIR-r2-ex.log" || { cat "$DIR-r2-ex.log"; exit 1; }
+jq -e '.grid.exclude_rounds == [1] and .summary.round_drift[0] == null and .cells[0].rounds == 1
+       and .cells[0].round_ids == [1]' "$DIR-r2/validate.json" >/dev/null \
+  || { echo "--exclude-rounds 1 not applied"; jq '{grid, s: .summary.round_drift, c: .cells[0].round_ids}' "$DIR-r2/validate.json"; exit 1; }
+for bad in "--exclude-rounds 1" "--reuse --exclude-rounds 3" "--reuse --exclude-rounds 1,2"; do
+  if $R2 $bad 2> "$DIR-r2-bad.log"; then echo "validate $bad was accepted"; exit 1; fi
+  grep -q "exclude-rounds" "$DIR-r2-bad.log" || { echo "no clear error for $bad"; cat "$DIR-r2-bad.log"; exit 1; }
+done
 echo "validate loopback OK"; grep -A3 "^scheme" "$DIR/validate.txt"
