@@ -123,6 +123,9 @@ std::string format_table(const Report& r) {
       << num(s.median_calibration_uncertainty * 100, "%.1f")
       << "% p10-p90 on median (redrawn collective sweeps); noise-limited by the measurement alone: "
       << s.noise_limited_measurement << "\n";
+  o << "noise-limited by the rounds' range instead of the 80% interval of their mean (the rule before "
+       "gcu.validate/5): "
+    << s.noise_limited_range_rule << "\n";
   if (!s.round_drift.empty()) {
     o << "round drift (median over the cells of round value / cell median):";
     for (size_t k = 0; k < s.round_drift.size(); ++k)
@@ -235,6 +238,7 @@ std::string format_json(const Report& r) {
     x["error"] = c.ok ? err : json(nullptr);
     x["spread"] = c.ok ? jnum(c.spread) : json(nullptr);
     x["uncertainty"] = c.ok ? jnum(c.uncertainty) : json(nullptr);
+    x["uncertainty_range"] = c.ok ? jnum(c.uncertainty_range) : json(nullptr);
     x["calibration_noise"] =
         c.calibration_draws > 0
             ? json{{"p10", c.predicted_p10}, {"p90", c.predicted_p90}, {"draws", c.calibration_draws},
@@ -259,6 +263,7 @@ std::string format_json(const Report& r) {
                   {"noise_limited_fraction", s.noise_limited_fraction}, {"counted", s.counted},
                   {"noise_limited_measurement", s.noise_limited_measurement},
                   {"median_calibration_uncertainty", s.median_calibration_uncertainty},
+                  {"noise_limited_range_rule", s.noise_limited_range_rule},
                   {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
                   {"median_abs_error_total_all_ok", s.median_abs_error_all},
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};

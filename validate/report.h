@@ -16,7 +16,7 @@
 
 namespace gcu::validate {
 
-inline constexpr const char* kReportSchema = "gcu.validate/4";
+inline constexpr const char* kReportSchema = "gcu.validate/5";
 
 // Throws ValidateError when one of the report's files in `dir` exists as a non-regular file.
 void check_output_targets(const std::string& dir);

@@ -10,6 +10,24 @@
 
 namespace gcu::validate {
 
+double student_t90(int df) {
+  static const double kT[] = {3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397, 1.383, 1.372};
+  if (df < 1) return std::nan("");
+  return df <= 10 ? kT[df - 1] : 1.2816 + 0.9 / df;
+}
+
+double round_interval_width(const std::vector<double>& v) {
+  const size_t n = v.size();
+  if (n < 2) return std::nan("");
+  double mean = 0;
+  for (double x : v) mean += x;
+  mean /= double(n);
+  double ss = 0;
+  for (double x : v) ss += (x - mean) * (x - mean);
+  const double sd = std::sqrt(ss / double(n - 1));
+  return 2 * student_t90(int(n) - 1) * sd / std::sqrt(double(n));
+}
+
 void compute_stats(CellResult& r, const std::string& statistic) {
   for (int k = 0; k < kComponents; ++k) {
     std::vector<double> v;
@@ -24,11 +42,16 @@ void compute_stats(CellResult& r, const std::string& statistic) {
   // Iterations jitter by 30-300% of the median on a shared VM, but a statistic of many
   // iterations moves far less: what separates a model error from machine noise is how
   // much the statistic itself moves from round to round (rounds run in fresh random orders).
+  // The measured value is (nearly) the mean of the rounds' values, and its noise is that
+  // of a mean: an 80% interval, as the calibration's p10-p90, narrowing as rounds are added
+  // (the range, the rule until gcu.validate/5, widens with them: docs/validation.md §2).
   r.uncertainty = r.spread;
+  r.uncertainty_range = r.spread;
   const double v = t.of(statistic);
   if (r.round_values.size() >= 2 && v > 0) {
     const auto [lo, hi] = std::minmax_element(r.round_values.begin(), r.round_values.end());
-    r.uncertainty = (*hi - *lo) / v;
+    r.uncertainty_range = (*hi - *lo) / v;
+    r.uncertainty = round_interval_width(r.round_values) / v;
   }
   const double pt = r.predicted[size_t(Component::Total)];
   r.calibration_uncertainty = r.calibration_draws > 0 && pt > 0 ? (r.predicted_p90 - r.predicted_p10) / pt : 0;
@@ -101,6 +124,9 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (std::isfinite(c.error[size_t(Component::Total)]) && c.uncertainty > std::abs(c.error[size_t(Component::Total)]))
       ++s.noise_limited_measurement;
     if (c.calibration_draws > 0) cal.push_back(c.calibration_uncertainty);
+    if (std::isfinite(c.error[size_t(Component::Total)]) &&
+        std::hypot(c.uncertainty_range, c.calibration_uncertainty) > std::abs(c.error[size_t(Component::Total)]))
+      ++s.noise_limited_range_rule;
     if (c.noise_limited) {
       ++s.noise_limited;
       continue;

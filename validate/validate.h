@@ -75,9 +75,12 @@ struct CellResult {
   std::array<Spread, kComponents> measured{};
   Breakdown error{};             // (predicted - measured) / measured, of the statistic; NaN when <= 0
   double spread = 0;             // total: (p90 - p10) / median (iteration to iteration)
-  // How far the machine moved the measured statistic: (max - min) / value of the rounds'
-  // values (2+ rounds); with one round, `spread`.
+  // How far the machine moves the measured statistic (2+ rounds): the width of the 80%
+  // interval of the mean of the rounds' values, 2 t(0.9, n-1) s / sqrt(n), over the value
+  // (round_interval_width; shrinks as rounds are added); with one round, `spread`. Until
+  // gcu.validate/5 it was the range, `uncertainty_range`, which grows with the rounds.
   double uncertainty = 0;
+  double uncertainty_range = 0;  // (max - min) / value of the rounds' values; `spread` with one
   // How far the calibration's own sampling noise moves the prediction (calibration_noise.h):
   // the predicted total's p10-p90 over redrawn collective sweeps, and (p90 - p10) / predicted
   // total (0: not computed).
@@ -115,6 +118,9 @@ struct Summary {
   // that have one (0: none).
   int noise_limited_measurement = 0;
   double median_calibration_uncertainty = 0;
+  // Noise-limited by gcu.validate/4's rule (hypot(uncertainty_range, calibration) > |error|),
+  // for comparison with the recordings made before gcu.validate/5.
+  int noise_limited_range_rule = 0;
   // Per round (0-based, --repeats of them): the median over the ok cells measured in it and
   // in another round of (the cell's value in this round / the median of its rounds' values).
   // Cells run in a fresh random order each round, so a model error cannot move one round
@@ -149,6 +155,11 @@ Report run_validate(const ValidateOptions& o, std::ostream& log);
 // median/mean/p10/p90 per component, errors of `statistic` ("mean" or "median"), spread,
 // uncertainty, noise_limited.
 void compute_stats(CellResult& r, const std::string& statistic = "mean");
+// One-sided 0.90 quantile of Student's t with `df` degrees of freedom (df >= 1; exact to 3
+// decimals up to 10, then 1.2816 + 0.9 / df, within 0.003 of the table).
+double student_t90(int df);
+// The width of the 80% interval of the mean of `v` (2+ values): 2 t90(n-1) s / sqrt(n).
+double round_interval_width(const std::vector<double>& v);
 Summary summarize(const std::vector<CellResult>& cells);
 
 }  // namespace gcu::validate

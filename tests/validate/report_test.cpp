@@ -1,4 +1,4 @@
-// validate/report.h and summarize(): the gcu.validate/4 JSON of a synthetic report, CSV
+// validate/report.h and summarize(): the gcu.validate/5 JSON of a synthetic report, CSV
 // quoting, noise-limited cells left out of the error statistics.
 #include "validate/report.h"
 #include "validate/validate.h"
@@ -56,7 +56,7 @@ TEST(Report, JsonSchemaAndCsv) {
   r.cells[1].message = "round 1: exit 1: rank 1 died";
   r.summary = summarize(r.cells);
   const auto j = nlohmann::json::parse(format_json(r));
-  EXPECT_EQ(j.at("schema"), "gcu.validate/4");
+  EXPECT_EQ(j.at("schema"), "gcu.validate/5");
   ASSERT_EQ(j.at("cells").size(), 2u);
   const auto& c0 = j["cells"][0];
   EXPECT_EQ(c0.at("status"), "ok");
@@ -91,12 +91,21 @@ TEST(ComputeStats, NoiseLimitedByTheRoundValuesNotByIterationJitter) {
   const CellResult steady = make({0.0099, 0.0100, 0.0102});  // medians within 3%
   EXPECT_NEAR(at(steady.error, Component::Total), 0.2, 1e-9);
   EXPECT_GT(steady.spread, 0.5);
-  EXPECT_NEAR(steady.uncertainty, 0.03, 1e-9);
+  EXPECT_NEAR(steady.uncertainty_range, 0.03, 1e-9);
+  // 80% interval of the mean of 3: s = 0.0001528, 2 x 1.886 x s / sqrt(3) = 0.000333 -> 3.3%.
+  EXPECT_NEAR(steady.uncertainty, 2 * 1.886 * 0.000152753 / std::sqrt(3.0) / 0.010, 1e-4);
   EXPECT_FALSE(steady.noise_limited);  // a 20% model error, measured to within 3%
 
   const CellResult drifting = make({0.008, 0.010, 0.013});  // medians 50% apart
-  EXPECT_NEAR(drifting.uncertainty, 0.5, 1e-9);
+  EXPECT_NEAR(drifting.uncertainty_range, 0.5, 1e-9);
+  EXPECT_GT(drifting.uncertainty, 0.5);  // s = 0.00252: 2 x 1.886 x 0.00252 / sqrt(3) / 0.010 = 54.8%
   EXPECT_TRUE(drifting.noise_limited);
+
+  // More rounds of the same spread narrow the interval (the range would widen): six rounds
+  // within 3% against the same 20% error.
+  const CellResult six = make({0.0099, 0.0100, 0.0102, 0.0099, 0.0100, 0.0102});
+  EXPECT_LT(six.uncertainty, steady.uncertainty * 0.6);
+  EXPECT_NEAR(six.uncertainty_range, 0.03, 1e-9);
 
   const CellResult one_round = make({0.010});  // no second round: the iteration spread
   EXPECT_DOUBLE_EQ(one_round.uncertainty, one_round.spread);
@@ -231,5 +240,19 @@ TEST(RoundDrift, AMachineWidePhaseShowsAsItsRoundsMedian) {
   EXPECT_TRUE(j["summary"]["round_drift"][3].is_null());
   EXPECT_EQ(j["cells"][0].at("round_ids"), nlohmann::json({0, 1, 2}));
   EXPECT_NE(format_table(r).find("round drift"), std::string::npos);
+}
+}  // namespace gcu::validate
+
+// student_t90 and round_interval_width against textbook values.
+namespace gcu::validate {
+TEST(RoundInterval, StudentQuantilesAndTheMeansInterval) {
+  EXPECT_NEAR(student_t90(1), 3.078, 1e-9);
+  EXPECT_NEAR(student_t90(2), 1.886, 1e-9);
+  EXPECT_NEAR(student_t90(20), 1.325, 0.003);
+  EXPECT_NEAR(student_t90(120), 1.289, 0.003);
+  EXPECT_TRUE(std::isnan(student_t90(0)));
+  // {1, 2, 3}: s = 1, 2 x 1.886 / sqrt(3).
+  EXPECT_NEAR(round_interval_width({1, 2, 3}), 2 * 1.886 / std::sqrt(3.0), 1e-9);
+  EXPECT_TRUE(std::isnan(round_interval_width({1})));
 }
 }  // namespace gcu::validate
