@@ -126,6 +126,10 @@ std::string format_table(const Report& r) {
   o << "noise-limited by the rounds' range instead of the 80% interval of their mean (the rule before "
        "gcu.validate/5): "
     << s.noise_limited_range_rule << "\n";
+  if (std::isfinite(s.forward_measured_over_predicted))
+    o << "compute against the calibration (median over the cells, measured / predicted): forward "
+      << num(s.forward_measured_over_predicted, "%.3f") << ", backward "
+      << num(s.backward_measured_over_predicted, "%.3f") << "\n";
   if (!s.round_drift.empty()) {
     o << "round drift (median over the cells of round value / cell median):";
     for (size_t k = 0; k < s.round_drift.size(); ++k)
@@ -267,6 +271,8 @@ std::string format_json(const Report& r) {
                   {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
                   {"median_abs_error_total_all_ok", s.median_abs_error_all},
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};
+  j["summary"]["forward_measured_over_predicted"] = jnum(s.forward_measured_over_predicted);
+  j["summary"]["backward_measured_over_predicted"] = jnum(s.backward_measured_over_predicted);
   json drift = json::array();
   for (double d : s.round_drift) drift.push_back(jnum(d));
   j["summary"]["round_drift"] = drift;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,15 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (std::isfinite(e)) errs.push_back(std::abs(e));
   }
   s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
+  for (const auto& [k, out] : {std::pair{Component::Forward, &s.forward_measured_over_predicted},
+                               std::pair{Component::Backward, &s.backward_measured_over_predicted}}) {
+    std::vector<double> ratios;
+    for (const auto& c : cells) {
+      const double e = c.error[size_t(k)];  // (predicted - measured) / measured
+      if (c.ok && std::isfinite(e) && e > -1) ratios.push_back(1 / (1 + e));
+    }
+    if (!ratios.empty()) *out = spread_of(std::move(ratios)).median;
+  }
   if (!cal.empty()) s.median_calibration_uncertainty = spread_of(cal).median;
   s.counted = int(errs.size());
   if (!errs.empty()) {

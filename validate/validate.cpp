@@ -450,6 +450,13 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.summary = summarize(rep.cells);
   rep.summary.round_drift = round_drift(rep.cells, o.repeats);
   warn_round_drift(rep.summary.round_drift, log);
+  if (const double f = rep.summary.forward_measured_over_predicted;
+      std::isfinite(f) && std::abs(f - 1) > kComputeDriftWarn)
+    log << "gcu validate: warning: the cells' forward ran " << (f > 1 ? "+" : "") << std::lround((f - 1) * 100)
+        << "% against the calibration's (median over the cells; no scheme or link changes it): the machine's speed "
+           "moved since the calibration, or the calibration caught an unusual minute; every prediction is off by "
+           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate) "
+           "(docs/validation.md §2)\n";
   write_reports(rep, lp.profile, log);
   return rep;
 }

@@ -10,6 +10,7 @@
 #include "validate/measure.h"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
@@ -127,7 +128,16 @@ struct Summary {
   // against the others: a round far from 1 is a machine-wide phase (another process).
   // NaN: no such cell (one round, or the round excluded).
   std::vector<double> round_drift;
+  // Median over the ok cells of measured / predicted forward and backward (the statistic;
+  // NaN: none). No scheme, link or mode changes the forward, so a forward far from 1 says
+  // the machine's speed moved since the calibration (or the calibration caught an
+  // unusual minute), which moves every prediction by that share of compute.
+  double forward_measured_over_predicted = std::nan("");
+  double backward_measured_over_predicted = std::nan("");
 };
+
+// A forward ratio more than this from 1 is named in the log (calibration-to-grid drift).
+inline constexpr double kComputeDriftWarn = 0.10;
 
 // Rounds whose drift is more than this from 1 are named in the log (a machine-wide phase).
 inline constexpr double kRoundDriftWarn = 0.10;

@@ -256,3 +256,30 @@ TEST(RoundInterval, StudentQuantilesAndTheMeansInterval) {
   EXPECT_TRUE(std::isnan(round_interval_width({1})));
 }
 }  // namespace gcu::validate
+
+// The compute ratios: measured / predicted forward and backward, median over the ok cells
+// (a machine that slowed since the calibration shows in the forward, which nothing else moves).
+namespace gcu::validate {
+TEST(Summarize, ForwardAndBackwardAgainstTheCalibration) {
+  std::vector<CellResult> cs;
+  const double fwd_measured[] = {1.15, 1.20, 1.10, 5.0};  // the last cell failed: not counted
+  for (int i = 0; i < 4; ++i) {
+    CellResult c = cell(i, "none", 1, 1, 1, 1);
+    at(c.error, Component::Forward) = (1.0 - fwd_measured[i]) / fwd_measured[i];  // predicted 1
+    at(c.error, Component::Backward) = (2.0 - 2.2) / 2.2;                         // measured 2.2, predicted 2
+    c.ok = i < 3;
+    cs.push_back(c);
+  }
+  const Summary s = summarize(cs);
+  EXPECT_NEAR(s.forward_measured_over_predicted, 1.15, 1e-9);
+  EXPECT_NEAR(s.backward_measured_over_predicted, 1.1, 1e-9);
+  EXPECT_GT(std::abs(s.forward_measured_over_predicted - 1), kComputeDriftWarn);
+  Report r;
+  r.cells = cs;
+  r.summary = s;
+  const auto j = nlohmann::json::parse(format_json(r));
+  EXPECT_NEAR(j.at("summary").at("forward_measured_over_predicted").get<double>(), 1.15, 1e-9);
+  EXPECT_NE(format_table(r).find("compute against the calibration"), std::string::npos);
+  EXPECT_TRUE(std::isnan(summarize({}).forward_measured_over_predicted));
+}
+}  // namespace gcu::validate
