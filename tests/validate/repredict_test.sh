@@ -3,7 +3,7 @@
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max), and every cell gets its calibration-noise interval. A model or fit change that makes the recorded grids worse fails
-# here. Also: a directory that is not a recording is a clear error, exit 2. ~20 s.
+# here. Also: a directory that is not a recording is a clear error, exit 2. ~160 s on 2 cores.
 set -eu
 SCRIPT=$1 GCU=$2 DATA=$3 WORK=$4
 # From the recordings alone: the steps they predate (codec-gradients) are not measured
