@@ -8,6 +8,7 @@
 #include "util/output_file.h"
 #include "validate/validate.h"
 
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -45,7 +46,8 @@ an unshaped loopback fallback that says so). Cells run in a random interleaved o
 time-to-accuracy pay; --statistic median for the typical iteration); a cell whose value
 moved more between rounds than |error| is noise-limited, not counted as a model error.
 Report: table, validate.{json,csv,txt} (schema gcu.validate/5, docs/validate-schema.md),
-bandwidth.png and scatter.png in --out.
+bandwidth.png and scatter.png in --out. Exit codes: 0 every cell ran; 3 the reports are
+written but some cells failed (a rank died, a time-out); 2 bad input, nothing run.
 
 Examples:
   gcu validate -p prof.json --model cnn --schemes "none;fp16" --links unlimited,1gbit,200mbit
@@ -115,7 +117,15 @@ Examples:
     try {
       o.grid.links.clear();
       for (const auto& l : opt->links) o.grid.links.push_back(validate::parse_link(l));
-      validate::run_validate(o, std::cerr);
+      const validate::Report rep = validate::run_validate(o, std::cerr);
+      if (rep.summary.failed > 0) {
+        // The reports are written; a script still learns that some cells did not run.
+        std::fprintf(stderr,
+                     "gcu validate: %d of %d cells failed (a rank died, a time-out: each cell's message in "
+                     "validate.txt and validate.json); the others are reported. Exit code 3\n",
+                     rep.summary.failed, rep.summary.cells);
+        throw CLI::RuntimeError(3);
+      }
     } catch (const validate::ValidateError& e) {
       throw UsageError(e.what());
     } catch (const model::ModelError& e) {  // ProfileError too
