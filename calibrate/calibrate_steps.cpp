@@ -130,11 +130,12 @@ void step_codecs(CalibrationRun& r) {
       r.lead() && (r.opt.allgather_floor == "on" || (r.opt.allgather_floor == "auto" && oversubscribed)) ? 1.0
                                                                                                         : 0.0) > 0;
   const std::vector<int64_t> floor_sizes = allgather_floor_sizes(r);
+  const int floor_reps = allgather_floor_reps(floor_sizes, r.opt.collective_calls_scale);
   if (allgather_floor)
     r.say("calibrate: codecs: all-gather floors measured free-running (" + std::to_string(r.local_world) +
           " ranks x " + std::to_string(r.threads) + " threads on " + std::to_string(r.cores) + " cores" +
           (r.opt.allgather_floor == "on" ? ", --allgather-floor on" : "") + "; " +
-          std::to_string(floor_sizes.size()) + " bucket size(s), " + std::to_string(allgather_floor_reps(floor_sizes, r.opt.collective_calls_scale)) +
+          std::to_string(floor_sizes.size()) + " bucket size(s), " + std::to_string(floor_reps) +
           " rounds)");
   for (const auto& s : r.codec_schemes) {
     // Decided together: the low-precision all-reduce timing below is collective.
@@ -155,9 +156,8 @@ void step_codecs(CalibrationRun& r) {
               (wx.floor ? " (the floor: max(link, floor) per call)" : ""));
       }
       // The scheme's all-gathers as a training step enters them (allgather_floor.h; cause 26).
-      const AllGatherFloor af = allgather_floor ? measure_allgather_floor(*r.group, s, floor_sizes, gap_s,
-                                                                          allgather_floor_reps(floor_sizes, r.opt.collective_calls_scale))
-                                                : AllGatherFloor{};
+      const AllGatherFloor af =
+          allgather_floor ? measure_allgather_floor(*r.group, s, floor_sizes, gap_s, floor_reps) : AllGatherFloor{};
       if (af.floor) {
         m.fit.allgather_floor = af.floor;
         r.say("calibrate: codec " + m.spec + ": " + af.note + " (max(link, floor) per bucket)");

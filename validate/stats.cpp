@@ -29,6 +29,13 @@ double round_interval_width(const std::vector<double>& v) {
   return 2 * student_t90(int(n) - 1) * sd / std::sqrt(double(n));
 }
 
+namespace {
+// The noise rule: the measurement's and the calibration's noise together exceed |error|.
+bool noise_limited(double error, double measured_uncertainty, double calibration_uncertainty) {
+  return std::isfinite(error) && std::hypot(measured_uncertainty, calibration_uncertainty) > std::abs(error);
+}
+}  // namespace
+
 void compute_stats(CellResult& r, const std::string& statistic) {
   for (int k = 0; k < kComponents; ++k) {
     std::vector<double> v;
@@ -56,8 +63,7 @@ void compute_stats(CellResult& r, const std::string& statistic) {
   }
   const double pt = r.predicted[size_t(Component::Total)];
   r.calibration_uncertainty = r.calibration_draws > 0 && pt > 0 ? (r.predicted_p90 - r.predicted_p10) / pt : 0;
-  r.noise_limited = std::isfinite(r.error[size_t(Component::Total)]) &&
-                    std::hypot(r.uncertainty, r.calibration_uncertainty) > std::abs(r.error[size_t(Component::Total)]);
+  r.noise_limited = noise_limited(r.error[size_t(Component::Total)], r.uncertainty, r.calibration_uncertainty);
 }
 
 namespace {
@@ -125,8 +131,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (std::isfinite(c.error[size_t(Component::Total)]) && c.uncertainty > std::abs(c.error[size_t(Component::Total)]))
       ++s.noise_limited_measurement;
     if (c.calibration_draws > 0) cal.push_back(c.calibration_uncertainty);
-    if (std::isfinite(c.error[size_t(Component::Total)]) &&
-        std::hypot(c.uncertainty_range, c.calibration_uncertainty) > std::abs(c.error[size_t(Component::Total)]))
+    if (noise_limited(c.error[size_t(Component::Total)], c.uncertainty_range, c.calibration_uncertainty))
       ++s.noise_limited_range_rule;
     if (c.noise_limited) {
       ++s.noise_limited;

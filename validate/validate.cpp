@@ -117,19 +117,24 @@ std::string budget_hint(const model::Profile& p) {
          " for its time budget: raise --calibrate-budget-s, or --budget-s of gcu calibrate)";
 }
 
+// Every cell's predictor; a cell the profile cannot predict is an error naming it (and the
+// calibration steps skipped for their budget, if any).
+std::vector<std::unique_ptr<CellPredictor>> predictors(const model::Profile& p, const std::vector<Cell>& cells) {
+  std::vector<std::unique_ptr<CellPredictor>> preds;
+  try {
+    for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(p, c));
+  } catch (const ValidateError& e) {
+    throw ValidateError(e.what() + budget_hint(p));
+  }
+  return preds;
+}
+
 // Everything that can fail before running, fails now: the output directory, and every
 // cell's prediction from a given profile.
 void check_before_running(const ValidateOptions& o, const std::vector<Cell>& cells) {
   prepare_out_dir(o.out_dir);
   check_output_targets(o.out_dir);
-  if (!o.calibrate) {
-    const auto lp = simulate::load_profile_file(o.profile);
-    try {
-      for (const auto& c : cells) CellPredictor(lp.profile, c);
-    } catch (const ValidateError& e) {
-      throw ValidateError(e.what() + budget_hint(lp.profile));
-    }
-  }
+  if (!o.calibrate) predictors(simulate::load_profile_file(o.profile).profile, cells);
 }
 
 std::string joined(const std::vector<std::string>& items, const char* sep) {
@@ -381,8 +386,10 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
 // A profile older than this when the grid starts gets a warning (calibrations drift).
 constexpr double kStaleCalibrationS = 3600;
 
-// Names the rounds that the whole machine ran slower or faster in (Summary::round_drift).
-void warn_round_drift(const std::vector<double>& drift, std::ostream& log) {
+// Names what the machine, not the model, moved: rounds the whole machine ran slower or
+// faster in (Summary::round_drift), and compute away from the calibration's.
+void warn_machine_drift(const Summary& s, std::ostream& log) {
+  const std::vector<double>& drift = s.round_drift;
   for (size_t k = 0; k < drift.size(); ++k)
     if (std::isfinite(drift[k]) && std::abs(drift[k] - 1) > kRoundDriftWarn)
       log << "gcu validate: warning: round " << k + 1 << " ran " << (drift[k] > 1 ? "+" : "")
@@ -391,8 +398,13 @@ void warn_round_drift(const std::vector<double>& drift, std::ostream& log) {
              "so a model error cannot do this): a machine-wide phase, not a model error; it makes its cells "
              "noise-limited. `--reuse --exclude-rounds "
           << k + 1 << "` re-predicts the grid without it (docs/validation.md §2)\n";
+  if (const double f = s.forward_measured_over_predicted; std::isfinite(f) && std::abs(f - 1) > kComputeDriftWarn)
+    log << "gcu validate: warning: the cells' forward ran " << (f > 1 ? "+" : "") << std::lround((f - 1) * 100)
+        << "% against the calibration's (median over the cells; no scheme or link changes it): the machine's speed "
+           "moved since the calibration, or the calibration caught an unusual minute; every prediction is off by "
+           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate) "
+           "(docs/validation.md §2)\n";
 }
-
 
 }  // namespace
 
@@ -414,12 +426,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   const auto lp = simulate::load_profile_file(o.profile);
   rep.profile_path = o.profile;
   rep.profile_model = lp.profile.model.name;
-  std::vector<std::unique_ptr<CellPredictor>> preds;
-  try {
-    for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(lp.profile, c));
-  } catch (const ValidateError& e) {
-    throw ValidateError(e.what() + budget_hint(lp.profile));
-  }
+  std::vector<std::unique_ptr<CellPredictor>> preds = predictors(lp.profile, cells);
   rep.links = link_rates(o, cells, bed, log);
   if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(lp.profile, cells, rep.links, preds);
 
@@ -449,14 +456,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);
   rep.summary.round_drift = round_drift(rep.cells, o.repeats);
-  warn_round_drift(rep.summary.round_drift, log);
-  if (const double f = rep.summary.forward_measured_over_predicted;
-      std::isfinite(f) && std::abs(f - 1) > kComputeDriftWarn)
-    log << "gcu validate: warning: the cells' forward ran " << (f > 1 ? "+" : "") << std::lround((f - 1) * 100)
-        << "% against the calibration's (median over the cells; no scheme or link changes it): the machine's speed "
-           "moved since the calibration, or the calibration caught an unusual minute; every prediction is off by "
-           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate) "
-           "(docs/validation.md §2)\n";
+  warn_machine_drift(rep.summary, log);
   write_reports(rep, lp.profile, log);
   return rep;
 }
