@@ -117,7 +117,7 @@ if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=
 fi
 grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
 # --collective-calls-scale: out of range is refused before any rank waits (exit 2, named);
-# 2.5 times the calls per size gives a sweep of about that many more timed calls.
+# F times the calls per size: every size gets at least F x 5 timed calls.
 if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 8)) \
     "$GCU" $common --collective-calls-scale 0.1 > "$DIR/scale.out" 2> "$DIR/scale.err"; then
   echo "--collective-calls-scale 0.1 was accepted"; exit 1
@@ -141,12 +141,16 @@ jq -e '.compressors.fp16.encode.per_element_s | isfinite' "$DIR/scale4.json" > /
   { echo "--collective-calls-scale 4: no fp16 codec fit in the profile"; exit 1; }
 python3 - "$DIR/scale1.json.state.json" "$DIR/scale4.json.state.json" <<'PY' || { echo "--collective-calls-scale 4 did not time more calls"; exit 1; }
 import json, sys
+# Each size's count is planned from one noisy warm-up call, so totals swing by 2x between
+# runs (CI 2026-11-26: 197 vs 273 calls); the minimum per size is what the scale guarantees
+# (5 calls at F = 1, 20 at F = 4), whatever the machine's load.
 def calls(path):
     s = json.load(open(path))["collectives"]["sweeps"]
-    return sum(r["calls"] for w in s if w["kind"] == "allreduce" for r in w["rows"])
+    return [r["calls"] for w in s if w["kind"] == "allreduce" for r in w["rows"]]
 a, b = calls(sys.argv[1]), calls(sys.argv[2])
-print("all-reduce calls: scale 1 %d, scale 4 %d" % (a, b))
-assert b >= 2.5 * a, (a, b)
+print("all-reduce calls per size: scale 1 %s, scale 4 %s" % (a, b))
+assert a and b and len(b) == len(a), (a, b)
+assert min(a) >= 5 and min(b) >= 20, (a, b)
 PY
 # Free-running collectives (cause 23): the sweep alone, no barriers before the timed calls;
 # the state says so and the fits are made (the last arriving rank's times).
