@@ -45,7 +45,7 @@ an unshaped loopback fallback that says so). Cells run in a random interleaved o
 --repeats rounds. The measured value is the mean iteration time (what throughput and
 time-to-accuracy pay; --statistic median for the typical iteration); a cell whose value
 moved more between rounds than |error| is noise-limited, not counted as a model error.
-Report: table, validate.{json,csv,txt} (schema gcu.validate/6, docs/validate-schema.md),
+Report: table, validate.{json,csv,txt} (schema gcu.validate/5, docs/validate-schema.md),
 bandwidth.png and scatter.png in --out. Exit codes: 0 every cell ran; 3 the reports are
 written but some cells failed (a rank died, a time-out); 2 bad input, nothing run.
 

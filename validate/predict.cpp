@@ -19,9 +19,8 @@ CellPredictor::CellPredictor(const model::Profile& profile, const Cell& cell, bo
   }
 }
 
-Breakdown CellPredictor::predict(model::Gbps rate_gbps, double compute_speedup) const {
+Breakdown CellPredictor::predict(model::Gbps rate_gbps) const {
   model::Conditions c;
-  c.compute_speedup = compute_speedup;
   if (!link_in_profile_) {
     c.inter_bandwidth_gbps = rate_gbps;
     c.intra_bandwidth_gbps = rate_gbps;

@@ -36,9 +36,7 @@ class CellPredictor {
   // rate_gbps: the link rate to predict with (0 = the profile's own link, for the
   // unlimited link of the placement it was calibrated in); ignored when the profile holds
   // the link.
-  // compute_speedup: the model's Conditions::compute_speedup (forward, backward,
-  // optimizer, data and encode/decode / f); 1 = the profile's speed.
-  Breakdown predict(model::Gbps rate_gbps, double compute_speedup = 1) const;
+  Breakdown predict(model::Gbps rate_gbps) const;
   bool link_in_profile() const { return link_in_profile_; }
   std::string note() const { return note_; }
 

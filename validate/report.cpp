@@ -130,13 +130,6 @@ std::string format_table(const Report& r) {
     o << "compute against the calibration (median over the cells, measured / predicted): forward "
       << num(s.forward_measured_over_predicted, "%.3f") << ", backward "
       << num(s.backward_measured_over_predicted, "%.3f") << "\n";
-  if (const GridSpeedErrors& g = s.at_grid_speed; std::isfinite(g.compute_factor))
-    o << "at the grid's compute speed (every prediction's compute and codec times x" << num(g.compute_factor, "%.3f")
-      << ", the forward ratio; beside the figures above, not instead): " << g.noise_limited
-      << " noise-limited; |error| of total over " << g.counted << " counted cells: median "
-      << num(g.median_abs_error * 100, "%.1f") << "%, max " << num(g.max_abs_error * 100, "%.1f")
-      << "%; over all ok cells: median " << num(g.median_abs_error_all * 100, "%.1f") << "%, max "
-      << num(g.max_abs_error_all * 100, "%.1f") << "%, median signed " << pct(g.median_error_all) << "\n";
   if (!s.round_drift.empty()) {
     o << "round drift (median over the cells of round value / cell median):";
     for (size_t k = 0; k < s.round_drift.size(); ++k)
@@ -172,7 +165,7 @@ std::string format_csv(const Report& r) {
     o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_mean_s,meas_" << n << "_p10_s,meas_" << n
       << "_p90_s,error_" << n;
   }
-  o << ",pred_total_at_grid_speed_s,error_total_at_grid_speed,message\n";
+  o << ",message\n";
   for (const auto& c : r.cells) {
     o << c.cell.id << "," << csvq(c.cell.model) << "," << csvq(c.cell.scheme) << "," << c.cell.link.name << ","
       << (c.cell.link.unlimited() ? "" : num(c.cell.link.nominal_gbps, "%.6g")) << ","
@@ -193,8 +186,6 @@ std::string format_csv(const Report& r) {
       else
         o << ",,,,,";
     }
-    o << "," << (std::isfinite(c.error_at_grid_speed) ? num(c.predicted_total_at_grid_speed, "%.6g") : "") << ","
-      << (std::isfinite(c.error_at_grid_speed) ? num(c.error_at_grid_speed, "%.6g") : "");
     o << "," << csvq(c.message) << "\n";
   }
   return o.str();
@@ -258,11 +249,6 @@ std::string format_json(const Report& r) {
                    {"uncertainty", jnum(c.calibration_uncertainty)}}
             : json(nullptr);
     x["noise_limited"] = c.noise_limited;
-    x["at_grid_speed"] = std::isfinite(c.error_at_grid_speed)
-                             ? json{{"predicted_total", c.predicted_total_at_grid_speed},
-                                    {"error_total", c.error_at_grid_speed},
-                                    {"noise_limited", c.noise_limited_at_grid_speed}}
-                             : json(nullptr);
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
     x["round_ids"] = c.round_ids;
@@ -287,17 +273,6 @@ std::string format_json(const Report& r) {
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};
   j["summary"]["forward_measured_over_predicted"] = jnum(s.forward_measured_over_predicted);
   j["summary"]["backward_measured_over_predicted"] = jnum(s.backward_measured_over_predicted);
-  {
-    const GridSpeedErrors& g = s.at_grid_speed;
-    j["summary"]["at_grid_speed"] =
-        std::isfinite(g.compute_factor)
-            ? json{{"compute_factor", g.compute_factor}, {"counted", g.counted}, {"noise_limited", g.noise_limited},
-                   {"median_abs_error_total", jnum(g.median_abs_error)}, {"max_abs_error_total", jnum(g.max_abs_error)},
-                   {"median_abs_error_total_all_ok", jnum(g.median_abs_error_all)},
-                   {"max_abs_error_total_all_ok", jnum(g.max_abs_error_all)},
-                   {"median_error_total_all_ok", jnum(g.median_error_all)}}
-            : json(nullptr);
-  }
   json drift = json::array();
   for (double d : s.round_drift) drift.push_back(jnum(d));
   j["summary"]["round_drift"] = drift;

@@ -29,10 +29,12 @@ double round_interval_width(const std::vector<double>& v) {
   return 2 * student_t90(int(n) - 1) * sd / std::sqrt(double(n));
 }
 
+namespace {
 // The noise rule: the measurement's and the calibration's noise together exceed |error|.
 bool noise_limited(double error, double measured_uncertainty, double calibration_uncertainty) {
   return std::isfinite(error) && std::hypot(measured_uncertainty, calibration_uncertainty) > std::abs(error);
 }
+}  // namespace
 
 void compute_stats(CellResult& r, const std::string& statistic) {
   for (int k = 0; k < kComponents; ++k) {

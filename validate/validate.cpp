@@ -4,7 +4,6 @@
 #include "validate/validate.h"
 
 #include "validate/calibration_noise.h"
-#include "validate/grid_speed.h"
 #include "validate/link_fits.h"
 #include "validate/link_rate.h"
 #include "validate/predict.h"
@@ -403,8 +402,7 @@ void warn_machine_drift(const Summary& s, std::ostream& log) {
     log << "gcu validate: warning: the cells' forward ran " << (f > 1 ? "+" : "") << std::lround((f - 1) * 100)
         << "% against the calibration's (median over the cells; no scheme or link changes it): the machine's speed "
            "moved since the calibration, or the calibration caught an unusual minute; every prediction is off by "
-           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate); the "
-           "summary's 'at the grid's compute speed' line gives the errors with that drift taken out "
+           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate) "
            "(docs/validation.md §2)\n";
 }
 
@@ -457,7 +455,6 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);
-  add_grid_speed(preds, o.statistic, rep.cells, rep.summary);
   rep.summary.round_drift = round_drift(rep.cells, o.repeats);
   warn_machine_drift(rep.summary, log);
   write_reports(rep, lp.profile, log);

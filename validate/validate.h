@@ -91,12 +91,6 @@ struct CellResult {
   // hypot(uncertainty, calibration_uncertainty) > |error of total|: the machine moved the
   // measurement or the calibration more than the model is off; not counted as a model error.
   bool noise_limited = false;
-  // At the grid's compute speed (grid_speed.h): the total predicted with the profile's
-  // compute and codec times x Summary::at_grid_speed.compute_factor, its error and noise
-  // test (the same uncertainties). NaN / false: no factor (no forward measured).
-  double predicted_total_at_grid_speed = std::nan("");
-  double error_at_grid_speed = std::nan("");
-  bool noise_limited_at_grid_speed = false;
   double rate_used_gbps = 0;     // link rate the prediction used (0 = the profile's)
   double measured_link_gbps = 0;
   bool link_fits = false;        // predicted with the link's own collective fits (--predict-rate link-fits)
@@ -111,18 +105,6 @@ struct GroupErrors {
   int cells = 0, noise_limited = 0;
   double median_abs_error = 0, max_abs_error = 0;  // over the group's ok cells, noise-limited too
   double median_error = 0;                          // signed: < 0 = the model is optimistic
-};
-
-// The grid's errors with every prediction made at the grid's own compute speed
-// (grid_speed.h): what is left of the model's error once the machine's change of speed
-// between the calibration and the grid is taken out. Reported beside the plain figures,
-// never instead of them.
-struct GridSpeedErrors {
-  double compute_factor = std::nan("");  // Summary::forward_measured_over_predicted; NaN: none
-  int counted = 0, noise_limited = 0;
-  double median_abs_error = std::nan(""), max_abs_error = std::nan("");          // not noise-limited
-  double median_abs_error_all = std::nan(""), max_abs_error_all = std::nan("");  // every ok cell
-  double median_error_all = std::nan("");                                        // signed
 };
 
 struct Summary {
@@ -152,7 +134,6 @@ struct Summary {
   // unusual minute), which moves every prediction by that share of compute.
   double forward_measured_over_predicted = std::nan("");
   double backward_measured_over_predicted = std::nan("");
-  GridSpeedErrors at_grid_speed;
 };
 
 // A forward ratio more than this from 1 is named in the log (calibration-to-grid drift).
@@ -190,7 +171,5 @@ double student_t90(int df);
 // The width of the 80% interval of the mean of `v` (2+ values): 2 t90(n-1) s / sqrt(n).
 double round_interval_width(const std::vector<double>& v);
 Summary summarize(const std::vector<CellResult>& cells);
-// The noise rule: hypot(measured, calibration uncertainty) > |error| (finite errors only).
-bool noise_limited(double error, double measured_uncertainty, double calibration_uncertainty);
 
 }  // namespace gcu::validate

@@ -1,4 +1,4 @@
-// validate/report.h and summarize(): the gcu.validate/6 JSON of a synthetic report, CSV
+// validate/report.h and summarize(): the gcu.validate/5 JSON of a synthetic report, CSV
 // quoting, noise-limited cells left out of the error statistics.
 #include "validate/report.h"
 #include "validate/validate.h"
@@ -56,7 +56,7 @@ TEST(Report, JsonSchemaAndCsv) {
   r.cells[1].message = "round 1: exit 1: rank 1 died";
   r.summary = summarize(r.cells);
   const auto j = nlohmann::json::parse(format_json(r));
-  EXPECT_EQ(j.at("schema"), "gcu.validate/6");
+  EXPECT_EQ(j.at("schema"), "gcu.validate/5");
   ASSERT_EQ(j.at("cells").size(), 2u);
   const auto& c0 = j["cells"][0];
   EXPECT_EQ(c0.at("status"), "ok");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
 # iterations of Fashion-MNIST (`--data`; synthetic when the package is missing) with the
-# shipped CPU profile; checks the report's schema (gcu.validate/6) and that every cell's
+# shipped CPU profile; checks the report's schema (gcu.validate/5) and that every cell's
 # errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
@@ -16,7 +16,7 @@ J=$DIR/validate.json
 jq -e --arg d "$DATA" '.grid.data == $d' "$J" >/dev/null || { echo "grid.data is not $DATA"; jq .grid "$J"; exit 1; }
 grep -q "\"data\":\"$DATA\"" "$DIR"/raw/c0-round0.jsonl.rank0 || { echo "the trainer did not run on $DATA"; exit 1; }
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
-jq -e '.schema == "gcu.validate/6" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+jq -e '.schema == "gcu.validate/5" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
 jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
         and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
