@@ -42,7 +42,7 @@ void step_gamma(CalibrationRun& r) {
   if (!r.wanted("gamma", kGammaMinLeftS)) return;
   const auto g = measure_gamma(*r.group, r.compute, r.main_batch, r.progress);
   r.state.gamma = GammaState{g.gamma, g.alone_s.median, g.overlapped_s.median, g.alone_s.rel_spread(),
-                             g.overlapped_s.rel_spread(), g.buckets, g.bucket_bytes};
+                             g.overlapped_s.rel_spread(), g.buckets, g.bucket_bytes, g.comm_s.median};
   r.save();
 }
 

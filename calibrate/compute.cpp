@@ -352,27 +352,34 @@ GammaResult measure_gamma(Group& g, const ComputeOptions& o, int batch_size, con
     r.bucket_bytes += b.bytes;
   }
   auto& pg = *g.impl().pg_bg;
+  // The thread starts with the backward; its own clock gives how long the all-reduces ran
+  // beside it (the model slows backward only while a collective runs: state.h).
+  double comm_start = 0, comm_end = 0;
   auto comm = [&]() {
+    comm_start = now_s();
     for (auto& b : bufs) {
       std::vector<at::Tensor> v{b};
       pg.allreduce(v)->wait();
     }
+    comm_end = now_s();
   };
-  std::vector<double> alone, over;
+  std::vector<double> alone, over, comm_times;
   for (int i = 0; i < o.warmup + o.iters; ++i) {
     g.barrier();
     alone.push_back(t.backward_with({}));
     g.barrier();
     over.push_back(t.backward_with(g.world_size() > 1 ? std::function<void()>(comm) : std::function<void()>()));
+    comm_times.push_back(g.world_size() > 1 ? comm_end - comm_start : 0.0);  // joined by backward_with
   }
   r.alone_s = summarize(alone, o.warmup);
   r.overlapped_s = summarize(over, o.warmup);
+  r.comm_s = summarize(comm_times, o.warmup);
   r.gamma = r.overlapped_s.median / r.alone_s.median;
   if (progress)
     progress("calibrate: gamma " + std::to_string(r.gamma) + " (backward " +
              std::to_string(r.alone_s.median * 1e3) + " ms alone, " +
              std::to_string(r.overlapped_s.median * 1e3) + " ms with " + std::to_string(r.buckets) +
-             " bucket all-reduces)");
+             " bucket all-reduces, which ran " + std::to_string(r.comm_s.median * 1e3) + " ms of it)");
   return r;
 }
 

@@ -82,6 +82,7 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& opt, const Progres
 struct GammaResult {
   double gamma = 1;  // median(overlapped) / median(alone), as measured (may be < 1)
   Summary alone_s, overlapped_s;
+  Summary comm_s;    // the all-reduces' time beside the backward, from its start (state.h GammaState)
   int buckets = 0;
   double bucket_bytes = 0;  // total bytes all-reduced per backward
 };

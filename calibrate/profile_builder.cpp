@@ -149,10 +149,20 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
 
 void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std::string& rep, Notes& notes) {
   if (st.gamma) {
-    const double g = st.gamma->gamma;
-    p.cluster.gamma = std::max(1.0, g);
-    rep += "\ngamma: " + fmt("%.3f", g) + " (backward " + fmt("%.3f", st.gamma->alone_s * 1e3) + " ms alone, " +
-           fmt("%.3f", st.gamma->overlapped_s * 1e3) + " ms with all-reduces)\n";
+    const GammaState& s = *st.gamma;
+    const double g = s.gamma;
+    p.cluster.gamma = gamma_while_communicating(s.alone_s, s.overlapped_s, s.comm_s);
+    rep += "\ngamma: " + fmt("%.3f", p.cluster.gamma) + " while communicating (backward " + fmt("%.3f", s.alone_s * 1e3) +
+           " ms alone, " + fmt("%.3f", s.overlapped_s * 1e3) + " ms with all-reduces" +
+           (s.comm_s > 0 ? " running its first " + fmt("%.3f", s.comm_s * 1e3) + " ms" : std::string()) +
+           "; whole-backward stretch " + fmt("%.3f", g) + ")\n";
+    if (s.comm_s > 0 && s.comm_s < s.overlapped_s)
+      notes.push_back("gamma = " + fmt("%.3f", p.cluster.gamma) + ", the backward's rate while the all-reduces ran (" +
+                      fmt("%.1f", s.comm_s * 1e3) + " of its " + fmt("%.1f", s.overlapped_s * 1e3) +
+                      " ms; whole-backward stretch " + fmt("%.3f", g) + ")" +
+                      (p.cluster.gamma >= kGammaRateMax ? ", capped: the delay exceeds the collectives' time" : ""));
+    else if (s.comm_s <= 0)
+      notes.push_back("gamma = the whole-backward stretch (the state does not give how long the all-reduces ran)");
     if (g < 1) notes.push_back("gamma measured " + fmt("%.3f", g) + " < 1 (noise): stored as 1");
   } else {
     notes.push_back("gamma not measured: 1.0 assumed");

@@ -90,15 +90,25 @@ ComputeState compute_from_json(const Json& j, const std::string& origin) {
 Json to_json(const GammaState& s) {
   return {{"gamma", s.gamma}, {"alone_s", s.alone_s}, {"overlapped_s", s.overlapped_s},
           {"alone_spread", s.alone_spread}, {"overlapped_spread", s.overlapped_spread},
-          {"buckets", s.buckets}, {"bytes", s.bytes}};
+          {"buckets", s.buckets}, {"bytes", s.bytes}, {"comm_s", s.comm_s}};
 }
 
 GammaState gamma_from_json(const Json& j, const std::string& origin) {
   const Obj o(j, "gamma", origin,
-              {"gamma", "alone_s", "overlapped_s", "alone_spread", "overlapped_spread", "buckets", "bytes"});
-  return {o.req<double>("gamma"), o.req<double>("alone_s"), o.req<double>("overlapped_s"),
+              {"gamma", "alone_s", "overlapped_s", "alone_spread", "overlapped_spread", "buckets", "bytes", "comm_s"});
+  return {o.req<double>("gamma"),        o.req<double>("alone_s"),         o.req<double>("overlapped_s"),
           o.req<double>("alone_spread"), o.req<double>("overlapped_spread"), o.req<int>("buckets"),
-          o.req<double>("bytes")};
+          o.req<double>("bytes"),        o.has("comm_s") ? o.req<double>("comm_s") : 0.0};
+}
+
+double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s) {
+  if (!(alone_s > 0) || !std::isfinite(overlapped_s)) return 1;
+  const double stretch = overlapped_s / alone_s;
+  if (!(comm_s > 0) || !std::isfinite(comm_s) || comm_s >= overlapped_s) return std::max(1.0, stretch);
+  const double delay = overlapped_s - alone_s;
+  if (delay <= 0) return 1;
+  if (delay >= comm_s) return kGammaRateMax;
+  return std::clamp(comm_s / (comm_s - delay), 1.0, kGammaRateMax);
 }
 
 Json to_json(const ContentionState& s) {

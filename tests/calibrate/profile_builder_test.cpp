@@ -93,7 +93,7 @@ TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
   EXPECT_EQ(model::profile_to_json(back).dump(2), text);
   EXPECT_EQ(back.provenance.source, "gcu calibrate");
   EXPECT_EQ(back.provenance.command, "gcu calibrate -o x.json");
-  EXPECT_DOUBLE_EQ(back.cluster.gamma, 1.08);
+  EXPECT_DOUBLE_EQ(back.cluster.gamma, 1.08);  // no all-reduce duration in the state: the stretch
   EXPECT_DOUBLE_EQ(back.cluster.overlap_contention, 1.0);  // 0.97 measured: clamped
   EXPECT_EQ(back.cluster.world(), 2);
   ASSERT_EQ(back.cluster.intra.collectives.count("allreduce"), 1u);
@@ -232,5 +232,22 @@ TEST(ProfileBuilder, CodecFitsScaledByTheirCostOnTheModelsGradients) {
   ASSERT_NO_THROW(model::validate_profile(scaled.profile));
 }
 
+}  // namespace
+}  // namespace gcu::calibrate
+
+namespace gcu::calibrate {
+namespace {
+// With the all-reduces' duration the profile's gamma is the backward's rate while they ran
+// (state.h), and the profile's notes say so.
+TEST(ProfileBuilder, GammaIsTheRateWhileTheAllReducesRan) {
+  CalibrationState st = synthetic_state();
+  st.gamma = GammaState{1.25, 0.002, 0.0025, 0, 0, 1, 120, 0.001};
+  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
+  const BuiltProfile b = build_profile(st, info);
+  EXPECT_NEAR(b.profile.cluster.gamma, 2.0, 1e-12);
+  bool noted = false;
+  for (const auto& a : b.profile.provenance.assumptions) noted |= a.find("while the all-reduces ran") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
 }  // namespace
 }  // namespace gcu::calibrate
