@@ -42,7 +42,8 @@ void step_gamma(CalibrationRun& r) {
   if (!r.wanted("gamma", kGammaMinLeftS)) return;
   const auto g = measure_gamma(*r.group, r.compute, r.main_batch, r.progress);
   r.state.gamma = GammaState{g.gamma, g.alone_s.median, g.overlapped_s.median, g.alone_s.rel_spread(),
-                             g.overlapped_s.rel_spread(), g.buckets, g.bucket_bytes, g.comm_s.median};
+                             g.overlapped_s.rel_spread(), g.buckets, g.bucket_bytes, g.comm_s.median,
+                             g.comm_alone_s.median, g.each_bucket_bytes};
   r.save();
 }
 

@@ -350,6 +350,7 @@ GammaResult measure_gamma(Group& g, const ComputeOptions& o, int batch_size, con
   for (const auto& b : buckets) {
     bufs.push_back(torch::ones({b.numel}, torch::TensorOptions().device(g.impl().device)));
     r.bucket_bytes += b.bytes;
+    r.each_bucket_bytes.push_back(b.bytes);
   }
   auto& pg = *g.impl().pg_bg;
   // The thread starts with the backward; its own clock gives how long the all-reduces ran
@@ -363,23 +364,32 @@ GammaResult measure_gamma(Group& g, const ComputeOptions& o, int batch_size, con
     }
     comm_end = now_s();
   };
-  std::vector<double> alone, over, comm_times;
+  std::vector<double> alone, over, comm_times, comm_alone;
   for (int i = 0; i < o.warmup + o.iters; ++i) {
     g.barrier();
     alone.push_back(t.backward_with({}));
     g.barrier();
     over.push_back(t.backward_with(g.world_size() > 1 ? std::function<void()>(comm) : std::function<void()>()));
     comm_times.push_back(g.world_size() > 1 ? comm_end - comm_start : 0.0);  // joined by backward_with
+    if (g.world_size() > 1) {  // the same all-reduces with nothing beside them (comm_contention)
+      g.barrier();
+      comm();
+      comm_alone.push_back(comm_end - comm_start);
+    } else {
+      comm_alone.push_back(0.0);
+    }
   }
   r.alone_s = summarize(alone, o.warmup);
   r.overlapped_s = summarize(over, o.warmup);
   r.comm_s = summarize(comm_times, o.warmup);
+  r.comm_alone_s = summarize(comm_alone, o.warmup);
   r.gamma = r.overlapped_s.median / r.alone_s.median;
   if (progress)
     progress("calibrate: gamma " + std::to_string(r.gamma) + " (backward " +
              std::to_string(r.alone_s.median * 1e3) + " ms alone, " +
              std::to_string(r.overlapped_s.median * 1e3) + " ms with " + std::to_string(r.buckets) +
-             " bucket all-reduces, which ran " + std::to_string(r.comm_s.median * 1e3) + " ms of it)");
+             " bucket all-reduces, which ran " + std::to_string(r.comm_s.median * 1e3) + " ms of it; " +
+             std::to_string(r.comm_alone_s.median * 1e3) + " ms alone)");
   return r;
 }
 

@@ -83,8 +83,10 @@ struct GammaResult {
   double gamma = 1;  // median(overlapped) / median(alone), as measured (may be < 1)
   Summary alone_s, overlapped_s;
   Summary comm_s;    // the all-reduces' time beside the backward, from its start (state.h GammaState)
+  Summary comm_alone_s;  // the same all-reduces alone, after a barrier
   int buckets = 0;
   double bucket_bytes = 0;  // total bytes all-reduced per backward
+  std::vector<double> each_bucket_bytes;
 };
 GammaResult measure_gamma(Group& g, const ComputeOptions& opt, int batch_size,
                           const Progress& progress = {});

@@ -3,10 +3,13 @@
 
 #include "calibrate/codec_gradients.h"
 #include "calibrate/tta_fit.h"
+#include "model/buckets.h"
+#include "model/collectives.h"
 #include "model/units.h"
 #include "trainer/runtime/gloo_wire.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace gcu::calibrate {
@@ -147,6 +150,60 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
   }
 }
 
+// comm_contention from the gamma step (profile_builder.h).
+void add_comm_contention(const GammaState& s, model::Profile& p, std::string& rep, Notes& notes) {
+  if (!(s.comm_s > 0)) {
+    notes.push_back("comm_contention not measured (the state does not give how long the all-reduces ran): 1 assumed");
+    return;
+  }
+  std::vector<double> sizes = s.bucket_bytes;
+  if (sizes.empty())
+    for (const auto& b : model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)))
+      sizes.push_back(double(b.bytes));
+  const CommContentionFit f = comm_contention_while_computing(p.cluster, sizes, s.comm_s, s.overlapped_s);
+  p.cluster.comm_contention = f.factor;
+  rep += "comm contention: " + fmt("%.3f", f.factor) + " (the gamma step's all-reduces " + fmt("%.1f", s.comm_s * 1e3) +
+         " ms beside the backward, " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms as the fits cost them" +
+         (s.comm_alone_s > 0 ? ", " + fmt("%.1f", s.comm_alone_s * 1e3) + " ms measured alone" : std::string()) + ")\n";
+  notes.push_back("comm_contention = " + fmt("%.3f", f.factor) + ": the CPU side of a collective beside backward, from " +
+                  std::to_string(sizes.size()) + " bucket all-reduces that took " + fmt("%.1f", s.comm_s * 1e3) +
+                  " ms beside it against " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms fitted" +
+                  (s.bucket_bytes.empty() ? " (bucket sizes re-planned: the state does not keep them)" : "") +
+                  (f.factor >= kCommContentionMax ? ", capped" : ""));
+}
+
+}  // namespace
+
+CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
+                                                  double comm_beside_s, double backward_beside_s) {
+  CommContentionFit out;
+  if (cluster.world() < 2 || bucket_bytes.empty()) return out;
+  const model::ClusterCost cost(cluster);
+  double fixed = 0, cpu = 0;
+  for (double b : bucket_bytes) {
+    const double l = cost.cost(compress::CollectiveKind::AllReduce, 0).time_s;
+    const double r = cost.cost(compress::CollectiveKind::AllReduce, b).time_s;
+    fixed += l;
+    cpu += std::max(0.0, r - l);
+  }
+  out.predicted_alone_s = fixed + cpu;
+  if (!(comm_beside_s > 0) || !std::isfinite(comm_beside_s) || !(cpu > 0)) return out;
+  // Time the all-reduces would take with all of them beside the backward.
+  double contended = comm_beside_s;
+  if (std::isfinite(backward_beside_s) && backward_beside_s > 0 && comm_beside_s > backward_beside_s) {
+    const double done_beside = out.predicted_alone_s - (comm_beside_s - backward_beside_s);  // work left to the backward
+    if (!(done_beside > 0)) {
+      out.factor = kCommContentionMax;
+      return out;
+    }
+    contended = out.predicted_alone_s * backward_beside_s / done_beside;
+  }
+  out.factor = std::clamp((contended - fixed) / cpu, 1.0, kCommContentionMax);
+  return out;
+}
+
+namespace {
+
 void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std::string& rep, Notes& notes) {
   if (st.gamma) {
     const GammaState& s = *st.gamma;
@@ -164,6 +221,7 @@ void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std
     else if (s.comm_s <= 0)
       notes.push_back("gamma = the whole-backward stretch (the state does not give how long the all-reduces ran)");
     if (g < 1) notes.push_back("gamma measured " + fmt("%.3f", g) + " < 1 (noise): stored as 1");
+    add_comm_contention(s, p, rep, notes);
   } else {
     notes.push_back("gamma not measured: 1.0 assumed");
   }

@@ -29,6 +29,21 @@ struct BuiltProfile {
   std::string report;  // tables and fit errors, for the terminal and docs
 };
 
+// The cluster's comm_contention (model/profile.h) from the gamma step: all-reduces of
+// `bucket_bytes` that took `comm_beside_s` from the start of a backward that then lasted
+// `backward_beside_s`. The model costs each all-reduce r (the cluster's own fit) with a
+// fixed part l (an empty message's cost) at l + f (r - l) beside backward and at r after
+// it; f solves that for the measured time: all of it beside the backward when
+// comm_beside_s <= backward_beside_s, else the backward's part at the rate that leaves the
+// rest for after it. Clamped to [1, kCommContentionMax]; 1 when nothing was measured.
+inline constexpr double kCommContentionMax = 4;
+struct CommContentionFit {
+  double factor = 1;
+  double predicted_alone_s = 0;  // the all-reduces as the cluster's fits cost them
+};
+CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
+                                                  double comm_beside_s, double backward_beside_s);
+
 // Throws FitError when the state lacks the compute step (a profile needs a model).
 BuiltProfile build_profile(const CalibrationState& state, const BuildInfo& info);
 

@@ -90,15 +90,27 @@ ComputeState compute_from_json(const Json& j, const std::string& origin) {
 Json to_json(const GammaState& s) {
   return {{"gamma", s.gamma}, {"alone_s", s.alone_s}, {"overlapped_s", s.overlapped_s},
           {"alone_spread", s.alone_spread}, {"overlapped_spread", s.overlapped_spread},
-          {"buckets", s.buckets}, {"bytes", s.bytes}, {"comm_s", s.comm_s}};
+          {"buckets", s.buckets}, {"bytes", s.bytes}, {"comm_s", s.comm_s}, {"comm_alone_s", s.comm_alone_s},
+          {"bucket_bytes", s.bucket_bytes}};
 }
 
 GammaState gamma_from_json(const Json& j, const std::string& origin) {
   const Obj o(j, "gamma", origin,
-              {"gamma", "alone_s", "overlapped_s", "alone_spread", "overlapped_spread", "buckets", "bytes", "comm_s"});
-  return {o.req<double>("gamma"),        o.req<double>("alone_s"),         o.req<double>("overlapped_s"),
-          o.req<double>("alone_spread"), o.req<double>("overlapped_spread"), o.req<int>("buckets"),
-          o.req<double>("bytes"),        o.has("comm_s") ? o.req<double>("comm_s") : 0.0};
+              {"gamma", "alone_s", "overlapped_s", "alone_spread", "overlapped_spread", "buckets", "bytes", "comm_s",
+               "comm_alone_s", "bucket_bytes"});
+  GammaState s{o.req<double>("gamma"),        o.req<double>("alone_s"),         o.req<double>("overlapped_s"),
+               o.req<double>("alone_spread"), o.req<double>("overlapped_spread"), o.req<int>("buckets"),
+               o.req<double>("bytes"),        o.has("comm_s") ? o.req<double>("comm_s") : 0.0, 0.0, {}};
+  s.comm_alone_s = o.opt<double>("comm_alone_s").value_or(0.0);
+  if (o.has("bucket_bytes")) s.bucket_bytes = o.req<std::vector<double>>("bucket_bytes");
+  for (double b : s.bucket_bytes)
+    if (!std::isfinite(b) || b <= 0)
+      throw StateError(origin + ": 'gamma.bucket_bytes' must hold sizes > 0, got " + std::to_string(b));
+  for (double v : {s.comm_s, s.comm_alone_s})
+    if (!std::isfinite(v) || v < 0)
+      throw StateError(origin + ": 'gamma.comm_s' and 'gamma.comm_alone_s' must be times >= 0, got " +
+                       std::to_string(v));
+  return s;
 }
 
 double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s) {

@@ -73,6 +73,11 @@ struct GammaState {
   // states before 2026-11-26). The profile's gamma is the backward's rate while they run
   // (gamma_while_communicating), not the whole backward's stretch.
   double comm_s = 0;
+  // The same all-reduces alone, back to back after a barrier (median; 0: not measured,
+  // states before 2026-11-27), and each one's bytes (empty: not kept; the profile then
+  // plans the model's buckets again). Both for comm_contention (profile_builder.h).
+  double comm_alone_s = 0;
+  std::vector<double> bucket_bytes;
 };
 
 // The model's gamma: backward advances at 1/gamma while a collective runs and at 1

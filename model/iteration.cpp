@@ -109,6 +109,12 @@ Cluster resolved_cluster(const Profile& p, const Setup& s) {
   if (s.gpus_per_node > 0) c.gpus_per_node = s.gpus_per_node;
   return c;
 }
+// The cluster whose costs are a collective's CPU side (Cluster::comm_contention_reference).
+Cluster reference_cluster(const Cluster& c) {
+  Cluster r = c;
+  if (c.comm_contention_reference) r.inter = *c.comm_contention_reference;
+  return r;
+}
 int resolved_batch(const Profile& p, const Setup& s) {
   if (s.batch_size > 0) return s.batch_size;
   if (p.model.compute.empty())
@@ -121,6 +127,7 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
     : setup_(setup),
       cluster_(resolved_cluster(profile, setup)),
       cost_(cluster_),
+      ref_cost_(reference_cluster(cluster_)),
       compute_(compute_for_batch(profile.model, resolved_batch(profile, setup))) {
   if (profile.model.tensors.empty())
     throw ModelError("profile: model.tensors is empty: the model has no gradients to communicate");
@@ -129,6 +136,8 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
   if (!(cluster_.overlap_contention > 0))
     throw ModelError("cluster.overlap_contention = " + std::to_string(cluster_.overlap_contention) +
                      " must be > 0");
+  if (!(cluster_.comm_contention >= 1) || !std::isfinite(cluster_.comm_contention))
+    throw ModelError("cluster.comm_contention = " + std::to_string(cluster_.comm_contention) + " must be >= 1");
   buckets_ = plan_buckets(profile.model.tensors, BucketOptions::from(profile.ddp));
   plan_ = plan_scheme(setup.scheme, buckets_, cost_.world(), profile.compressors,
                       profile.cluster.allreduce_element_bytes);
@@ -163,18 +172,21 @@ struct Predictor::PhaseRun {
 
  private:
   CollectiveCost call_cost(int ci) const;
+  double net_rate_beside_backward(int ci) const;
   void emit(int b, int seg, Seconds start, Seconds dur) const;
   Seconds seg_work(int b, int seg) const;
   void tally(int b, int seg, Seconds work);
+  bool is_net(int b, int seg) const { return seg >= 1 && seg <= plan.buckets[size_t(b)].n_calls; }
   void closed_form_timeline(Seconds comm_first, Seconds codec_first) const;
 
   const SchemePlan& plan;
   const ClusterCost& cost;
+  const ClusterCost& ref_cost;
   const std::vector<double>& ready_frac;  // per bucket
   const Conditions& cond;
   std::vector<TimelineEvent>* tl;
   Seconds t0;
-  double kf, gamma, cont;
+  double kf, gamma, cont, comm_cont;
   LinkOverride o;
   int B;
   Seconds W;  // backward, after speed-up
@@ -183,11 +195,14 @@ struct Predictor::PhaseRun {
 
 Predictor::PhaseRun::PhaseRun(const Predictor& pred, const Conditions& c, std::vector<TimelineEvent>* timeline,
                               Seconds start_s)
-    : plan(pred.plan_), cost(pred.cost_), ready_frac(pred.bucket_ready_frac_), cond(c), tl(timeline), t0(start_s) {
+    : plan(pred.plan_), cost(pred.cost_), ref_cost(pred.ref_cost_), ready_frac(pred.bucket_ready_frac_), cond(c), tl(timeline), t0(start_s) {
   const double cf = 1.0 / cond.compute_speedup;
   kf = cf / cond.codec_speedup;
   gamma = cond.gamma > 0 ? cond.gamma : pred.cluster_.gamma;
   cont = cond.overlap_contention > 0 ? cond.overlap_contention : pred.cluster_.overlap_contention;
+  comm_cont = cond.comm_contention > 0 ? cond.comm_contention : pred.cluster_.comm_contention;
+  if (!(comm_cont >= 1) || !std::isfinite(comm_cont))
+    throw ModelError("conditions: comm_contention = " + std::to_string(comm_cont) + " must be >= 1");
   if (cond.inter_bandwidth_gbps > 0) o.inter_beta_s_per_byte = beta_s_per_byte_from_gbps(cond.inter_bandwidth_gbps);
   if (cond.intra_bandwidth_gbps > 0) o.intra_beta_s_per_byte = beta_s_per_byte_from_gbps(cond.intra_bandwidth_gbps);
   B = int(plan.buckets.size());
@@ -202,6 +217,22 @@ CollectiveCost Predictor::PhaseRun::call_cost(int ci) const {
   // never less than the call took on the calibration's own link.
   cc.time_s = std::max(cc.time_s + c.added_s, c.floor_s);
   return cc;
+}
+
+// The rate (<= 1) at which call ci advances while backward runs: its CPU side, the part
+// of its cost above the same kind's empty-message cost, takes comm_cont times longer, and
+// the call takes max(its time here, fixed + comm_cont x CPU side). The CPU side is taken
+// on the reference link (the calibration's own; never more than the call's time here, for
+// a what-if link faster than it), so on a link slower than the CPU side the wire hides
+// the contention (profile.h Cluster::comm_contention).
+double Predictor::PhaseRun::net_rate_beside_backward(int ci) const {
+  if (comm_cont <= 1) return 1;
+  const PlannedCall& c = plan.calls[size_t(ci)];
+  const Seconds t = call_cost(ci).time_s;
+  const Seconds fixed = ref_cost.cost(c.kind, 0).time_s;
+  const Seconds ref = std::max(ref_cost.cost(c.kind, c.link_bytes * cond.wire_scale).time_s + c.added_s, c.floor_s);
+  const Seconds contended = fixed + comm_cont * std::max(0.0, std::min(ref, t) - fixed);
+  return t > 0 && contended > t ? t / contended : 1.0;
 }
 
 void Predictor::PhaseRun::emit(int b, int seg, Seconds start, Seconds dur) const {
@@ -290,28 +321,35 @@ void Predictor::PhaseRun::closed_form_timeline(Seconds comm_first, Seconds codec
 
 // Event model (docs/model.md §2.2). w = backward work done (seconds of unslowed backward),
 // t = wall time. Bucket b is ready when w reaches ready_frac[b] * W. The stream runs the
-// chains of ready buckets in order. Rates: a collective slows backward to 1/gamma; an
-// encode/decode kernel and backward share the device, each at 1/cont; alone, rate 1.
+// chains of ready buckets in order. Rates: a collective slows backward to 1/gamma and
+// runs at net_rate_beside_backward itself (1 unless comm_contention > 1); an encode/decode
+// kernel and backward share the device, each at 1/cont; alone, rate 1.
 Predictor::Phase Predictor::PhaseRun::event() {
   int nb = 0;           // next bucket to become ready
   int sb = 0, sseg = 0; // segment on the stream: bucket, index in its chain
   Seconds rem = -1;     // remaining work of that segment (-1 = not started)
   Seconds seg_start = 0, seg_w = 0;
+  double net_rate = 1;  // the stream's collective's rate while backward runs
   Seconds t = 0, w = 0, bwd_end = W > 0 ? -1 : 0;
   for (;;) {
     while (nb < B && ready_frac[size_t(nb)] * W <= w) ++nb;
     const bool bwd = w < W;
     const bool side = sb < nb;
     if (!bwd && !side) break;
+    const bool net = side && is_net(sb, sseg);
     if (side && rem < 0) {
       rem = seg_w = seg_work(sb, sseg);
       seg_start = t;
+      net_rate = net ? net_rate_beside_backward(plan.buckets[size_t(sb)].first_call + sseg - 1) : 1.0;
     }
-    const bool net = side && sseg >= 1 && sseg <= plan.buckets[size_t(sb)].n_calls;
     double rb = 1, rs = 1;
     if (side && bwd) {
-      if (net) rb = 1.0 / gamma;
-      else rb = rs = 1.0 / cont;
+      if (net) {
+        rb = 1.0 / gamma;
+        rs = net_rate;
+      } else {
+        rb = rs = 1.0 / cont;
+      }
     }
     const Seconds target = nb < B ? std::min(ready_frac[size_t(nb)] * W, W) : W;
     const Seconds dt_b = bwd ? (target - w) / rb : kInf;
@@ -319,7 +357,8 @@ Predictor::Phase Predictor::PhaseRun::event() {
     if (dt_s <= dt_b) {
       t += dt_s;
       if (bwd) w = std::min(target, w + rb * dt_s);
-      tally(sb, sseg, seg_w);
+      // A collective counts as long as it ran (stretched beside backward by comm_contention).
+      tally(sb, sseg, is_net(sb, sseg) && net_rate < 1 ? t - seg_start : seg_w);
       emit(sb, sseg, seg_start, t - seg_start);
       rem = -1;
       if (++sseg > plan.buckets[size_t(sb)].n_calls + 1) { ++sb; sseg = 0; }

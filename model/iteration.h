@@ -7,8 +7,9 @@
 //    the first k-1 chains, its contention-aware generalisation closed_form_contention_s.
 //  - Event: per-tensor ready times drive bucket ready times; one communication stream
 //    runs bucket chains in order; backward runs 1/gamma slower while a collective runs
-//    and 1/contention slower while an encode/decode kernel overlaps it (which is slowed
-//    by the same factor).
+//    (and the collective's CPU side comm_contention times slower, where the profile has
+//    one: CPU ranks) and 1/contention slower while an encode/decode kernel overlaps it
+//    (which is slowed by the same factor).
 // Predictor precomputes buckets, scheme plan and ready times once (Setup); predict() /
 // iteration_s() then evaluate under cheap-to-vary Conditions without allocating.
 #pragma once
@@ -63,6 +64,7 @@ struct Conditions {
   double wire_scale = 1;          // every collective's bytes x f
   double gamma = 0;               // 0 = the profile's
   double overlap_contention = 0;  // 0 = the profile's
+  double comm_contention = 0;     // 0 = the profile's (cluster.comm_contention)
 };
 
 struct IterationResult {
@@ -77,7 +79,7 @@ struct IterationResult {
   std::vector<std::string> cost_assumptions;  // exact spec (SchemePlan, codec_cost.h)
   Seconds data_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;  // after speed-up
   Seconds backward_comm_s = 0;   // backward start -> last decode done
-  Seconds comm_s = 0;            // sum of collective times
+  Seconds comm_s = 0;            // sum of collective times (event model: as run, beside backward too)
   Seconds encode_s = 0, decode_s = 0;  // sums
   Seconds exposed_s = 0;         // backward_comm_s - backward_s (not hidden)
   Seconds total_s = 0;           // data + forward + backward_comm + optimizer
@@ -130,6 +132,7 @@ class Predictor {
   Setup setup_;
   Cluster cluster_;
   ClusterCost cost_;
+  ClusterCost ref_cost_;  // the CPU side's costs for comm_contention (profile.h)
   ComputeAt compute_;
   std::vector<Bucket> buckets_;
   SchemePlan plan_;

@@ -65,6 +65,17 @@ struct Cluster {
   std::vector<std::string> algorithms = {"ring", "tree"};
   double gamma = 1.0;               // backward slowdown while communication overlaps it
   double overlap_contention = 1.0;  // slowdown of backward AND codec when they overlap
+  // The CPU side of a collective runs this much slower while backward runs (>= 1; 1 = not
+  // at all, as on a GPU, whose collectives have their own engine). On CPU the two compete
+  // for the cores: Gloo's reduction and copies are CPU work (docs/validation.md, causes 4
+  // and 35). A call of reference time r (what it costs on the reference link, below) with
+  // fixed part l (the same kind's cost of an empty message) takes at least
+  // l + comm_contention x (r - l) beside backward: on a slow link the wire hides it.
+  double comm_contention = 1.0;
+  // The link level whose collective costs are the CPU side's (the calibration's own link).
+  // Absent: the profile's inter level as written (what-if bandwidths do not change it).
+  // gcu validate sets it when it replaces the inter level with a shaped link's fits.
+  std::optional<LinkLevel> comm_contention_reference;
   // Bytes per element an all-reduce of a wire type really moves, where the backend widens
   // it (Gloo in LibTorch 1.13: {"bf16": 4, "i16": 4}); types not listed move their own size.
   std::map<std::string, int> allreduce_element_bytes;

@@ -173,7 +173,8 @@ LinkLevel read_level(const Json& j, const std::string& path) {
 
 Cluster read_cluster(const Json& j, const std::string& path) {
   Fields f(j, path,
-           {"nodes", "gpus_per_node", "levels", "algorithms", "gamma", "overlap_contention", "allreduce_element_bytes"});
+           {"nodes", "gpus_per_node", "levels", "algorithms", "gamma", "overlap_contention", "comm_contention",
+            "comm_contention_reference", "allreduce_element_bytes"});
   Cluster c;
   c.nodes = static_cast<int>(integer(f.req("nodes", "an integer >= 1"), f.at("nodes")));
   c.gpus_per_node = static_cast<int>(integer(f.req("gpus_per_node", "an integer >= 1"), f.at("gpus_per_node")));
@@ -190,6 +191,9 @@ Cluster read_cluster(const Json& j, const std::string& path) {
   }
   opt_number(f, "gamma", c.gamma);
   opt_number(f, "overlap_contention", c.overlap_contention);
+  opt_number(f, "comm_contention", c.comm_contention);
+  if (auto v = f.opt("comm_contention_reference"))
+    c.comm_contention_reference = read_level(*v, f.at("comm_contention_reference"));
   if (auto v = f.opt("allreduce_element_bytes")) {
     if (!v->is_object()) fail(f.at("allreduce_element_bytes"), "an object of wire type -> bytes", describe(*v));
     for (auto it = v->begin(); it != v->end(); ++it)

@@ -62,6 +62,9 @@ Json cluster_to_json(const Cluster& c) {
   o["algorithms"] = c.algorithms;
   o["gamma"] = c.gamma;
   o["overlap_contention"] = c.overlap_contention;
+  // Written only when set, so that GPU and older profiles read and write as before.
+  if (c.comm_contention != 1.0) o["comm_contention"] = c.comm_contention;
+  if (c.comm_contention_reference) o["comm_contention_reference"] = level_to_json(*c.comm_contention_reference);
   if (!c.allreduce_element_bytes.empty()) o["allreduce_element_bytes"] = c.allreduce_element_bytes;
   return o;
 }

@@ -109,6 +109,12 @@ void check_cluster(const Cluster& c) {
   require(std::isfinite(c.overlap_contention) && c.overlap_contention >= 1 && c.overlap_contention <= kMaxFactor,
           "/cluster/overlap_contention",
           "a number >= 1 (slowdown when compression overlaps backward)", c.overlap_contention);
+  require(std::isfinite(c.comm_contention) && c.comm_contention >= 1 && c.comm_contention <= kMaxFactor,
+          "/cluster/comm_contention", "a number >= 1 (slowdown of a collective's CPU side beside backward)",
+          c.comm_contention);
+  if (c.comm_contention_reference)
+    check_level(*c.comm_contention_reference, "/cluster/comm_contention_reference", true,
+                "the reference link of comm_contention");
   for (const auto& [type, bytes] : c.allreduce_element_bytes) {
     const std::string path = util::pointer_child("/cluster/allreduce_element_bytes", type);
     int64_t nominal = 0;

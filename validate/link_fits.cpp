@@ -121,6 +121,8 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
     out.collectives[key] = ranges;
   }
   model::Profile p = base;
+  // A collective's CPU side stays what the calibration's own link measured (comm_contention).
+  if (!p.cluster.comm_contention_reference) p.cluster.comm_contention_reference = base.cluster.inter;
   p.cluster.inter = out;
   p.cluster.intra = out;
   return p;

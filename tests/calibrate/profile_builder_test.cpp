@@ -249,5 +249,56 @@ TEST(ProfileBuilder, GammaIsTheRateWhileTheAllReducesRan) {
   for (const auto& a : b.profile.provenance.assumptions) noted |= a.find("while the all-reduces ran") != std::string::npos;
   EXPECT_TRUE(noted);
 }
+
+// comm_contention_while_computing (profile_builder.h) on a hand-made 2-rank ring: an
+// all-reduce of n bytes costs 2 alpha + n beta, fixed part 2 alpha = 100 us, beta 1 ns/B.
+TEST(CommContention, SolvesTheCpuSideSlowdownFromTheGammaStep) {
+  model::Cluster c;
+  c.nodes = 2;
+  c.gpus_per_node = 1;
+  c.inter = {8.0, 50e-6, {}};
+  c.intra = c.inter;
+  c.algorithms = {"ring"};
+  const std::vector<double> sizes = {1e6, 3e6};  // fixed 200 us, CPU side 4 ms, alone 4.2 ms
+  CommContentionFit f = comm_contention_while_computing(c, sizes, 8.2e-3, 0.020);
+  EXPECT_NEAR(f.predicted_alone_s, 4.2e-3, 1e-12);
+  EXPECT_NEAR(f.factor, 2.0, 1e-9);  // all beside the backward: 0.2 ms + 2 x 4 ms
+  // Past the backward's end (5 ms) the rest ran at full speed: 3 ms of work beside it in
+  // 5 ms, i.e. 7 ms for all of it, (7 - 0.2) / 4 = 1.7.
+  f = comm_contention_while_computing(c, sizes, 6.2e-3, 5e-3);
+  EXPECT_NEAR(f.factor, 1.7, 1e-9);
+  EXPECT_EQ(comm_contention_while_computing(c, sizes, 3e-3, 0.02).factor, 1.0);   // faster than fitted: 1
+  EXPECT_EQ(comm_contention_while_computing(c, sizes, 1.0, 2.0).factor, kCommContentionMax);
+  EXPECT_EQ(comm_contention_while_computing(c, sizes, 0.02, 5e-3).factor, kCommContentionMax);  // no work left
+  EXPECT_EQ(comm_contention_while_computing(c, sizes, 0, 0.02).factor, 1.0);
+  EXPECT_EQ(comm_contention_while_computing(c, sizes, std::nan(""), 0.02).factor, 1.0);
+  EXPECT_EQ(comm_contention_while_computing(c, {}, 8.2e-3, 0.02).factor, 1.0);
+  c.nodes = 1;  // one rank: no collective
+  c.gpus_per_node = 1;
+  EXPECT_EQ(comm_contention_while_computing(c, sizes, 8.2e-3, 0.02).factor, 1.0);
+}
+
+TEST(CommContention, TheProfileCarriesItWithANoteAndOlderStatesGetOne) {
+  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
+  CalibrationState st = synthetic_state();  // all-reduce 100 us + 1 ns per byte
+  st.gamma = GammaState{1.25, 0.002, 0.010, 0, 0, 1, 4e6, 6.1e-3, 4.3e-3, {4e6}};
+  const BuiltProfile b = build_profile(st, info);
+  EXPECT_NEAR(b.profile.cluster.comm_contention, (6.1e-3 - 100e-6) / 4e-3, 0.02);
+  EXPECT_FALSE(b.profile.cluster.comm_contention_reference.has_value());
+  auto noted = [](const model::Profile& p, const std::string& what) {
+    for (const auto& a : p.provenance.assumptions)
+      if (a.find(what) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(noted(b.profile, "comm_contention = 1."));
+  EXPECT_NE(b.report.find("4.3 ms measured alone"), std::string::npos) << b.report;
+  st.gamma->comm_s = 0;  // a state before cause 34: not measured
+  const BuiltProfile old = build_profile(st, info);
+  EXPECT_EQ(old.profile.cluster.comm_contention, 1.0);
+  EXPECT_TRUE(noted(old.profile, "comm_contention not measured"));
+  st.gamma->comm_s = 6.1e-3;  // sizes not kept: the model's buckets are planned again
+  st.gamma->bucket_bytes.clear();
+  EXPECT_TRUE(noted(build_profile(st, info).profile, "re-planned"));
+}
 }  // namespace
 }  // namespace gcu::calibrate

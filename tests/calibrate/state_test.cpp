@@ -360,5 +360,24 @@ TEST(GammaWhileCommunicating, TheStateKeepsTheDurationAndOlderStatesReadWithout)
   EXPECT_EQ(state_from_json(j, "x.json").gamma->comm_s, 0.0);
 }
 
+// The all-reduces alone and their sizes (comm_contention): kept, optional, checked.
+TEST(GammaState, KeepsTheAllReducesAloneAndTheirSizes) {
+  CalibrationState s;
+  s.gamma = GammaState{1.25, 0.2, 0.25, 0.1, 0.1, 2, 3e7, 0.1, 0.06, {1e7, 2e7}};
+  Json j = to_json(s);
+  const GammaState back = *state_from_json(j, "x.json").gamma;
+  EXPECT_DOUBLE_EQ(back.comm_alone_s, 0.06);
+  EXPECT_EQ(back.bucket_bytes, (std::vector<double>{1e7, 2e7}));
+  j["gamma"].erase("comm_alone_s");
+  j["gamma"].erase("bucket_bytes");
+  EXPECT_EQ(state_from_json(j, "x.json").gamma->comm_alone_s, 0.0);
+  EXPECT_TRUE(state_from_json(j, "x.json").gamma->bucket_bytes.empty());
+  j["gamma"]["bucket_bytes"] = {1e7, -5};
+  EXPECT_THROW(state_from_json(j, "x.json"), StateError);
+  j["gamma"]["bucket_bytes"] = {1e7};
+  j["gamma"]["comm_alone_s"] = -1;
+  EXPECT_THROW(state_from_json(j, "x.json"), StateError);
+}
+
 }  // namespace
 }  // namespace gcu::calibrate

@@ -238,6 +238,72 @@ TEST(Iteration, EventEqualsContentionClosedFormWhenStreamNeverStarves) {
   }
 }
 
+// comm_contention (profile.h Cluster): the CPU side of a collective, its cost above an
+// empty message's (here 2(p-1) alpha = 3e-5 s per bucket), runs that much slower while
+// backward runs, and at full speed after it.
+TEST(Iteration, CommContentionStretchesCollectivesOnlyBesideBackward) {
+  Profile p = four_buckets();
+  const double fixed = 3e-5, cpu = kC - fixed;
+  const double plain = Predictor(p, with("none", IterationModel::Event)).predict().backward_comm_s;
+  p.cluster.comm_contention = 2;
+  const IterationResult r = Predictor(p, with("none", IterationModel::Event)).predict();
+  // Bucket 0 (ready at 5 ms) runs wholly beside backward: fixed + 2 cpu. Bucket 1 starts
+  // at its end, advances at kC / (fixed + 2 cpu) until backward ends at 20 ms, then at 1;
+  // buckets 2 and 3 run after backward.
+  const double contended = fixed + 2 * cpu, t1 = 0.005 + contended;
+  const double left = kC - (0.020 - t1) * kC / contended;
+  EXPECT_NEAR(r.backward_comm_s, 0.020 + left + 2 * kC, 1e-12);
+  EXPECT_GT(r.backward_comm_s, plain);
+  // comm_s is what the collectives took, stretched: not 4 kC.
+  EXPECT_NEAR(r.comm_s, contended + (0.020 - t1) + left + 2 * kC, 1e-12);
+  // The same through Conditions, and 1 there restores the plain model.
+  Profile q = four_buckets();
+  Conditions c;
+  c.comm_contention = 2;
+  EXPECT_NEAR(Predictor(q, with("none", IterationModel::Event)).predict(c).backward_comm_s, r.backward_comm_s, 1e-15);
+  c.comm_contention = 1;
+  EXPECT_EQ(Predictor(p, with("none", IterationModel::Event)).predict(c).backward_comm_s, plain);
+  c.comm_contention = 0.5;
+  EXPECT_THROW(Predictor(p, with("none", IterationModel::Event)).predict(c), ModelError);
+  // After backward nothing overlaps: unchanged.
+  const auto after = with("none", IterationModel::Event, CompressionMode::AfterBackward);
+  EXPECT_EQ(Predictor(p, after).predict().total_s, Predictor(four_buckets(), after).predict().total_s);
+  // The published closed form has no such term.
+  EXPECT_EQ(Predictor(p, with("none", IterationModel::ClosedForm)).predict().total_s,
+            Predictor(four_buckets(), with("none", IterationModel::ClosedForm)).predict().total_s);
+  p.cluster.comm_contention = 0.9;
+  EXPECT_THROW(Predictor(p, with("none", IterationModel::Event)), ModelError);
+}
+
+// On a link whose wire time exceeds the contended CPU side, the wire hides it: the CPU side
+// is the reference link's (the calibration's own), not the slow link's.
+TEST(Iteration, CommContentionIsHiddenByASlowLink) {
+  Profile p = tiny_profile(4, 8000000, 4, 1);  // 4 nodes x 1 GPU: the inter level (10 Gbps)
+  const Profile plain = p;
+  p.cluster.comm_contention = 2;
+  const auto ev = with("none", IterationModel::Event);
+  // No reference: the inter level itself is the CPU side, so the stretch applies.
+  EXPECT_GT(Predictor(p, ev).predict().backward_comm_s, Predictor(plain, ev).predict().backward_comm_s);
+  // A 100 Gbps reference (CPU side 3.84e-3 + ...): 2x it is below the 10 Gbps wire's 38.7 ms.
+  p.cluster.comm_contention_reference = LinkLevel{100.0, 5e-6, {}};
+  EXPECT_EQ(Predictor(p, ev).predict().backward_comm_s, Predictor(plain, ev).predict().backward_comm_s);
+  // A what-if bandwidth below the reference leaves it hidden too; one above it stretches
+  // the call's own (smaller) CPU side, never the reference's.
+  p.cluster.comm_contention_reference.reset();
+  Conditions slow;
+  slow.inter_bandwidth_gbps = 1;
+  EXPECT_EQ(Predictor(p, ev).predict(slow).backward_comm_s, Predictor(plain, ev).predict(slow).backward_comm_s);
+  Conditions fast;
+  fast.inter_bandwidth_gbps = 100;
+  const double stretched = Predictor(p, ev).predict(fast).backward_comm_s;
+  EXPECT_GT(stretched, Predictor(plain, ev).predict(fast).backward_comm_s);
+  Profile twice = plain;  // every call 2x its own CPU side: an upper bound
+  twice.cluster.gamma = 1;
+  Conditions fast2 = fast;
+  fast2.inter_bandwidth_gbps = 50;
+  EXPECT_LE(stretched, Predictor(twice, ev).predict(fast2).backward_comm_s + 1e-12);
+}
+
 TEST(Iteration, SpeedupsAndWireScale) {
   const Profile p = four_buckets();
   Predictor pred(p, with("none", IterationModel::Event));

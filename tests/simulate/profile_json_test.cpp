@@ -133,6 +133,35 @@ TEST(ProfileJson, AllreduceElementBytesRoundTripAndAreChecked) {
   EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes");
 }
 
+// comm_contention and its reference link (profile.h Cluster): optional, written only when
+// set, round-trip, and a bad value names its field.
+TEST(ProfileJson, CommContentionRoundTripsAndIsChecked) {
+  Json j = tiny_profile_json();
+  const Json plain = profile_to_json(profile_from_json(j))["cluster"];
+  EXPECT_FALSE(plain.contains("comm_contention"));
+  EXPECT_FALSE(plain.contains("comm_contention_reference"));
+  EXPECT_EQ(profile_from_json(j).cluster.comm_contention, 1.0);
+  j["cluster"]["comm_contention"] = 1.9;
+  j["cluster"]["comm_contention_reference"] = {{"bandwidth_gbps", 9.5}, {"alpha_s", 3e-5}};
+  const Profile a = profile_from_json(j);
+  EXPECT_EQ(a.cluster.comm_contention, 1.9);
+  ASSERT_TRUE(a.cluster.comm_contention_reference.has_value());
+  EXPECT_EQ(a.cluster.comm_contention_reference->bandwidth_gbps, 9.5);
+  const Json back = profile_to_json(a)["cluster"];
+  EXPECT_EQ(back["comm_contention"], 1.9);
+  EXPECT_EQ(back["comm_contention_reference"]["bandwidth_gbps"], 9.5);
+  EXPECT_EQ(profile_from_json(profile_to_json(a)).cluster.comm_contention_reference->alpha_s, 3e-5);
+  for (const Json bad : {Json(0.5), Json("two"), Json(1e300)}) {
+    j["cluster"]["comm_contention"] = bad;
+    EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention") << bad.dump();
+  }
+  j["cluster"]["comm_contention"] = 2;
+  j["cluster"]["comm_contention_reference"] = {{"bandwidth_gbps", -1}, {"alpha_s", 0}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention_reference/bandwidth_gbps");
+  j["cluster"]["comm_contention_reference"] = {{"bandwidth_gbps", 10}, {"alpha_s", -1}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention_reference/alpha_s");
+}
+
 // The collective floors (profile.h CollectiveFloor: a low-precision all-reduce's, the
 // free-running all-gathers'): optional, round-trip, and every broken form names its field.
 TEST(ProfileJson, CollectiveFloorsRoundTripAndAreChecked) {

@@ -133,6 +133,20 @@ TEST(LinkFits, AllReducesBelowOneMiBFollowTheSweepsOwnPoints) {
                 0.5 * (t256_high + t512), 1e-9);
 }
 
+// The shaped link replaces the profile's levels; a collective's CPU side (comm_contention)
+// stays the calibration link's, kept as the reference, and a reference already set stays.
+TEST(LinkFits, TheCalibrationLinkStaysTheCommContentionReference) {
+  const model::Profile base = base_profile();
+  const model::Profile p = profile_for_link(base, link_state(), 1.0);
+  ASSERT_TRUE(p.cluster.comm_contention_reference.has_value());
+  EXPECT_EQ(p.cluster.comm_contention_reference->bandwidth_gbps, base.cluster.inter.bandwidth_gbps);
+  EXPECT_EQ(p.cluster.comm_contention_reference->collectives.size(), base.cluster.inter.collectives.size());
+  EXPECT_NE(p.cluster.inter.bandwidth_gbps, base.cluster.inter.bandwidth_gbps);
+  model::Profile again = base;
+  again.cluster.comm_contention_reference = model::LinkLevel{42.0, 1e-5, {}};
+  EXPECT_EQ(profile_for_link(again, link_state(), 1.0).cluster.comm_contention_reference->bandwidth_gbps, 42.0);
+}
+
 TEST(LinkFits, AStateWithoutASweepOrRateIsAClearError) {
   calibrate::CalibrationState empty;
   EXPECT_THROW(profile_for_link(base_profile(), empty, 1.0), ValidateError);
