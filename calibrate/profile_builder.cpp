@@ -152,27 +152,35 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
 
 // comm_contention from the gamma step (profile_builder.h).
 void add_comm_contention(const GammaState& s, model::Profile& p, std::string& rep, Notes& notes) {
-  if (!(s.comm_s > 0)) {
+  const std::optional<CommContentionFit> fit = comm_contention_from_gamma(s, p);
+  if (!fit) {
     notes.push_back("comm_contention not measured (the state does not give how long the all-reduces ran): 1 assumed");
     return;
   }
-  std::vector<double> sizes = s.bucket_bytes;
-  if (sizes.empty())
-    for (const auto& b : model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)))
-      sizes.push_back(double(b.bytes));
-  const CommContentionFit f = comm_contention_while_computing(p.cluster, sizes, s.comm_s, s.overlapped_s);
+  const CommContentionFit& f = *fit;
+  const size_t buckets = s.bucket_bytes.empty() ? model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)).size()
+                                                : s.bucket_bytes.size();
   p.cluster.comm_contention = f.factor;
   rep += "comm contention: " + fmt("%.3f", f.factor) + " (the gamma step's all-reduces " + fmt("%.1f", s.comm_s * 1e3) +
          " ms beside the backward, " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms as the fits cost them" +
          (s.comm_alone_s > 0 ? ", " + fmt("%.1f", s.comm_alone_s * 1e3) + " ms measured alone" : std::string()) + ")\n";
   notes.push_back("comm_contention = " + fmt("%.3f", f.factor) + ": the CPU side of a collective beside backward, from " +
-                  std::to_string(sizes.size()) + " bucket all-reduces that took " + fmt("%.1f", s.comm_s * 1e3) +
+                  std::to_string(buckets) + " bucket all-reduces that took " + fmt("%.1f", s.comm_s * 1e3) +
                   " ms beside it against " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms fitted" +
                   (s.bucket_bytes.empty() ? " (bucket sizes re-planned: the state does not keep them)" : "") +
                   (f.factor >= kCommContentionMax ? ", capped" : ""));
 }
 
 }  // namespace
+
+std::optional<CommContentionFit> comm_contention_from_gamma(const GammaState& s, const model::Profile& p) {
+  if (!(s.comm_s > 0)) return std::nullopt;
+  std::vector<double> sizes = s.bucket_bytes;
+  if (sizes.empty())
+    for (const auto& b : model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)))
+      sizes.push_back(double(b.bytes));
+  return comm_contention_while_computing(p.cluster, sizes, s.comm_s, s.overlapped_s);
+}
 
 CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
                                                   double comm_beside_s, double backward_beside_s) {

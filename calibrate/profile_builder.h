@@ -9,6 +9,7 @@
 #include "model/profile.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,10 @@ struct CommContentionFit {
 };
 CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
                                                   double comm_beside_s, double backward_beside_s);
+// The same for a profile from its gamma step: the step's bucket sizes (or the profile's
+// buckets planned again when the state did not keep them) against the profile's cluster.
+// nullopt when the state does not give how long the all-reduces ran (comm_s = 0).
+std::optional<CommContentionFit> comm_contention_from_gamma(const GammaState& gamma, const model::Profile& profile);
 
 // Throws FitError when the state lacks the compute step (a profile needs a model).
 BuiltProfile build_profile(const CalibrationState& state, const BuildInfo& info);

@@ -12,6 +12,9 @@
 #     GCU        the gcu binary (default: build/cli/gcu)
 #   REPREDICT_CALIBRATE_ARGS  extra `gcu calibrate` arguments (split on spaces)
 #   REPREDICT_VALIDATE_ARGS   extra `gcu validate` arguments (e.g. --predict-rate link-fits)
+#   REPREDICT_PROFILE_JQ      a jq filter applied to the re-fitted profile before predicting, for
+#                             ablations (e.g. 'del(.cluster.comm_contention)': the model without
+#                             cause 35's factor); the edited profile is OUT_DIR/profile.json
 # Writes OUT_DIR/{profile.json, profile.json.state.json, validate.{json,csv,txt}, *.log};
 # prints the validate summary line. Needs jq; starts the recording's number of ranks on
 # this machine (Gloo on loopback).
@@ -68,6 +71,11 @@ read -r -a extra <<< "${REPREDICT_CALIBRATE_ARGS:-}"
 OPENBLAS_NUM_THREADS=1 "$GCU" launch -n "$world" -- "$GCU" calibrate "${cal[@]}" "${extra[@]}" \
   -o "$OUT/profile.json" --state "$OUT/profile.json.state.json" --resume > "$OUT/calibrate.log" 2>&1 \
   || { tail -20 "$OUT/calibrate.log" >&2; die "re-fitting the profile failed (log: $OUT/calibrate.log)"; }
+if [ -n "${REPREDICT_PROFILE_JQ:-}" ]; then
+  jq -e "$REPREDICT_PROFILE_JQ" "$OUT/profile.json" > "$OUT/profile.edited.json" \
+    || die "REPREDICT_PROFILE_JQ: jq failed on $OUT/profile.json"
+  mv "$OUT/profile.edited.json" "$OUT/profile.json"
+fi
 read -r -a vextra <<< "${REPREDICT_VALIDATE_ARGS:-}"
 vrc=0
 "$GCU" validate "${grid[@]}" "${vextra[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \

@@ -114,6 +114,12 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
     } catch (const std::exception&) {
       continue;  // a draw the fit cannot take: the cells get fewer draws
     }
+    // comm_contention solved again against the redrawn fits, as calibrate solved it
+    // against the measured ones: the gamma step's all-reduces take C beside the backward in
+    // every draw (the factor is what the fits leave of C). A profile without the factor
+    // (set to 1 by hand, or calibrated before it) keeps 1.
+    if (base_state.gamma && base.cluster.comm_contention != 1.0)
+      if (const auto f = calibrate::comm_contention_from_gamma(*base_state.gamma, p)) p.cluster.comm_contention = f->factor;
     // Each link's own sweep redrawn once per draw (its rate kept), shared by its cells.
     std::vector<std::optional<model::Profile>> link_profiles(link_states.size());
     for (size_t l = 0; l < link_states.size(); ++l) {

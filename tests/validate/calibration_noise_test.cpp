@@ -5,6 +5,7 @@
 
 #include "calibrate/collective_fit.h"
 #include "calibrate/profile_builder.h"
+#include "model/buckets.h"
 #include "simulate/profile_file.h"
 #include "validate/predict.h"
 
@@ -150,6 +151,41 @@ TEST(CalibrationNoise, AFloorBoundCellCarriesTheFloorsNoise) {
   EXPECT_LT(exact[0].p90_s - exact[0].p10_s, 2e-3);
   EXPECT_GT(noisy[0].p90_s - noisy[0].p10_s, 6e-3);   // 2 x 1.28 x 5 ms = 12.8 ms expected
   EXPECT_LT(noisy[0].p90_s - noisy[0].p10_s, 25e-3);
+}
+
+// comm_contention is solved again in every draw against the redrawn fits (calibrate's
+// gamma step measured C, not the factor): a model whose all-reduces all run beside the
+// backward, slowing it (gamma 2), then predicts C in every draw, so its total does not move;
+// with the factor kept as it was, the redrawn sweeps move it.
+TEST(CalibrationNoise, CommContentionIsSolvedAgainInEveryDraw) {
+  auto st = noisy_state(0.3, 20);
+  model::Profile p = profile_from(st);
+  p.model.tensors = {{"a", {1000000}}, {"b", {1000000}}, {"c", {1000000}}, {"d", {1000000}}};
+  p.model.parameters = p.model.numel();
+  p.model.compute = {{32, 0.01, 0.1, 0.002, 0.0, {0, 0, 0, 0}}};  // every gradient ready at once
+  p.compressors.clear();
+  p.cluster.gamma = 2;
+  std::vector<double> sizes;
+  for (const auto& b : model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)))
+    sizes.push_back(double(b.bytes));
+  ASSERT_GE(sizes.size(), 2u);
+  st.gamma = calibrate::GammaState{1.3, 0.1, 0.13, 0, 0, int(sizes.size()), 16e6, 0.06, 0.03, sizes};
+  const auto f = calibrate::comm_contention_from_gamma(*st.gamma, p);
+  ASSERT_TRUE(f.has_value());
+  ASSERT_GT(f->factor, 1.2);
+  ASSERT_LT(f->factor, calibrate::kCommContentionMax);
+  p.cluster.comm_contention = f->factor;
+  const std::vector<CellInputs> cells = {{cell("none"), 0, -1}};
+  const double point = at(CellPredictor(p, cells[0].cell).predict(0), Component::Total);
+  EXPECT_NEAR(point, 0.01 + 0.1 + 0.06 * (1 - 1 / 2.0) + 0.002, 1e-9);  // forward + W + C (1 - 1/gamma) + optimizer
+  const auto solved = calibration_noise(p, st, {}, cells);
+  ASSERT_EQ(solved[0].draws, kCalibrationNoiseDraws);
+  EXPECT_NEAR(solved[0].p10_s, point, 1e-9);
+  EXPECT_NEAR(solved[0].p90_s, point, 1e-9);
+  auto kept = st;
+  kept.gamma.reset();
+  const auto fixed = calibration_noise(p, kept, {}, cells);
+  EXPECT_GT(fixed[0].p90_s - fixed[0].p10_s, 1e-4);
 }
 
 TEST(CalibrationNoise, RefusesAProfileNotBuiltFromTheStateAndAStateWithoutASweep) {
