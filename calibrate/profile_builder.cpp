@@ -173,6 +173,16 @@ void add_comm_contention(const GammaState& s, model::Profile& p, std::string& re
 
 }  // namespace
 
+double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s) {
+  if (!(alone_s > 0) || !std::isfinite(overlapped_s)) return 1;
+  const double stretch = overlapped_s / alone_s;
+  if (!(comm_s > 0) || !std::isfinite(comm_s) || comm_s >= overlapped_s) return std::max(1.0, stretch);
+  const double delay = overlapped_s - alone_s;
+  if (delay <= 0) return 1;
+  if (delay >= comm_s) return kGammaRateMax;
+  return std::clamp(comm_s / (comm_s - delay), 1.0, kGammaRateMax);
+}
+
 std::optional<CommContentionFit> comm_contention_from_gamma(const GammaState& s, const model::Profile& p) {
   if (!(s.comm_s > 0)) return std::nullopt;
   std::vector<double> sizes = s.bucket_bytes;

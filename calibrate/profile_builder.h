@@ -30,6 +30,17 @@ struct BuiltProfile {
   std::string report;  // tables and fit errors, for the terminal and docs
 };
 
+// The model's gamma: backward advances at 1/gamma while a collective runs and at 1
+// otherwise (docs/model.md §2.2), so a backward of W seconds alone that took B with
+// collectives running for its first C seconds gives W = C / gamma + (B - C):
+//   gamma = C / (C - (B - W))   when C < B, and B / W when C >= B or C is unknown (0).
+// Until 2026-11-26 the profile took B / W always, which reads a stretch spread over the
+// whole backward as a slowdown during C (docs/validation.md, cause 34). When the stretch
+// B - W is at least C (more delay than the collectives' own time) the rate model cannot
+// explain it; gamma is then kGammaRateMax. Never below 1.
+inline constexpr double kGammaRateMax = 4;
+double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s);
+
 // The cluster's comm_contention (model/profile.h) from the gamma step: all-reduces of
 // `bucket_bytes` that took `comm_beside_s` from the start of a backward that then lasted
 // `backward_beside_s`. The model costs each all-reduce r (the cluster's own fit) with a

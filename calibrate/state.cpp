@@ -113,16 +113,6 @@ GammaState gamma_from_json(const Json& j, const std::string& origin) {
   return s;
 }
 
-double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s) {
-  if (!(alone_s > 0) || !std::isfinite(overlapped_s)) return 1;
-  const double stretch = overlapped_s / alone_s;
-  if (!(comm_s > 0) || !std::isfinite(comm_s) || comm_s >= overlapped_s) return std::max(1.0, stretch);
-  const double delay = overlapped_s - alone_s;
-  if (delay <= 0) return 1;
-  if (delay >= comm_s) return kGammaRateMax;
-  return std::clamp(comm_s / (comm_s - delay), 1.0, kGammaRateMax);
-}
-
 Json to_json(const ContentionState& s) {
   return {{"scheme", s.scheme}, {"factor", s.factor}, {"backward_slowdown", s.backward_slowdown},
           {"codec_slowdown", s.codec_slowdown}, {"codec_alone_s", s.codec_alone_s},

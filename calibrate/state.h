@@ -71,7 +71,7 @@ struct GammaState {
   double bytes = 0;                // all-reduced per backward
   // Median time the all-reduces took beside the backward, from its start (0: not measured,
   // states before 2026-11-26). The profile's gamma is the backward's rate while they run
-  // (gamma_while_communicating), not the whole backward's stretch.
+  // (profile_builder.h gamma_while_communicating), not the whole backward's stretch.
   double comm_s = 0;
   // The same all-reduces alone, back to back after a barrier (median; 0: not measured,
   // states before 2026-11-27), and each one's bytes (empty: not kept; the profile then
@@ -79,17 +79,6 @@ struct GammaState {
   double comm_alone_s = 0;
   std::vector<double> bucket_bytes;
 };
-
-// The model's gamma: backward advances at 1/gamma while a collective runs and at 1
-// otherwise (docs/model.md §2.2), so a backward of W seconds alone that took B with
-// collectives running for its first C seconds gives W = C / gamma + (B - C):
-//   gamma = C / (C - (B - W))   when C < B, and B / W when C >= B or C is unknown (0).
-// Until 2026-11-26 the profile took B / W always, which reads a stretch spread over the
-// whole backward as a slowdown during C (docs/validation.md, cause 34). When the stretch
-// B - W is at least C (more delay than the collectives' own time) the rate model cannot
-// explain it; gamma is then kGammaRateMax. Never below 1.
-inline constexpr double kGammaRateMax = 4;
-double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s);
 
 // The raw sweeps (build_profile fits them with meta.fit_statistic).
 struct CollectivesState {

@@ -250,6 +250,23 @@ TEST(ProfileBuilder, GammaIsTheRateWhileTheAllReducesRan) {
   EXPECT_TRUE(noted);
 }
 
+// profile_builder.h gamma_while_communicating: the backward's rate while the all-reduces ran.
+TEST(GammaWhileCommunicating, TheRateDuringTheCollectivesNotTheWholeStretch) {
+  // 200 ms alone, 250 with all-reduces that ran its first 100 ms: 100 / gamma + 150 = 200.
+  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.1), 2.0, 1e-12);
+  // Collectives over the whole backward (or longer): the stretch is the rate.
+  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.25), 1.25, 1e-12);
+  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.4), 1.25, 1e-12);
+  // Unknown duration (states before 2026-11-26): the stretch, as before.
+  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0), 1.25, 1e-12);
+  // More delay than the collectives' own time: the rate model cannot explain it; capped.
+  EXPECT_EQ(gamma_while_communicating(0.2, 0.32, 0.1), kGammaRateMax);
+  // Faster with collectives (noise) or nonsense: 1.
+  EXPECT_EQ(gamma_while_communicating(0.2, 0.19, 0.1), 1.0);
+  EXPECT_EQ(gamma_while_communicating(0, 0.19, 0.1), 1.0);
+  EXPECT_EQ(gamma_while_communicating(0.2, std::nan(""), 0.1), 1.0);
+}
+
 // comm_contention_while_computing (profile_builder.h) on a hand-made 2-rank ring: an
 // all-reduce of n bytes costs 2 alpha + n beta, fixed part 2 alpha = 100 us, beta 1 ns/B.
 TEST(CommContention, SolvesTheCpuSideSlowdownFromTheGammaStep) {
