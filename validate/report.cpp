@@ -63,6 +63,9 @@ std::string format_table(const Report& r) {
   if (r.calibration_age_s)
     o << "profile calibrated " << r.profile_date << ", " << num(*r.calibration_age_s / 60, "%.0f")
       << " min before the grid started (" << r.grid_started << ")\n";
+  o << "contention (profile): gamma " << num(r.gamma, "%.3f") << " (backward's rate while a collective runs), "
+    << "comm_contention " << num(r.comm_contention, "%.3f") << " (a collective's CPU side beside backward), "
+    << "overlap_contention " << num(r.overlap_contention, "%.3f") << " (codec beside backward)\n";
   o << "links (requested -> measured all-reduce rate; all-gather's):";
   for (const auto& l : r.links)
     o << "  " << l.link.name << " x" << l.ranks << " -> "
@@ -198,7 +201,9 @@ std::string format_json(const Report& r) {
   j["command"] = o.command_line;
   j["date"] = util::iso_utc_now();
   j["profile"] = {{"file", r.profile_path}, {"model", r.profile_model},
-                  {"calibrated", r.profile_date.empty() ? json(nullptr) : json(r.profile_date)}};
+                  {"calibrated", r.profile_date.empty() ? json(nullptr) : json(r.profile_date)},
+                  {"gamma", r.gamma}, {"overlap_contention", r.overlap_contention},
+                  {"comm_contention", r.comm_contention}};
   j["grid_started"] = r.grid_started.empty() ? json(nullptr) : json(r.grid_started);
   j["calibration_age_s"] = r.calibration_age_s ? json(*r.calibration_age_s) : json(nullptr);
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};

@@ -438,6 +438,9 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
     res[i].ok = true;
   }
   rep.profile_date = lp.profile.provenance.date;
+  rep.gamma = lp.profile.cluster.gamma;
+  rep.overlap_contention = lp.profile.cluster.overlap_contention;
+  rep.comm_contention = lp.profile.cluster.comm_contention;
   if (!o.reuse) {
     const std::time_t start = std::time(nullptr);
     rep.grid_started = util::iso_utc(start);

@@ -150,6 +150,8 @@ struct Report {
   std::string testbed_note;
   std::string profile_path, profile_model;
   std::string profile_date;                 // the profile's provenance.date, as given
+  // The profile's contention factors (model/profile.h Cluster), what the overlap cells used.
+  double gamma = 1, overlap_contention = 1, comm_contention = 1;
   std::string grid_started;                 // ISO 8601 UTC; empty with --reuse (nothing run)
   std::optional<double> calibration_age_s;  // grid start - profile date, when both are known
   std::vector<LinkRate> links;

@@ -51,12 +51,17 @@ TEST(Report, JsonSchemaAndCsv) {
   Report r;
   r.testbed = "loopback";
   r.profile_model = "cnn";
+  r.gamma = 1.5;
+  r.comm_contention = 2.25;
   r.cells = {cell(0, "none", 0.9, 1.0, 0.98, 1.02), cell(1, "topkc:k=0.01,chunk=256", 1, 1, 1, 1)};
   r.cells[1].ok = false;
   r.cells[1].message = "round 1: exit 1: rank 1 died";
   r.summary = summarize(r.cells);
   const auto j = nlohmann::json::parse(format_json(r));
   EXPECT_EQ(j.at("schema"), "gcu.validate/5");
+  EXPECT_EQ(j.at("profile").at("gamma"), 1.5);  // the factors the overlap cells used
+  EXPECT_EQ(j.at("profile").at("comm_contention"), 2.25);
+  EXPECT_EQ(j.at("profile").at("overlap_contention"), 1.0);
   ASSERT_EQ(j.at("cells").size(), 2u);
   const auto& c0 = j["cells"][0];
   EXPECT_EQ(c0.at("status"), "ok");
@@ -70,6 +75,7 @@ TEST(Report, JsonSchemaAndCsv) {
   const std::string csv = format_csv(r);
   EXPECT_NE(csv.find("\"topkc:k=0.01,chunk=256\""), std::string::npos);
   EXPECT_NE(format_table(r).find("FAILED"), std::string::npos);
+  EXPECT_NE(format_table(r).find("comm_contention 2.250"), std::string::npos);
 }
 
 // compute_stats: a cell is noise-limited when the rounds' values move more than the
