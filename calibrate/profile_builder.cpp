@@ -158,14 +158,12 @@ void add_comm_contention(const GammaState& s, model::Profile& p, std::string& re
     return;
   }
   const CommContentionFit& f = *fit;
-  const size_t buckets = s.bucket_bytes.empty() ? model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)).size()
-                                                : s.bucket_bytes.size();
   p.cluster.comm_contention = f.factor;
   rep += "comm contention: " + fmt("%.3f", f.factor) + " (the gamma step's all-reduces " + fmt("%.1f", s.comm_s * 1e3) +
          " ms beside the backward, " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms as the fits cost them" +
          (s.comm_alone_s > 0 ? ", " + fmt("%.1f", s.comm_alone_s * 1e3) + " ms measured alone" : std::string()) + ")\n";
   notes.push_back("comm_contention = " + fmt("%.3f", f.factor) + ": the CPU side of a collective beside backward, from " +
-                  std::to_string(buckets) + " bucket all-reduces that took " + fmt("%.1f", s.comm_s * 1e3) +
+                  std::to_string(f.buckets) + " bucket all-reduces that took " + fmt("%.1f", s.comm_s * 1e3) +
                   " ms beside it against " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms fitted" +
                   (s.bucket_bytes.empty() ? " (bucket sizes re-planned: the state does not keep them)" : "") +
                   (f.factor >= kCommContentionMax ? ", capped" : ""));
@@ -195,6 +193,7 @@ std::optional<CommContentionFit> comm_contention_from_gamma(const GammaState& s,
 CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
                                                   double comm_beside_s, double backward_beside_s) {
   CommContentionFit out;
+  out.buckets = bucket_bytes.size();
   if (cluster.world() < 2 || bucket_bytes.empty()) return out;
   const model::ClusterCost cost(cluster);
   double fixed = 0, cpu = 0;

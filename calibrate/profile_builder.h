@@ -52,6 +52,7 @@ inline constexpr double kCommContentionMax = 4;
 struct CommContentionFit {
   double factor = 1;
   double predicted_alone_s = 0;  // the all-reduces as the cluster's fits cost them
+  size_t buckets = 0;            // how many all-reduces were costed
 };
 CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
                                                   double comm_beside_s, double backward_beside_s);
