@@ -78,7 +78,8 @@ std::vector<Cell> expand_grid(const GridSpec& g) {
   for (int b : g.batches)
     if (b < 1) throw ValidateError("batch size " + std::to_string(b) + ": must be >= 1");
   for (int r : g.ranks)
-    if (r < 2 || r > 64) throw ValidateError("ranks " + std::to_string(r) + ": must be 2..64");
+    // 1 rank: no collective crosses a link; the cells check compute and the codecs (one GPU).
+    if (r < 1 || r > 64) throw ValidateError("ranks " + std::to_string(r) + ": must be 1..64");
   std::vector<Link> links = g.links;
   if (links.empty()) links.push_back(parse_link("unlimited"));
   if (g.modes.empty() || g.batches.empty() || g.ranks.empty()) throw ValidateError("empty grid axis");

@@ -194,6 +194,8 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
       lr.note = "reused " + prior;
     } else if (!o.measure_links) {
       lr.note = "not measured (--no-measure-links)";
+    } else if (c.ranks == 1) {
+      lr.note = "not measured (1 rank: nothing crosses a link)";
     } else {
       bed.configure(c.ranks, c.link);
       lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log);

@@ -15,6 +15,9 @@
 #   NPROC=2 bench/trainer/gpu_smoke.sh          # 2 ranks on 2 GPUs (LOCAL_RANK = GPU)
 #   PYTHON=/opt/venv/bin/python SCHEMES="none fp16" MODEL=resnet50 BATCH=64 bench/trainer/gpu_smoke.sh
 #   STEPS="tests train" bench/trainer/gpu_smoke.sh   # a subset of: tests train calibrate validate
+#   DEPS=.gpu bench/trainer/gpu_smoke.sh        # a machine with no package registry: header-only
+#                                               # libraries and the prebuilt CUDA tests packed
+#                                               # here by scripts/gpu_pack.sh
 #
 # Needs: python3 with a CUDA torch, cmake >= 3.25, the CUDA toolkit (nvcc) and NCCL
 # (nccl.h + libnccl; e.g. the libnccl-dev package or pip's nvidia-nccl-cu12 with
@@ -32,6 +35,9 @@ WARMUP=${WARMUP:-10}
 SCHEMES=${SCHEMES:-"none fp16 ef(topk:k=0.01) powersgd:rank=4"}
 STEPS=${STEPS:-"tests train calibrate validate"}
 CAL_BUDGET_S=${CAL_BUDGET_S:-900}
+CAL_ARGS=${CAL_ARGS:-}            # extra gcu calibrate arguments, e.g. "--skip convergence"
+STEP_TIMEOUT_S=${STEP_TIMEOUT_S:-600}   # each train / calibrate / validate command
+DEPS=${DEPS:-}                    # scripts/gpu_pack.sh output (cmake/, include-gloo/, bin/, lib/)
 want() { case " $STEPS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 "$PY" - <<'PY'
@@ -46,9 +52,49 @@ PREFIX=$("$PY" -c 'import torch; print(torch.utils.cmake_prefix_path)')
 # use the pre-C++11 std::string); tests and benchmarks are off so that no prebuilt C++
 # library (GoogleTest, Google Benchmark) with the other ABI is linked.
 ABI=$("$PY" -c 'import torch; print(int(torch._C._GLIBCXX_USE_CXX11_ABI))')
+EXTRA_CMAKE=()
+EXTRA_CXX=""
+# NCCL of the torch package (pip's nvidia-nccl-*: nccl.h and libnccl.so.2, no libnccl.so),
+# unless the CUDA toolkit or the system has one: gcu's NcclCommunicator must load the
+# libnccl that LibTorch loads.
+NCCL_DIRS=$("$PY" - <<'PY'
+import glob, os, site
+roots = site.getsitepackages() + [site.getusersitepackages()]
+for r in roots:
+    for h in glob.glob(os.path.join(r, "nvidia", "**", "nccl.h"), recursive=True):
+        inc = os.path.dirname(h)
+        libs = sorted(glob.glob(os.path.join(os.path.dirname(inc), "lib", "libnccl.so*")))
+        if libs:
+            print(inc, libs[0]); raise SystemExit
+PY
+)
+if [ -n "$NCCL_DIRS" ]; then
+  read -r NCCL_INC NCCL_LIB <<< "$NCCL_DIRS"
+  echo "NCCL of the torch package: $NCCL_INC, $NCCL_LIB"
+  EXTRA_CMAKE+=(-DGCU_NCCL_INCLUDE_DIR="$NCCL_INC" -DGCU_NCCL_LIBRARY="$NCCL_LIB")
+fi
+LIB_PATH=$("$PY" - <<'PY'
+import glob, os, site, torch
+dirs = ["/usr/local/cuda/lib64", "/usr/local/cuda/lib"]
+for r in site.getsitepackages():
+    dirs += sorted(set(os.path.dirname(p) for p in glob.glob(os.path.join(r, "nvidia", "**", "lib*.so*"), recursive=True)))
+dirs.append(os.path.join(os.path.dirname(torch.__file__), "lib"))
+print(":".join(d for d in dirs if os.path.isdir(d)))
+PY
+)
 ARCH=${CUDA_ARCH:-$("$PY" -c 'import torch; m, n = torch.cuda.get_device_capability(0); print(f"{m}{n}")')}
 if [ ! -d "$("$PY" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "include", "gloo"))')" ]; then
-  echo "warning: this torch ships no gloo headers (include/gloo); c10d's ProcessGroupGloo.hpp needs them" >&2
+  if [ -n "$DEPS" ] && [ -d "$DEPS/include-gloo/gloo" ]; then
+    echo "note: this torch ships no gloo headers (include/gloo): using $DEPS/include-gloo (Debian's)" >&2
+    EXTRA_CXX="-isystem $(cd "$DEPS/include-gloo" && pwd)"
+  else
+    echo "warning: this torch ships no gloo headers (include/gloo); c10d's ProcessGroupGloo.hpp needs them" >&2
+  fi
+fi
+if [ -n "$DEPS" ]; then
+  DEPS=$(cd "$DEPS" && pwd)
+  PREFIX="$PREFIX;$DEPS/cmake"
+  LIB_PATH="$LIB_PATH:$DEPS/lib"
 fi
 
 mkdir -p "$OUT"
@@ -56,7 +102,15 @@ status=0
 
 # 1. CUDA compressor tests and benchmark: no LibTorch needed (GoogleTest's ABI is the
 # system's), so a separate build.
-if want tests; then
+tests_pid=""
+if want tests && [ -n "$DEPS" ] && [ -x "$DEPS/bin/compressors_cuda_tests" ]; then
+  # Prebuilt by scripts/gpu_pack.sh (same CUDA major version; sm_90); they run on the GPU
+  # while LibTorch code compiles on the CPUs below.
+  echo "== prebuilt CUDA tests from $DEPS/bin (in the background of the build)" >&2
+  LD_LIBRARY_PATH="$LIB_PATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$STEP_TIMEOUT_S" \
+    "$DEPS/bin/compressors_cuda_tests" > "$OUT/cuda-tests.log" 2>&1 &
+  tests_pid=$!
+elif want tests; then
   cmake -S . -B "$BUILD-tests" -DCMAKE_BUILD_TYPE=Release -DGCU_WITH_TORCH=OFF -DGCU_WITH_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES="$ARCH" > "$OUT/cmake-tests.log"
   cmake --build "$BUILD-tests" --target compressors_cuda_tests compressors_cuda_bench compressors_tests \
@@ -71,21 +125,40 @@ fi
 
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCU_WITH_TORCH=ON -DGCU_WITH_CUDA=ON \
   -DCMAKE_PREFIX_PATH="$PREFIX${CMAKE_PREFIX_PATH:+;$CMAKE_PREFIX_PATH}" \
-  -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$ABI" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
-  -DGCU_BUILD_TESTS=OFF -DGCU_BUILD_BENCH=OFF | tee "$OUT/cmake.log"
+  -DCMAKE_CXX_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=$ABI $EXTRA_CXX" -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+  -DGCU_BUILD_TESTS=OFF -DGCU_BUILD_BENCH=OFF "${EXTRA_CMAKE[@]}" > "$OUT/cmake.log" 2>&1 || { tail -30 "$OUT/cmake.log"; exit 1; }
 if ! grep -q "trainer GPU path (NCCL) enabled" "$OUT/cmake.log"; then
   echo "error: CMake did not enable the trainer's GPU path (CUDA compressors + NCCL); see $OUT/cmake.log" >&2
   exit 1
 fi
-cmake --build "$BUILD" --target gcu -j "$(nproc)"
+# -k: every compile error of this LibTorch version in one log.
+if ! cmake --build "$BUILD" --target gcu -j "$(nproc)" -- -k > "$OUT/build.log" 2>&1; then
+  grep -E "error|Error" "$OUT/build.log" | head -60
+  if [ -n "$tests_pid" ]; then
+    wait "$tests_pid" || true
+    grep -E "^\[  (FAILED|SKIPPED) |^\[==========\]|^\[  PASSED" "$OUT/cuda-tests.log" | head -40 || true
+  fi
+  exit 1
+fi
 GCU=$BUILD/cli/gcu
+if [ -n "$tests_pid" ]; then
+  wait "$tests_pid" || status=1
+  grep -E "^\[  (FAILED|SKIPPED) |^\[==========\]|^\[  PASSED" "$OUT/cuda-tests.log" | head -40 || true
+  grep -q "^\[  PASSED  \]" "$OUT/cuda-tests.log" && ! grep -q "^\[  FAILED  \]" "$OUT/cuda-tests.log" || status=1
+fi
+if want tests && [ -n "$DEPS" ] && [ -x "$DEPS/bin/compressors_cuda_bench" ]; then
+  # After the build: the benchmark times a quiet machine.
+  LD_LIBRARY_PATH="$LIB_PATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$STEP_TIMEOUT_S" \
+    "$DEPS/bin/compressors_cuda_bench" --reps 20 > "$OUT/cuda-bench.txt" 2>&1 || status=1
+  tail -40 "$OUT/cuda-bench.txt"
+fi
 
 for s in $SCHEMES; do
   want train || break
   for mode in after overlap; do
     log="$OUT/$(echo "$s" | tr -c 'A-Za-z0-9=._-' '_')-$mode.jsonl"
     echo "== $s, $mode" >&2
-    if ! "$GCU" launch -n "$NPROC" -- "$GCU" train --device cuda --model "$MODEL" --data synthetic \
+    if ! timeout "$STEP_TIMEOUT_S" "$GCU" launch -n "$NPROC" -- "$GCU" train --device cuda --model "$MODEL" --data synthetic \
         --batch "$BATCH" --iters "$ITERS" --warmup "$WARMUP" --scheme "$s" --mode "$mode" \
         --log "$log"; then
       echo "!! $s ($mode) failed" >&2
@@ -119,8 +192,9 @@ DEVNAME=$("$PY" -c 'import torch, re; print(re.sub(r"[^a-z0-9]+", "-", torch.cud
 PROFILE=${PROFILE:-data/profiles/gpu-$DEVNAME-${NPROC}rank.json}
 if want calibrate; then
   echo "== gcu calibrate --backend nccl -> $PROFILE" >&2
-  if ! "$GCU" launch -n "$NPROC" -- "$GCU" calibrate --backend nccl --model "$MODEL" --batch-sizes "$BATCH" \
-      --budget-s "$CAL_BUDGET_S" -o "$PROFILE" 2>&1 | tee "$OUT/calibrate.log"; then
+  # shellcheck disable=SC2086
+  if ! timeout "$STEP_TIMEOUT_S" "$GCU" launch -n "$NPROC" -- "$GCU" calibrate --backend nccl --model "$MODEL" --batch-sizes "$BATCH" \
+      --budget-s "$CAL_BUDGET_S" -o "$PROFILE" $CAL_ARGS 2>&1 | tee "$OUT/calibrate.log"; then
     echo "!! calibrate failed (see $OUT/calibrate.log)" >&2
     status=1
   fi
@@ -131,9 +205,10 @@ if want validate; then
   if "$GCU" validate --help > /dev/null 2>&1; then
     echo "== gcu validate -p $PROFILE" >&2
     # One GPU per rank on one machine: no shaped links (loopback); the ranks train on CUDA.
-    "$GCU" validate -p "$PROFILE" --model "$MODEL" --batch "$BATCH" --testbed loopback \
-      --ranks "$NPROC" --schemes "none;fp16;powersgd:rank=4" --train-arg=--device --train-arg=cuda \
-      --out "$OUT/validate" 2>&1 | tee "$OUT/validate.log" || status=1
+    # shellcheck disable=SC2086
+    timeout "$STEP_TIMEOUT_S" "$GCU" validate -p "$PROFILE" --model "$MODEL" --batch "$BATCH" --testbed loopback \
+      --ranks "$NPROC" --schemes "${VAL_SCHEMES:-none;fp16;powersgd:rank=4}" --train-arg=--device --train-arg=cuda \
+      --no-plots --out "$OUT/validate" ${VAL_ARGS:-} 2>&1 | tee "$OUT/validate.log" || status=1
   else
     echo "note: this gcu has no 'validate' subcommand yet: GPU validation not run" | tee "$OUT/validate.log" >&2
   fi
