@@ -122,6 +122,8 @@ void step_codecs(CalibrationRun& r) {
   CodecTimingOptions cto;
   if (!r.opt.codec_sizes.empty()) cto.sizes = r.opt.codec_sizes;
   cto.world = std::max(2, r.group->world_size());
+  // On GPUs the trainer runs the CUDA schemes on device buffers: time those.
+  if (r.group->backend() == "nccl") cto.device = compress::Device::CUDA;
   cto.warmup = 1;
   cto.iters = std::max(3, r.opt.iters / 2);
   const double share = r.opt.budget_s > 0 ? r.left() * kCodecsBudgetShare : kUnlimitedS;

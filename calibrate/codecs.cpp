@@ -22,10 +22,12 @@ void LoopbackCommunicator::reset() {
   inside_s_ = 0;
 }
 void LoopbackCommunicator::enter() {
+  if (dm_) dm_->synchronize();
   cur_enter_ = Clock::now();
   if (calls_ == 0) first_enter_ = cur_enter_;
 }
 void LoopbackCommunicator::exit() {
+  if (dm_) dm_->synchronize();
   last_exit_ = Clock::now();
   inside_s_ += std::chrono::duration<double>(last_exit_ - cur_enter_).count();
   ++calls_;
@@ -37,7 +39,12 @@ void LoopbackCommunicator::all_reduce(void*, int64_t, WireType, compress::Reduce
 void LoopbackCommunicator::all_gather(const void* send, void* recv, int64_t count, WireType type) {
   enter();
   const size_t bytes = static_cast<size_t>(count * compress::wire_type_bytes(type));
-  for (int r = 0; r < world_; ++r) std::memcpy(static_cast<char*>(recv) + r * bytes, send, bytes);
+  for (int r = 0; r < world_; ++r) {
+    if (dm_)
+      dm_->copy(static_cast<char*>(recv) + r * bytes, send, bytes);
+    else
+      std::memcpy(static_cast<char*>(recv) + r * bytes, send, bytes);
+  }
   exit();
 }
 void LoopbackCommunicator::broadcast(void*, int64_t, WireType, int) {
@@ -47,8 +54,10 @@ void LoopbackCommunicator::broadcast(void*, int64_t, WireType, int) {
 
 StepSplit time_one_step(compress::Compressor& c, compress::GradBucket b, LoopbackCommunicator& comm) {
   comm.reset();
+  if (comm.device()) comm.device()->synchronize();
   const auto t0 = LoopbackCommunicator::Clock::now();
   c.step(b, comm);
+  if (comm.device()) comm.device()->synchronize();
   const auto t1 = LoopbackCommunicator::Clock::now();
   double e, d;
   if (comm.calls() == 0) {
@@ -72,19 +81,47 @@ compress::BucketLayout matrix_layout(int64_t n, int columns) {
   return l;
 }
 
+const compress::Registry::DeviceMemory* device_memory(compress::Device d) {
+  if (d == compress::Device::CPU) return nullptr;
+  const auto* dm = compress::Registry::instance().device_memory();
+  if (!dm) throw FitError("codec timing on the GPU: this gcu was built without the CUDA compressors");
+  return dm;
+}
+
+// n floats on the device (nullptr dm: none); released on scope exit.
+struct DeviceFloats {
+  const compress::Registry::DeviceMemory* dm;
+  float* p = nullptr;
+  DeviceFloats(const compress::Registry::DeviceMemory* d, int64_t n) : dm(d) {
+    if (dm) p = static_cast<float*>(dm->alloc(static_cast<size_t>(n) * sizeof(float)));
+  }
+  ~DeviceFloats() {
+    if (dm && p) dm->release(p);
+  }
+  DeviceFloats(const DeviceFloats&) = delete;
+  DeviceFloats& operator=(const DeviceFloats&) = delete;
+};
+
 // Times `iters` step() calls (after `warmup`) of a fresh compressor on n elements, p ranks.
 CodecRow time_step(const std::string& spec, int64_t n, int p, const CodecTimingOptions& opt) {
-  auto c = compress::make_compressor(spec);
+  auto c = compress::make_compressor(spec, opt.device);
+  const auto* dm = device_memory(opt.device);
   const auto layout = matrix_layout(n, opt.columns);
-  std::vector<float> src(n), buf(n);
+  std::vector<float> src(n), buf(dm ? 0 : n);
   std::mt19937 gen(1234);
   std::normal_distribution<float> nd(0.f, 1.f);
   for (auto& x : src) x = nd(gen);
+  DeviceFloats dsrc(dm, n), dbuf(dm, n);
+  if (dm) dm->copy(dsrc.p, src.data(), static_cast<size_t>(n) * sizeof(float));
   LoopbackCommunicator comm(p);
+  comm.set_device(dm);
   std::vector<double> enc, dec;
   for (int i = 0; i < opt.warmup + opt.iters; ++i) {
-    std::copy(src.begin(), src.end(), buf.begin());
-    const StepSplit t = time_one_step(*c, {0, buf.data(), &layout}, comm);
+    if (dm)
+      dm->copy(dbuf.p, dsrc.p, static_cast<size_t>(n) * sizeof(float));
+    else
+      std::copy(src.begin(), src.end(), buf.begin());
+    const StepSplit t = time_one_step(*c, {0, dm ? dbuf.p : buf.data(), &layout}, comm);
     enc.push_back(t.encode_s);
     dec.push_back(t.decode_s);
   }
@@ -121,7 +158,7 @@ CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions
   if (opt.sizes.empty()) throw FitError("codec timing: no sizes");
   CodecMeasurement m;
   {
-    auto c = compress::make_compressor(spec);
+    auto c = compress::make_compressor(spec, opt.device);
     m.spec = c->spec();
     for (const auto& call : c->plan(matrix_layout(opt.sizes.back(), opt.columns), std::max(2, opt.world)))
       if (call.kind == CollectiveKind::AllGather) m.gathers = true;

@@ -6,6 +6,9 @@
 //    collectives: encode = start of step() to the first collective, plus any compute
 //    between collectives (PowerSGD's orthogonalisation); decode = last collective to the
 //    end of step(). Time spent inside the loopback's copies counts as communication.
+//    On a GPU (CodecTimingOptions::device CUDA, a gcu built with CUDA) the CUDA schemes
+//    run on device buffers and the device is synchronized at each of those boundaries, so
+//    the host clock reads device time (the trainer's GPU path splits a step the same way).
 //  * relative compression error on real gradients, per DDP bucket, without and with error
 //    feedback, as compressors/error_measure.h (ErrorMeter) defines them.
 #pragma once
@@ -13,6 +16,7 @@
 #include "calibrate/fit.h"
 #include "calibrate/stats.h"
 #include "compressors/compressor.h"
+#include "compressors/registry.h"
 #include "model/buckets.h"
 #include "model/profile.h"
 
@@ -27,6 +31,9 @@ namespace gcu::calibrate {
 class LoopbackCommunicator : public compress::Communicator {
  public:
   explicit LoopbackCommunicator(int world) : world_(world) {}
+  // Device buffers: copies through `dm`, the device synchronized before each timestamp.
+  void set_device(const compress::Registry::DeviceMemory* dm) { dm_ = dm; }
+  const compress::Registry::DeviceMemory* device() const { return dm_; }
   int rank() const override { return 0; }
   int world_size() const override { return world_; }
   void all_reduce(void* data, int64_t count, compress::WireType type, compress::ReduceOp op) override;
@@ -44,6 +51,7 @@ class LoopbackCommunicator : public compress::Communicator {
   void enter();
   void exit();
   int world_;
+  const compress::Registry::DeviceMemory* dm_ = nullptr;
   int calls_ = 0;
   Clock::time_point first_enter_, last_exit_, cur_enter_;
   double inside_s_ = 0;
@@ -62,6 +70,7 @@ struct CodecTimingOptions {
   int world = 2;                            // p of the size sweep
   std::vector<int> decode_ranks = {2, 4, 8};  // p values for the per-rank decode term
   int columns = 1024;                       // buckets are viewed as [n/columns, columns]
+  compress::Device device = compress::Device::CPU;  // CUDA: the CUDA schemes on device buffers
 };
 
 struct CodecRow {

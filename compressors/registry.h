@@ -90,10 +90,21 @@ class Registry {
   using Wrapper = std::function<std::unique_ptr<Compressor>(std::unique_ptr<Compressor>)>;
   void set_ef_cuda(Wrapper ef) { ef_cuda_ = std::move(ef); }
   const Wrapper& ef_cuda() const { return ef_cuda_; }
+  // Device memory for code that holds no CUDA headers (calibrate's codec timing on a GPU),
+  // set by register_cuda(); nullptr in a build without CUDA. copy() takes any direction.
+  struct DeviceMemory {
+    std::function<void*(size_t bytes)> alloc;
+    std::function<void(void*)> release;
+    std::function<void(void* dst, const void* src, size_t bytes)> copy;
+    std::function<void()> synchronize;  // waits for all work queued on the device
+  };
+  void set_device_memory(DeviceMemory m) { device_memory_ = std::move(m); }
+  const DeviceMemory* device_memory() const { return device_memory_.alloc ? &device_memory_ : nullptr; }
 
  private:
   std::vector<SchemeInfo> schemes_;
   Wrapper ef_cuda_;
+  DeviceMemory device_memory_;
 };
 
 // Called once by Registry::instance(); defined in register_all.cpp.

@@ -131,6 +131,11 @@ double validate(const std::string& spec) {
 }  // namespace
 
 int run(int argc, char** argv);
+namespace {
+struct Timer;
+void bench_one(const std::string& spec, int64_t n, int reps, double copy_ms, double peak_GBps,
+               DeviceArray<float>& x, DeviceArray<float>& y, DeviceArray<float>& src, Timer& timer);
+}  // namespace
 
 int main(int argc, char** argv) {
   gcu::compress::cuda::register_cuda();  // CUDA schemes are registered explicitly
@@ -171,6 +176,7 @@ int run(int argc, char** argv) {
       "dgc:k=0.01", "signsgd", "efsignsgd", "qsgd:levels=127", "qsgd:levels=1", "terngrad",
       "thc", "powersgd:rank=4"};
   Timer timer;
+  bool failed = false;
   for (int64_t n : {int64_t{1} << 20, int64_t{25'600'000}}) {
     DeviceArray<float> x(n), y(n), src(n);
     {
@@ -195,26 +201,40 @@ int run(int argc, char** argv) {
       bool has = false;
       for (const auto& s : Registry::instance().list()) has = has || (s.name == name && s.cuda);
       if (!has) { std::printf("%-18s (no CUDA version in this build)\n", spec.c_str()); continue; }
-      const double rel = validate(spec);  // before any timing
-      const BucketLayout layout = layout_for(spec, n);
-      auto comp = make_compressor(spec, Device::CUDA);
-      LoopbackCommunicator comm;
-      const double step_raw_ms = timer.median_ms(reps, [&] {
-        CUDA_CHECK(cudaMemcpyAsync(x.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, 0));
-        comp->step({0, x.get(), &layout}, comm);
-      }) - copy_ms;  // the refill copy is part of the timed region: subtract it
-      const double step_ms = std::max(step_raw_ms, 1e-4);
-      const double rt_ms = timer.median_ms(reps, [&] { comp->roundtrip(0, src.get(), y.get(), layout); });
-      const Moved mv = moved_bytes(spec, n);
-      const double g = mv.bytes / (rt_ms * 1e-3) / 1e9;
-      std::printf("%-18s %9.3f %9.3f %8.2f %7.2f%-3s %9.1f %7.0f%%  rel.diff vs CPU %.1e\n", spec.c_str(),
-                  step_ms, rt_ms, rt_ms / copy_ms, mv.bytes / static_cast<double>(n),
-                  mv.minimum ? "min" : "", g, 100 * g / peak_GBps, rel);
+      try {
+        bench_one(spec, n, reps, copy_ms, peak_GBps, x, y, src, timer);
+      } catch (const std::exception& e) {  // one scheme's failure does not hide the others'
+        std::printf("%-18s FAILED: %s\n", spec.c_str(), e.what());
+        failed = true;
+        cudaGetLastError();  // clear a non-sticky launch error
+      }
     }
   }
   std::printf("\nmoved B/el = bytes the roundtrip kernels read + write per gradient element "
               "(moved_bytes(); 'min': data-dependent, counted at its minimum); rt GB/s = moved / rt "
               "time. Goals (docs/compressors_cuda.md): topk:k=0.01 of 25.6M floats < 1 ms; "
               "elementwise schemes >= 60%% of peak.\n");
-  return 0;
+  return failed ? 1 : 0;
 }
+
+namespace {
+void bench_one(const std::string& spec, int64_t n, int reps, double copy_ms, double peak_GBps,
+               DeviceArray<float>& x, DeviceArray<float>& y, DeviceArray<float>& src, Timer& timer) {
+  const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+  const double rel = validate(spec);  // before any timing
+  const BucketLayout layout = layout_for(spec, n);
+  auto comp = make_compressor(spec, Device::CUDA);
+  LoopbackCommunicator comm;
+  const double step_raw_ms = timer.median_ms(reps, [&] {
+    CUDA_CHECK(cudaMemcpyAsync(x.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, 0));
+    comp->step({0, x.get(), &layout}, comm);
+  }) - copy_ms;  // the refill copy is part of the timed region: subtract it
+  const double step_ms = std::max(step_raw_ms, 1e-4);
+  const double rt_ms = timer.median_ms(reps, [&] { comp->roundtrip(0, src.get(), y.get(), layout); });
+  const Moved mv = moved_bytes(spec, n);
+  const double g = mv.bytes / (rt_ms * 1e-3) / 1e9;
+  std::printf("%-18s %9.3f %9.3f %8.2f %7.2f%-3s %9.1f %7.0f%%  rel.diff vs CPU %.1e\n", spec.c_str(),
+              step_ms, rt_ms, rt_ms / copy_ms, mv.bytes / static_cast<double>(n),
+              mv.minimum ? "min" : "", g, 100 * g / peak_GBps, rel);
+}
+}  // namespace

@@ -5,7 +5,10 @@
 // parameters, same plan) and wraps it (cuda_scheme.h). Adding a CUDA scheme = its .cu
 // file + one line in the table below + one line in compressors/cuda/CMakeLists.txt.
 #include "register_cuda.h"
+#include "cuda_check.h"
 #include "schemes_cuda.h"
+
+#include <cuda_runtime_api.h>
 
 #include <string>
 
@@ -45,6 +48,18 @@ void register_cuda(Registry& r) {
     r.add_cuda(e.name, [cpu, make](const SchemeArgs& a) { return make(cpu(a)); });
   }
   r.set_ef_cuda(gcu::cuda::make_error_feedback_cuda);
+  Registry::DeviceMemory m;
+  m.alloc = [](size_t bytes) {
+    void* p = nullptr;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    return p;
+  };
+  m.release = [](void* p) { cudaFree(p); };
+  m.copy = [](void* dst, const void* src, size_t bytes) {
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+  };
+  m.synchronize = [] { CUDA_CHECK(cudaDeviceSynchronize()); };
+  r.set_device_memory(std::move(m));
 }
 }  // namespace cuda
 

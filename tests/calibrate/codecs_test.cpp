@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace gcu::calibrate {
 namespace {
@@ -24,6 +26,49 @@ TEST(Loopback, AllGatherReturnsPCopies) {
   }
   EXPECT_EQ(c.calls(), 1);
   EXPECT_EQ(c.world_size(), 3);
+}
+
+// The device hooks (what register_cuda() installs) are what the loopback copies and
+// synchronizes through: here host memory stands in for the device, counting the calls.
+TEST(Loopback, DeviceBuffersGoThroughTheRegisteredDeviceMemory) {
+  int copies = 0, syncs = 0;
+  compress::Registry::DeviceMemory dm;
+  dm.alloc = [](size_t b) { return std::malloc(b); };
+  dm.release = [](void* p) { std::free(p); };
+  dm.copy = [&copies](void* d, const void* s, size_t b) {
+    ++copies;
+    std::memcpy(d, s, b);
+  };
+  dm.synchronize = [&syncs] { ++syncs; };
+  LoopbackCommunicator c(2);
+  c.set_device(&dm);
+  const float send[2] = {3.f, 4.f};
+  float recv[4] = {};
+  c.all_gather(send, recv, 2, compress::WireType::F32);
+  EXPECT_EQ(copies, 2);  // one per played rank
+  EXPECT_EQ(syncs, 2);   // before the entry and the exit timestamps
+  EXPECT_EQ(recv[2], 3.f);
+  EXPECT_EQ(recv[3], 4.f);
+  auto none = compress::make_compressor("none");
+  float x[4] = {1, 2, 3, 4};
+  compress::BucketLayout layout;
+  layout.shapes.push_back({4});
+  syncs = 0;
+  time_one_step(*none, {0, x, &layout}, c);
+  EXPECT_EQ(syncs, 4);  // before and after step(), and around its one all-reduce
+}
+
+// A CUDA codec timing in a process that registered no CUDA schemes says so.
+TEST(CodecTiming, CudaWithoutTheCudaSchemesIsAClearError) {
+  CodecTimingOptions o;
+  o.sizes = {1 << 10};
+  o.device = compress::Device::CUDA;
+  try {
+    measure_codec("none", o);
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("CUDA"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CodecTiming, NoneFitsNonNegativeCosts) {
