@@ -57,7 +57,12 @@ void unpack(const float* packed, const std::vector<int32_t>& chosen, int64_t chu
   int64_t o = 0;
   for (int32_t c : chosen) {
     const int64_t lo = c * chunk, hi = std::min(n, lo + chunk);
-    for (int64_t i = lo; i < hi; ++i) out[i] = packed[o + (i - lo)] * scale;
+    // Scale 1 (one rank, roundtrip) copies: a signalling NaN stays signalling whatever the
+    // compiler does with x * 1 (the GPU does the same: cuda/topkc.cu).
+    if (scale == 1.0f)
+      std::copy(packed + o, packed + o + (hi - lo), out + lo);
+    else
+      for (int64_t i = lo; i < hi; ++i) out[i] = packed[o + (i - lo)] * scale;
     o += hi - lo;
   }
 }

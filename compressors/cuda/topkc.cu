@@ -43,7 +43,9 @@ __global__ void unpack_kernel(const float* payload, const int32_t* chosen, int64
   GCU_GRID_STRIDE(q, C * chunk) {
     const int64_t j = q / chunk, t = q % chunk;
     const int64_t i = static_cast<int64_t>(chosen[j]) * chunk + t;
-    if (i < n) out[i] = x86_mul(payload[q], scale);  // NaN payload kept, as on the CPU
+    // NaN payload kept, as on the CPU; scale 1 (one rank, roundtrip) is a copy on both, so
+    // a signalling NaN stays signalling (x86 and CUDA arithmetic would quiet it).
+    if (i < n) out[i] = scale == 1.0f ? payload[q] : x86_mul(payload[q], scale);
   }
 }
 
