@@ -234,7 +234,8 @@ void step_codec_gradients(CalibrationRun& r) {
         for (const auto& [s, x] : *r.state.codecs)
           if (s == spec) c = x;
       try {
-        auto g = time_codec_on_gradients(spec, grads, c.fit, c.wire_extra_per_element_s, world);
+        auto g = time_codec_on_gradients(spec, grads, c.fit, c.wire_extra_per_element_s, world, 2, {},
+                                         r.group->backend() == "nccl" ? compress::Device::CUDA : compress::Device::CPU);
         g.ranks_at_once = r.group->world_size();
         if (r.lead()) r.say("calibrate: codec " + spec + " on the model's gradients, " +
                             std::to_string(g.ranks_at_once) + " rank(s) at once: " + describe(g));

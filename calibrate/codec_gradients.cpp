@@ -22,12 +22,17 @@ double ratio_or_one(double measured_s, double fitted_s) {
 CodecGradientState time_codec_on_gradients(const std::string& spec, const GradientSet& g,
                                            const model::CodecFit& sweep_fit,
                                            std::optional<double> wire_extra_per_element_s, int world, int passes,
-                                           const model::DdpConfig& ddp) {
+                                           const model::DdpConfig& ddp, compress::Device device) {
   const GradientBuckets gb = gradient_buckets(g, ddp, "codec timing on gradients");
   const auto& buckets = gb.buckets;
   const int p = std::max(2, world);
-  auto c = compress::make_compressor(spec);
+  auto c = compress::make_compressor(spec, device);
+  const auto* dm = device_memory(device);
+  int64_t largest = 0;
+  for (const auto& b : buckets) largest = std::max(largest, b.numel);
+  DeviceFloats dx(dm, largest);
   LoopbackCommunicator comm(p);
+  comm.set_device(dm);
   std::vector<float> x;
   std::vector<double> enc, dec;
   // Pass -1 warms the compressor's state (PowerSGD's Q, error-feedback residuals) untimed.
@@ -36,7 +41,9 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
       double e = 0, d = 0;
       for (size_t bi = 0; bi < buckets.size(); ++bi) {
         gb.gather(snap, bi, x);
-        const StepSplit t = time_one_step(*c, {static_cast<int64_t>(bi), x.data(), &buckets[bi].layout}, comm);
+        if (dm) dm->copy(dx.p, x.data(), x.size() * sizeof(float));
+        const StepSplit t =
+            time_one_step(*c, {static_cast<int64_t>(bi), dm ? dx.p : x.data(), &buckets[bi].layout}, comm);
         e += t.encode_s;
         d += t.decode_s;
       }
@@ -51,10 +58,13 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
   s.decode_s = quantile(dec, 0.5);
   for (const auto& b : buckets) {
     const double n = static_cast<double>(b.numel);
-    s.fit_encode_s += std::max(0.0, sweep_fit.encode.fixed_s + sweep_fit.encode.per_element_s * n);
+    const double more_tensors = static_cast<double>(std::max<size_t>(1, b.layout.shapes.size()) - 1);
+    s.fit_encode_s += std::max(0.0, sweep_fit.encode.fixed_s + sweep_fit.encode.per_element_s * n +
+                                        sweep_fit.encode.per_tensor_s * more_tensors);
     s.fit_decode_s += std::max(0.0, sweep_fit.decode.fixed_s +
                                         (sweep_fit.decode.per_element_s - wire_extra_per_element_s.value_or(0.0)) * n +
-                                        sweep_fit.decode.per_rank_element_s * n * p);
+                                        sweep_fit.decode.per_rank_element_s * n * p +
+                                        sweep_fit.decode.per_tensor_s * more_tensors);
   }
   s.encode_factor = ratio_or_one(s.encode_s, s.fit_encode_s);
   s.decode_factor = wire_extra_per_element_s ? ratio_or_one(s.decode_s, s.fit_decode_s) : 1.0;
@@ -70,6 +80,8 @@ model::CodecFit scaled_fit(const model::CodecFit& fit, std::optional<double> wir
   out.decode.fixed_s *= s.decode_factor;
   out.decode.per_element_s = (fit.decode.per_element_s - wx) * s.decode_factor + wx;
   out.decode.per_rank_element_s *= s.decode_factor;
+  out.encode.per_tensor_s *= s.encode_factor;
+  out.decode.per_tensor_s *= s.decode_factor;
   return out;
 }
 

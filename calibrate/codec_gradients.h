@@ -28,11 +28,13 @@ inline constexpr double kMinComparableS = 20e-6;
 // medians over snapshots x passes of the per-gradient sums. `sweep_fit` is the codecs
 // step's fit and `wire_extra_per_element_s` the part of its decode that a loopback does not
 // pay (CodecState); unknown (nullopt, an old state file): decode_factor stays 1. Throws
-// FitError on an empty set, compress::CompressorError on a bad spec.
+// FitError on an empty set, compress::CompressorError on a bad spec. `device` CUDA: the
+// CUDA scheme on device copies of the buckets (as the sweep, codecs.h).
 CodecGradientState time_codec_on_gradients(const std::string& spec, const GradientSet& g,
                                            const model::CodecFit& sweep_fit,
                                            std::optional<double> wire_extra_per_element_s, int world, int passes = 2,
-                                           const model::DdpConfig& ddp = {});
+                                           const model::DdpConfig& ddp = {},
+                                           compress::Device device = compress::Device::CPU);
 
 // `fit` with encode scaled by s.encode_factor and decode (all but the wire extra) by
 // s.decode_factor.

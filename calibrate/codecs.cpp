@@ -71,6 +71,20 @@ StepSplit time_one_step(compress::Compressor& c, compress::GradBucket b, Loopbac
   return {std::max(e, 1e-9), std::max(d, 1e-9)};
 }
 
+const compress::Registry::DeviceMemory* device_memory(compress::Device d) {
+  if (d == compress::Device::CPU) return nullptr;
+  const auto* dm = compress::Registry::instance().device_memory();
+  if (!dm) throw FitError("codec timing on the GPU: this gcu was built without the CUDA compressors");
+  return dm;
+}
+
+DeviceFloats::DeviceFloats(const compress::Registry::DeviceMemory* d, int64_t n) : dm(d) {
+  if (dm) p = static_cast<float*>(dm->alloc(static_cast<size_t>(n) * sizeof(float)));
+}
+DeviceFloats::~DeviceFloats() {
+  if (dm && p) dm->release(p);
+}
+
 namespace {
 
 compress::BucketLayout matrix_layout(int64_t n, int columns) {
@@ -81,32 +95,23 @@ compress::BucketLayout matrix_layout(int64_t n, int columns) {
   return l;
 }
 
-const compress::Registry::DeviceMemory* device_memory(compress::Device d) {
-  if (d == compress::Device::CPU) return nullptr;
-  const auto* dm = compress::Registry::instance().device_memory();
-  if (!dm) throw FitError("codec timing on the GPU: this gcu was built without the CUDA compressors");
-  return dm;
+// `tensors` equal matrices of n / tensors elements (the last takes the remainder).
+compress::BucketLayout split_layout(int64_t n, int tensors, int columns) {
+  compress::BucketLayout l;
+  const int64_t each = n / tensors;
+  for (int t = 0; t < tensors; ++t) {
+    const int64_t m = t + 1 < tensors ? each : n - each * (tensors - 1);
+    for (auto& s : matrix_layout(m, columns).shapes) l.shapes.push_back(s);
+  }
+  return l;
 }
 
-// n floats on the device (nullptr dm: none); released on scope exit.
-struct DeviceFloats {
-  const compress::Registry::DeviceMemory* dm;
-  float* p = nullptr;
-  DeviceFloats(const compress::Registry::DeviceMemory* d, int64_t n) : dm(d) {
-    if (dm) p = static_cast<float*>(dm->alloc(static_cast<size_t>(n) * sizeof(float)));
-  }
-  ~DeviceFloats() {
-    if (dm && p) dm->release(p);
-  }
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
-};
-
-// Times `iters` step() calls (after `warmup`) of a fresh compressor on n elements, p ranks.
-CodecRow time_step(const std::string& spec, int64_t n, int p, const CodecTimingOptions& opt) {
+// Times `iters` step() calls (after `warmup`) of a fresh compressor on n elements in
+// `tensors` matrices, p ranks.
+CodecRow time_step(const std::string& spec, int64_t n, int p, const CodecTimingOptions& opt, int tensors = 1) {
   auto c = compress::make_compressor(spec, opt.device);
   const auto* dm = device_memory(opt.device);
-  const auto layout = matrix_layout(n, opt.columns);
+  const auto layout = tensors > 1 ? split_layout(n, tensors, opt.columns) : matrix_layout(n, opt.columns);
   std::vector<float> src(n), buf(dm ? 0 : n);
   std::mt19937 gen(1234);
   std::normal_distribution<float> nd(0.f, 1.f);
@@ -184,6 +189,21 @@ CodecMeasurement measure_codec(const std::string& spec, const CodecTimingOptions
       byp.push_back({double(q), m.rank_rows.back().decode_s.median});
     }
     per_rank = huber_fit(byp).slope / nmax;
+  }
+  // Per tensor beyond the first: the largest size as opt.tensors matrices against the one
+  // matrix of the sweep. Kept when the difference is outside the two medians' own noise
+  // (5% of the one-tensor time), else 0: a CPU's per-tensor loop is within it, a GPU's
+  // kernel launches per tensor, or PowerSGD's products per matrix, are not.
+  if (opt.tensors >= 2 && nmax >= 4 * opt.tensors) {
+    m.tensors = opt.tensors;
+    m.tensor_row = time_step(spec, nmax, p, opt, opt.tensors);
+    const CodecRow& one = m.rows.back();
+    auto per_tensor = [&](double many_s, double one_s) {
+      const double d = many_s - one_s;
+      return d > 0.05 * one_s ? d / (opt.tensors - 1) : 0.0;
+    };
+    m.fit.encode.per_tensor_s = per_tensor(m.tensor_row.encode_s.median, one.encode_s.median);
+    m.fit.decode.per_tensor_s = per_tensor(m.tensor_row.decode_s.median, one.decode_s.median);
   }
   // decode(n, p) = fixed + per_element n + per_rank n p: remove the p term at the sweep's p.
   std::vector<Point> dec_rest;

@@ -57,6 +57,19 @@ class LoopbackCommunicator : public compress::Communicator {
   double inside_s_ = 0;
 };
 
+// The registry's device memory for `d` (nullptr for the CPU); FitError when this build
+// registered no CUDA schemes.
+const compress::Registry::DeviceMemory* device_memory(compress::Device d);
+// n floats on the device through `dm` (none when dm is null), released on scope exit.
+struct DeviceFloats {
+  const compress::Registry::DeviceMemory* dm;
+  float* p = nullptr;
+  DeviceFloats(const compress::Registry::DeviceMemory* d, int64_t n);
+  ~DeviceFloats();
+  DeviceFloats(const DeviceFloats&) = delete;
+  DeviceFloats& operator=(const DeviceFloats&) = delete;
+};
+
 // One step() of `c` on bucket `b`, split as the file comment says (each at least 1 ns).
 struct StepSplit {
   double encode_s = 0, decode_s = 0;
@@ -71,6 +84,9 @@ struct CodecTimingOptions {
   std::vector<int> decode_ranks = {2, 4, 8};  // p values for the per-rank decode term
   int columns = 1024;                       // buckets are viewed as [n/columns, columns]
   compress::Device device = compress::Device::CPU;  // CUDA: the CUDA schemes on device buffers
+  // The per-tensor term: the largest size again, split into this many equal matrices
+  // (< 2: none). A bucket of real gradients holds tens of tensors (ResNet-18's 62 in 3).
+  int tensors = 32;
 };
 
 struct CodecRow {
@@ -85,6 +101,8 @@ struct CodecMeasurement {
   model::CodecFit fit;
   std::vector<CodecRow> rows;         // the size sweep at options.world
   std::vector<CodecRow> rank_rows;    // the p sweep at the largest size (gathers only)
+  CodecRow tensor_row;                // the largest size as options.tensors tensors (elements 0: not timed)
+  int tensors = 0;
   FitQuality encode_quality, decode_quality;
 };
 

@@ -273,10 +273,16 @@ void add_codecs(const BySpec<CodecState>& codecs, const std::optional<BySpec<Cod
            fmt("%.3f", f.encode.per_element_s * 1e9) + " ns/elem (fit err " + fmt("%.0f", 100 * c.encode_geomean_rel) +
            "%), decode " + fmt("%.1f", f.decode.fixed_s * 1e6) + " us + " +
            fmt("%.3f", f.decode.per_element_s * 1e9) + " ns/elem + " +
-           fmt("%.4f", f.decode.per_rank_element_s * 1e9) + " ns/elem/rank\n" + on_model;
+           fmt("%.4f", f.decode.per_rank_element_s * 1e9) + " ns/elem/rank" +
+           (f.encode.per_tensor_s > 0 || f.decode.per_tensor_s > 0
+                ? "; per further tensor: encode " + fmt("%.1f", f.encode.per_tensor_s * 1e6) + " us, decode " +
+                      fmt("%.1f", f.decode.per_tensor_s * 1e6) + " us"
+                : std::string()) +
+           "\n" + on_model;
   }
   notes.push_back("compressors: step() timed on a loopback communicator playing p ranks; buckets viewed as "
-                  "[n/1024, 1024] matrices; encode includes compute between collectives");
+                  "[n/1024, 1024] matrices, and the largest as 32 of them for the per-tensor term; encode includes "
+                  "compute between collectives");
   if (on_gradients)
     notes.push_back("compressors: " + std::to_string(scaled) +
                     " fit(s) scaled by their cost on the model's own gradient buckets (codec-gradients step)");

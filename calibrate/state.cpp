@@ -206,9 +206,10 @@ CollectivesState collectives_from_json(const Json& j, const std::string& origin)
 
 Json to_json(const CodecState& s) {
   const auto& f = s.fit;
-  Json j = {{"encode", {{"fixed_s", f.encode.fixed_s}, {"per_element_s", f.encode.per_element_s}}},
+  Json j = {{"encode", {{"fixed_s", f.encode.fixed_s}, {"per_element_s", f.encode.per_element_s},
+                        {"per_tensor_s", f.encode.per_tensor_s}}},
             {"decode", {{"fixed_s", f.decode.fixed_s}, {"per_element_s", f.decode.per_element_s},
-                        {"per_rank_element_s", f.decode.per_rank_element_s}}},
+                        {"per_rank_element_s", f.decode.per_rank_element_s}, {"per_tensor_s", f.decode.per_tensor_s}}},
             {"measured_n", f.measured_n}, {"gathers", s.gathers},
             {"encode_geomean_rel", s.encode_geomean_rel}, {"decode_geomean_rel", s.decode_geomean_rel},
             {"wire_extra_per_element_s", opt_json(s.wire_extra_per_element_s)}};
@@ -238,14 +239,20 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
     const Obj o(v, path, org,
                 {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel",
                  "wire_extra_per_element_s", "allreduce_floor", "allgather_floor"});
-    const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s"});
-    const Obj d(o.sub("decode"), path + ".decode", org, {"fixed_s", "per_element_s", "per_rank_element_s"});
+    // per_tensor_s: absent in states written before 2026-11-26 (read as 0).
+    const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s", "per_tensor_s"});
+    const Obj d(o.sub("decode"), path + ".decode", org,
+                {"fixed_s", "per_element_s", "per_rank_element_s", "per_tensor_s"});
     CodecState s;
     s.fit.encode.fixed_s = e.req<double>("fixed_s");
     s.fit.encode.per_element_s = e.req<double>("per_element_s");
     s.fit.decode.fixed_s = d.req<double>("fixed_s");
     s.fit.decode.per_element_s = d.req<double>("per_element_s");
     s.fit.decode.per_rank_element_s = d.req<double>("per_rank_element_s");
+    s.fit.encode.per_tensor_s = e.opt<double>("per_tensor_s").value_or(0.0);
+    s.fit.decode.per_tensor_s = d.opt<double>("per_tensor_s").value_or(0.0);
+    for (const double v : {s.fit.encode.per_tensor_s, s.fit.decode.per_tensor_s})
+      if (!std::isfinite(v) || v < 0) throw StateError(org + ": key '" + path + ".per_tensor_s': must be finite and >= 0");
     s.fit.measured_n = o.req<int64_t>("measured_n");
     s.gathers = o.req<bool>("gathers");
     s.encode_geomean_rel = o.req<double>("encode_geomean_rel");

@@ -17,14 +17,14 @@
 namespace gcu::model {
 namespace {
 
-using Coeffs = std::array<double, 5>;
+using Coeffs = std::array<double, 7>;
 
 Coeffs coeffs(const CodecFit& f) {
   return {f.encode.fixed_s, f.encode.per_element_s, f.decode.fixed_s, f.decode.per_element_s,
-          f.decode.per_rank_element_s};
+          f.decode.per_rank_element_s, f.encode.per_tensor_s, f.decode.per_tensor_s};
 }
 CodecFit from_coeffs(const Coeffs& c, int64_t measured_n) {
-  return {{c[0], c[1]}, {c[2], c[3], c[4]}, measured_n, std::nullopt, std::nullopt};
+  return {{c[0], c[1], c[5]}, {c[2], c[3], c[4], c[6]}, measured_n, std::nullopt, std::nullopt};
 }
 // The five coefficients of f replaced by c; the rest of f (its collective floors) stays.
 void set_coeffs(CodecFit& f, const Coeffs& c) {

@@ -116,17 +116,24 @@ struct DdpConfig {
 };
 
 // ---- compressor costs ----------------------------------------------------------------
-// encode = fixed_s + per_element_s * n, charged per bucket (n = bucket elements).
+// encode = fixed_s + per_element_s * n + per_tensor_s * (tensors - 1), charged per bucket
+// (n = bucket elements, tensors = the bucket's gradients; the size sweep times one-tensor
+// buckets, so fixed_s holds the first tensor's share). per_tensor_s is what each further
+// tensor adds: PowerSGD's per-matrix products, and on a GPU every scheme's kernel launches
+// per tensor (docs/validation.md, cause 36). 0 in profiles written before 2026-11-26.
 struct EncodeFit {
   Seconds fixed_s = 0;
   Seconds per_element_s = 0;
+  Seconds per_tensor_s = 0;
 };
-// decode = fixed_s + per_element_s * n + per_rank_element_s * n * p (all-gathered
-// payloads are decoded once per rank: signsgd's majority vote, topk's scatter-add).
+// decode = fixed_s + per_element_s * n + per_rank_element_s * n * p
+//          + per_tensor_s * (tensors - 1) (all-gathered payloads are decoded once per rank:
+// signsgd's majority vote, topk's scatter-add).
 struct DecodeFit {
   Seconds fixed_s = 0;
   Seconds per_element_s = 0;
   Seconds per_rank_element_s = 0;
+  Seconds per_tensor_s = 0;
 };
 // A floor under some of a bucket's collective calls: the measured seconds of one bucket's
 // such calls on the calibration's own placement, by bucket elements, and a per-element part

@@ -270,15 +270,17 @@ CollectiveFloor read_floor(const Json& v, const std::string& path) {
 CodecFit read_codec(const Json& j, const std::string& path) {
   Fields f(j, path, {"encode", "decode", "measured_n", "allreduce_floor", "allgather_floor"});
   CodecFit c;
-  Fields e(f.req("encode", "the encode cost fit {fixed_s, per_element_s}"), f.at("encode"),
-           {"fixed_s", "per_element_s"});
+  Fields e(f.req("encode", "the encode cost fit {fixed_s, per_element_s[, per_tensor_s]}"), f.at("encode"),
+           {"fixed_s", "per_element_s", "per_tensor_s"});
   opt_number(e, "fixed_s", c.encode.fixed_s);
   opt_number(e, "per_element_s", c.encode.per_element_s);
-  Fields d(f.req("decode", "the decode cost fit {fixed_s, per_element_s, per_rank_element_s}"), f.at("decode"),
-           {"fixed_s", "per_element_s", "per_rank_element_s"});
+  opt_number(e, "per_tensor_s", c.encode.per_tensor_s);
+  Fields d(f.req("decode", "the decode cost fit {fixed_s, per_element_s, per_rank_element_s[, per_tensor_s]}"),
+           f.at("decode"), {"fixed_s", "per_element_s", "per_rank_element_s", "per_tensor_s"});
   opt_number(d, "fixed_s", c.decode.fixed_s);
   opt_number(d, "per_element_s", c.decode.per_element_s);
   opt_number(d, "per_rank_element_s", c.decode.per_rank_element_s);
+  opt_number(d, "per_tensor_s", c.decode.per_tensor_s);
   if (auto v = f.opt("measured_n")) c.measured_n = integer(*v, f.at("measured_n"));
   if (auto v = f.opt("allreduce_floor")) c.allreduce_floor = read_floor(*v, f.at("allreduce_floor"));
   if (auto v = f.opt("allgather_floor")) c.allgather_floor = read_floor(*v, f.at("allgather_floor"));

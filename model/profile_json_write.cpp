@@ -105,6 +105,9 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
     x["decode"]["fixed_s"] = c.decode.fixed_s;
     x["decode"]["per_element_s"] = c.decode.per_element_s;
     x["decode"]["per_rank_element_s"] = c.decode.per_rank_element_s;
+    // Written only when measured (profiles without them read as 0, as before).
+    if (c.encode.per_tensor_s != 0) x["encode"]["per_tensor_s"] = c.encode.per_tensor_s;
+    if (c.decode.per_tensor_s != 0) x["decode"]["per_tensor_s"] = c.decode.per_tensor_s;
     if (c.measured_n > 0) x["measured_n"] = c.measured_n;
     if (c.allreduce_floor) x["allreduce_floor"] = collective_floor_to_json(*c.allreduce_floor);
     if (c.allgather_floor) x["allgather_floor"] = collective_floor_to_json(*c.allgather_floor);

@@ -193,6 +193,8 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
     non_negative(c.decode.fixed_s, kp + "/decode/fixed_s", "seconds per bucket");
     non_negative(c.decode.per_element_s, kp + "/decode/per_element_s", "seconds per element");
     non_negative(c.decode.per_rank_element_s, kp + "/decode/per_rank_element_s", "seconds per element per rank");
+    non_negative(c.encode.per_tensor_s, kp + "/encode/per_tensor_s", "seconds per tensor");
+    non_negative(c.decode.per_tensor_s, kp + "/decode/per_tensor_s", "seconds per tensor");
     require(c.measured_n >= 0, kp + "/measured_n", "a number of elements >= 0", static_cast<double>(c.measured_n));
     if (c.allreduce_floor)
       if (const auto p = collective_floor_problem(*c.allreduce_floor))

@@ -6,17 +6,19 @@
 
 #include "compressors/registry.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
 namespace gcu::model {
 
-Seconds encode_seconds(const EncodeFit& f, int64_t n) {
-  return f.fixed_s + f.per_element_s * double(n);
+Seconds encode_seconds(const EncodeFit& f, int64_t n, int tensors) {
+  return f.fixed_s + f.per_element_s * double(n) + f.per_tensor_s * double(std::max(0, tensors - 1));
 }
 
-Seconds decode_seconds(const DecodeFit& f, int64_t n, int p) {
-  return f.fixed_s + f.per_element_s * double(n) + f.per_rank_element_s * double(n) * p;
+Seconds decode_seconds(const DecodeFit& f, int64_t n, int p, int tensors) {
+  return f.fixed_s + f.per_element_s * double(n) + f.per_rank_element_s * double(n) * p +
+         f.per_tensor_s * double(std::max(0, tensors - 1));
 }
 
 Seconds collective_floor_s(const CollectiveFloor& f, int64_t n) {
@@ -86,8 +88,9 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
     pb.numel = b.numel;
     pb.raw_bytes = double(b.numel) * kFp32Bytes;
     if (fit) {
-      pb.encode_s = encode_seconds(fit->encode, b.numel);
-      pb.decode_s = decode_seconds(fit->decode, b.numel, world);
+      const int tensors = std::max<int>(1, static_cast<int>(b.layout.shapes.size()));
+      pb.encode_s = encode_seconds(fit->encode, b.numel, tensors);
+      pb.decode_s = decode_seconds(fit->decode, b.numel, world, tensors);
     }
     pb.first_call = int(plan.calls.size());
     std::vector<size_t> floor_calls[2];  // indices in plan.calls

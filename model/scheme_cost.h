@@ -52,10 +52,10 @@ struct SchemePlan {
   double compression_ratio() const { return wire_bytes > 0 ? raw_bytes / wire_bytes : kInf; }
 };
 
-// encode_s = fixed_s + per_element_s * n
-Seconds encode_seconds(const EncodeFit& f, int64_t n);
-// decode_s = fixed_s + per_element_s * n + per_rank_element_s * n * p
-Seconds decode_seconds(const DecodeFit& f, int64_t n, int p);
+// encode_s = fixed_s + per_element_s * n + per_tensor_s * (tensors - 1)
+Seconds encode_seconds(const EncodeFit& f, int64_t n, int tensors = 1);
+// decode_s = fixed_s + per_element_s * n + per_rank_element_s * n * p + per_tensor_s * (tensors - 1)
+Seconds decode_seconds(const DecodeFit& f, int64_t n, int p, int tensors = 1);
 
 // A bucket of n elements' floor: linear between the measured sizes, proportional to n
 // beyond either end (below the smallest the floor fades rather than claim a fixed cost

@@ -83,6 +83,28 @@ TEST(CodecTiming, NoneFitsNonNegativeCosts) {
   EXPECT_GE(m.fit.decode.per_element_s, 0.0);
   EXPECT_EQ(m.rows.size(), 3u);
   EXPECT_EQ(m.fit.measured_n, 1 << 14);
+  // The per-tensor row: the largest size again, as o.tensors matrices.
+  EXPECT_EQ(m.tensors, o.tensors);
+  EXPECT_EQ(m.tensor_row.elements, 1 << 14);
+  EXPECT_TRUE(std::isfinite(m.fit.encode.per_tensor_s) && m.fit.encode.per_tensor_s >= 0);
+  EXPECT_TRUE(std::isfinite(m.fit.decode.per_tensor_s) && m.fit.decode.per_tensor_s >= 0);
+}
+
+// The per-tensor row needs at least 4 elements per tensor; tensors < 2 turns it off. (Its
+// size on a CPU is within the medians' noise for most schemes, so no sign is asserted
+// here; the H100's per-tensor costs are in docs/validation.md, cause 36.)
+TEST(CodecTiming, PerTensorRowOnlyWhereItCanSplit) {
+  CodecTimingOptions o;
+  o.sizes = {64};
+  o.iters = 2;
+  EXPECT_EQ(measure_codec("powersgd:rank=4", o).tensors, 0);  // 64 < 4 x 32
+  o.sizes = {1 << 12};
+  o.tensors = 1;
+  const auto m = measure_codec("fp16", o);
+  EXPECT_EQ(m.tensors, 0);
+  EXPECT_EQ(m.fit.encode.per_tensor_s, 0.0);
+  o.tensors = 8;
+  EXPECT_EQ(measure_codec("fp16", o).tensors, 8);
 }
 
 TEST(CodecTiming, BadSpecThrows) {

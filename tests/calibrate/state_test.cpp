@@ -36,8 +36,8 @@ CalibrationState full_state() {
   c.idle_gap_s = 0.006;
   s.collectives = c;
   CodecState k;
-  k.fit.encode = {1e-5, 2e-9};
-  k.fit.decode = {2e-5, 3e-9, 4e-10};
+  k.fit.encode = {1e-5, 2e-9, 6e-6};
+  k.fit.decode = {2e-5, 3e-9, 4e-10, 7e-6};
   k.fit.measured_n = 4096;
   k.gathers = true;
   k.encode_geomean_rel = 0.03;
@@ -92,6 +92,8 @@ TEST(CalibrationState, EveryStepRoundTripsThroughJson) {
   EXPECT_EQ(back.collectives->sweeps[0].rows[0].time_s.discarded, 2u);
   EXPECT_EQ(back.collectives->sweeps[0].rows[0].disturbed, 1);
   EXPECT_DOUBLE_EQ(back.codecs->at(0).second.fit.decode.per_rank_element_s, 4e-10);
+  EXPECT_DOUBLE_EQ(back.codecs->at(0).second.fit.encode.per_tensor_s, 6e-6);
+  EXPECT_DOUBLE_EQ(back.codecs->at(0).second.fit.decode.per_tensor_s, 7e-6);
   EXPECT_DOUBLE_EQ(*back.codecs->at(0).second.wire_extra_per_element_s, 1e-9);
   EXPECT_DOUBLE_EQ(back.codec_gradients->at(0).second.encode_factor, 1.5);
   EXPECT_EQ(back.codec_gradients->at(0).second.snapshots, 4);

@@ -35,6 +35,30 @@ TEST(SchemeCost, CodecFormulas) {
   EXPECT_NEAR(decode_seconds({2e-4, 1e-9, 1e-10}, 1000000, 8), 2e-3, 1e-15);
 }
 
+// Cause 36: each tensor of a bucket beyond the first adds per_tensor_s (the sweep times
+// one-tensor buckets), and plan_scheme counts the bucket's real tensors.
+TEST(SchemeCost, PerTensorTermCountsTheBucketsTensors) {
+  EXPECT_NEAR(encode_seconds({1e-4, 1e-9, 5e-5}, 1000000, 1), 1.1e-3, 1e-15);
+  EXPECT_NEAR(encode_seconds({1e-4, 1e-9, 5e-5}, 1000000, 3), 1.2e-3, 1e-15);
+  EXPECT_NEAR(decode_seconds({2e-4, 1e-9, 1e-10, 1e-5}, 1000000, 8, 11), 2.1e-3, 1e-15);
+  EXPECT_NEAR(encode_seconds({1e-4, 1e-9, 5e-5}, 1000000, 0), 1.1e-3, 1e-15);  // never below one tensor
+  auto bs = two_buckets();
+  auto fits = fits_for({"fp16"});
+  const auto flat = plan_scheme("fp16", bs, 4, fits);
+  fits["fp16"].encode.per_tensor_s = 3e-5;
+  fits["fp16"].decode.per_tensor_s = 1e-5;
+  const auto p = plan_scheme("fp16", bs, 4, fits);
+  ASSERT_EQ(p.buckets.size(), bs.size());
+  bool some_multi = false;
+  for (size_t b = 0; b < bs.size(); ++b) {
+    const double more = double(bs[b].layout.shapes.size()) - 1;
+    some_multi = some_multi || more > 0;
+    EXPECT_NEAR(p.buckets[b].encode_s - flat.buckets[b].encode_s, 3e-5 * more, 1e-15) << "bucket " << b;
+    EXPECT_NEAR(p.buckets[b].decode_s - flat.buckets[b].decode_s, 1e-5 * more, 1e-15) << "bucket " << b;
+  }
+  EXPECT_TRUE(some_multi) << "the fixture should have a bucket of several tensors";
+}
+
 TEST(SchemeCost, NoneSendsRawBytesAndNeedsNoFit) {
   auto bs = two_buckets();
   auto p = plan_scheme("none", bs, 8, {});

@@ -162,6 +162,26 @@ TEST(ProfileJson, CommContentionRoundTripsAndIsChecked) {
   EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention_reference/alpha_s");
 }
 
+// Cause 36's per-tensor term: optional (absent = 0, not written when 0), round-trips,
+// and a negative or non-numeric value names its field.
+TEST(ProfileJson, PerTensorCodecTermRoundTripsAndIsChecked) {
+  Json j = tiny_profile_json();
+  EXPECT_EQ(profile_from_json(j).compressors.at("fp16").encode.per_tensor_s, 0.0);
+  EXPECT_FALSE(profile_to_json(profile_from_json(j))["compressors"]["fp16"]["encode"].contains("per_tensor_s"));
+  j["compressors"]["fp16"]["encode"]["per_tensor_s"] = 4e-5;
+  j["compressors"]["fp16"]["decode"]["per_tensor_s"] = 2e-5;
+  const Profile a = profile_from_json(j);
+  EXPECT_EQ(a.compressors.at("fp16").encode.per_tensor_s, 4e-5);
+  EXPECT_EQ(a.compressors.at("fp16").decode.per_tensor_s, 2e-5);
+  const Json back = profile_to_json(a)["compressors"]["fp16"];
+  EXPECT_EQ(back["encode"]["per_tensor_s"], 4e-5);
+  EXPECT_EQ(back["decode"]["per_tensor_s"], 2e-5);
+  for (const Json bad : {Json(-1e-6), Json("slow")}) {
+    j["compressors"]["fp16"]["decode"]["per_tensor_s"] = bad;
+    EXPECT_EQ(error_of(j).path(), "/compressors/fp16/decode/per_tensor_s") << bad.dump();
+  }
+}
+
 // The collective floors (profile.h CollectiveFloor: a low-precision all-reduce's, the
 // free-running all-gathers'): optional, round-trip, and every broken form names its field.
 TEST(ProfileJson, CollectiveFloorsRoundTripAndAreChecked) {
