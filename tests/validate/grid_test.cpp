@@ -54,8 +54,12 @@ TEST(Grid, UnknownSchemeFailsBeforeAnythingRuns) {
   g.modes = {"sometimes"};
   EXPECT_THROW(expand_grid(g), ValidateError);
   g.modes = {"after"};
-  g.ranks = {1};
+  g.ranks = {0};
   EXPECT_THROW(expand_grid(g), ValidateError);
+  g.ranks = {65};
+  EXPECT_THROW(expand_grid(g), ValidateError);
+  g.ranks = {1};  // one GPU: compute and codecs, no link (docs/validation.md §5, the H100)
+  EXPECT_EQ(expand_grid(g).size(), 1u);
 }
 
 TEST(Grid, RoundOrderIsAPermutationThatChangesPerRound) {
