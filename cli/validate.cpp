@@ -99,6 +99,11 @@ Examples:
                   "summary's round drift shows the whole machine slower in (the report's grid.exclude_rounds says which "
                   "were left out; their drift reads null)")
       ->delimiter(',');
+  sub->add_option("--device", o.device,
+                  "cpu (Gloo), or cuda: every rank trains on its own GPU (gcu train --device cuda, NCCL and the CUDA "
+                  "schemes), and --calibrate and the link sweeps use gcu calibrate --backend nccl")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
   sub->add_option("--data", o.data,
                   "what every cell trains on (gcu train --data) and, with --calibrate, what calibrate times compute "
                   "on (--compute-data): synthetic, or fashion-mnist (image models; the data a real run sees)")

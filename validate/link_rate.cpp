@@ -70,7 +70,7 @@ void read_link_sweep(LinkRate& lr, const std::string& state_path) {
 }
 
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
-                           const std::string& out_dir, int threads, std::ostream& log) {
+                           const std::string& out_dir, int threads, std::ostream& log, const std::string& backend) {
   LinkRate lr;
   lr.link = link;
   lr.ranks = ranks;
@@ -86,7 +86,8 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
                      "compute,gamma,codecs,errors,codec-gradients,contention,convergence", "--min-bytes",
                      std::to_string(kLinkSweepMinBytes), "--max-bytes", std::to_string(kLinkSweepMaxBytes),
                      "--budget-s", std::to_string(kLinkSweepBudgetS), "--collective-gap-ms",
-                     std::to_string(kLinkSweepGapMs), "--threads", std::to_string(threads), "-o", stem + ".json"});
+                     std::to_string(kLinkSweepGapMs), "--threads", std::to_string(threads), "--backend", backend,
+                     "-o", stem + ".json"});
   log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, collectives 16 KiB-16 MiB)"
       << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", 180);

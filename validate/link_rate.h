@@ -27,8 +27,10 @@ inline constexpr int kLinkSweepGapMs = 10;
 // util::FileError or nlohmann::json::exception on an unreadable or malformed file.
 void read_link_sweep(LinkRate& lr, const std::string& state_path);
 
+// backend: gcu calibrate --backend of the sweep (gloo; nccl for GPU ranks).
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
-                           const std::string& out_dir, int threads, std::ostream& log);
+                           const std::string& out_dir, int threads, std::ostream& log,
+                           const std::string& backend = "gloo");
 
 // The rate (Gbit/s) of a calibrate state file's all-reduce sweep (sizes >= min_bytes);
 // 0 when it has fewer than two usable sizes. Exposed for tests.

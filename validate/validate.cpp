@@ -56,17 +56,6 @@ void prepare_out_dir(const std::string& dir) {
   if (ec) throw ValidateError("cannot create " + dir + "/raw: " + ec.message());
 }
 
-std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, const std::string& log) {
-  std::vector<std::string> a = {o.gcu, "train", "--model", c.model, "--data", o.data,
-                                "--batch", std::to_string(c.batch), "--iters", std::to_string(o.iters),
-                                "--warmup", std::to_string(o.warmup), "--scheme", c.scheme,
-                                "--mode", c.mode, "--threads", std::to_string(o.threads),
-                                "--log", log, "--quiet", "--timeout", "60"};
-  // Every rank's log: the measured components are each iteration's slowest rank's (cause 22).
-  if (c.ranks > 1) a.push_back("--log-all-ranks");
-  a.insert(a.end(), o.train_args.begin(), o.train_args.end());
-  return a;
-}
 
 double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkRate>& links, bool shaped,
                 double* measured) {
@@ -87,6 +76,8 @@ namespace {
 ValidateOptions checked_options(const ValidateOptions& opt) {
   ValidateOptions o = opt;
   if (o.gcu.empty()) o.gcu = self_exe();
+  if (o.device != "cpu" && o.device != "cuda")
+    throw ValidateError("device '" + o.device + "': expected cpu or cuda");
   if (o.netbed.empty()) o.netbed = default_netbed();
   if (o.repeats < 1 || o.iters < 1 || o.warmup < 0 || o.warmup >= o.iters)
     throw ValidateError("need --repeats >= 1 and 0 <= --warmup < --iters");
@@ -143,21 +134,6 @@ std::string joined(const std::vector<std::string>& items, const char* sep) {
   return s;
 }
 
-// `gcu calibrate` arguments for the grid's model, batch sizes and compressing schemes.
-std::vector<std::string> calibrate_args(const ValidateOptions& o, const std::vector<Cell>& cells) {
-  std::vector<std::string> batches, schemes;
-  for (int b : o.grid.batches) batches.push_back(std::to_string(b));
-  for (const auto& c : cells)
-    if (c.scheme != "none" && std::find(schemes.begin(), schemes.end(), c.scheme) == schemes.end())
-      schemes.push_back(c.scheme);
-  std::vector<std::string> a = {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", joined(batches, ","),
-                                "--threads", std::to_string(o.threads), "--budget-s",
-                                std::to_string(int(o.calibrate_budget_s)), "--convergence-schemes", "-",
-                                "--compute-data", o.data, "-o", o.profile};
-  if (!schemes.empty()) a.insert(a.end(), {"--schemes", joined(schemes, ";")});
-  a.insert(a.end(), o.calibrate_args.begin(), o.calibrate_args.end());
-  return a;
-}
 
 // --calibrate: runs `gcu calibrate` on the first cell's ranks, unshaped, writing o.profile.
 void run_calibration(ValidateOptions& o, const std::vector<Cell>& cells, Testbed& bed, const std::string& testbed,
@@ -198,7 +174,8 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
       lr.note = "not measured (1 rank: nothing crosses a link)";
     } else {
       bed.configure(c.ranks, c.link);
-      lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log);
+      lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log,
+                             o.device == "cuda" ? "nccl" : "gloo");
     }
     links.push_back(lr);
     if (interrupted()) throw ValidateError("interrupted");
@@ -464,6 +441,36 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   warn_machine_drift(rep.summary, log);
   write_reports(rep, lp.profile, log);
   return rep;
+}
+
+std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, const std::string& log) {
+  std::vector<std::string> a = {o.gcu, "train", "--model", c.model, "--data", o.data,
+                                "--batch", std::to_string(c.batch), "--iters", std::to_string(o.iters),
+                                "--warmup", std::to_string(o.warmup), "--scheme", c.scheme,
+                                "--mode", c.mode, "--threads", std::to_string(o.threads),
+                                "--log", log, "--quiet", "--timeout", "60"};
+  // Every rank's log: the measured components are each iteration's slowest rank's (cause 22).
+  if (c.ranks > 1) a.push_back("--log-all-ranks");
+  if (o.device == "cuda") a.insert(a.end(), {"--device", "cuda"});
+  a.insert(a.end(), o.train_args.begin(), o.train_args.end());
+  return a;
+}
+
+// `gcu calibrate` arguments for the grid's model, batch sizes and compressing schemes.
+std::vector<std::string> calibrate_args(const ValidateOptions& o, const std::vector<Cell>& cells) {
+  std::vector<std::string> batches, schemes;
+  for (int b : o.grid.batches) batches.push_back(std::to_string(b));
+  for (const auto& c : cells)
+    if (c.scheme != "none" && std::find(schemes.begin(), schemes.end(), c.scheme) == schemes.end())
+      schemes.push_back(c.scheme);
+  std::vector<std::string> a = {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", joined(batches, ","),
+                                "--threads", std::to_string(o.threads), "--budget-s",
+                                std::to_string(int(o.calibrate_budget_s)), "--convergence-schemes", "-",
+                                "--compute-data", o.data, "-o", o.profile};
+  if (!schemes.empty()) a.insert(a.end(), {"--schemes", joined(schemes, ";")});
+  if (o.device == "cuda") a.insert(a.end(), {"--backend", "nccl"});
+  a.insert(a.end(), o.calibrate_args.begin(), o.calibrate_args.end());
+  return a;
 }
 
 }  // namespace gcu::validate

@@ -43,6 +43,9 @@ struct ValidateOptions {
   std::vector<std::string> train_args;  // extra `gcu train` arguments
   std::vector<std::string> calibrate_args;  // extra `gcu calibrate` arguments (--calibrate)
   std::string data = "synthetic";  // gcu train --data of every cell, and calibrate's --compute-data
+  // cpu: Gloo; cuda: every rank trains on its GPU (gcu train --device cuda, NCCL), and
+  // calibrate (--calibrate, the link sweeps) uses --backend nccl.
+  std::string device = "cpu";
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   // --exclude-rounds (1-based; with --reuse): rounds left out of every cell, e.g. one the
   // round-drift check (Summary::round_drift) showed the whole machine slower in.
@@ -173,5 +176,11 @@ double student_t90(int df);
 // The width of the 80% interval of the mean of `v` (2+ values): 2 t90(n-1) s / sqrt(n).
 double round_interval_width(const std::vector<double>& v);
 Summary summarize(const std::vector<CellResult>& cells);
+
+
+// The `gcu train` command of one cell (rank 0's log at `log`) and the `gcu calibrate`
+// command of --calibrate, both without the testbed's launch prefix. Exposed for tests.
+std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, const std::string& log);
+std::vector<std::string> calibrate_args(const ValidateOptions& o, const std::vector<Cell>& cells);
 
 }  // namespace gcu::validate

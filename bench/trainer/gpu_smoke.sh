@@ -207,7 +207,7 @@ if want validate; then
     # One GPU per rank on one machine: no shaped links (loopback); the ranks train on CUDA.
     # shellcheck disable=SC2086
     timeout "$STEP_TIMEOUT_S" "$GCU" validate -p "$PROFILE" --model "$MODEL" --batch "$BATCH" --testbed loopback \
-      --ranks "$NPROC" --schemes "${VAL_SCHEMES:-none;fp16;powersgd:rank=4}" --train-arg=--device --train-arg=cuda \
+      --ranks "$NPROC" --schemes "${VAL_SCHEMES:-none;fp16;powersgd:rank=4}" --device cuda \
       --no-plots --out "$OUT/validate" ${VAL_ARGS:-} 2>&1 | tee "$OUT/validate.log" || status=1
   else
     echo "note: this gcu has no 'validate' subcommand yet: GPU validation not run" | tee "$OUT/validate.log" >&2
