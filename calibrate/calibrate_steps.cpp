@@ -117,13 +117,20 @@ int allgather_floor_reps(const std::vector<int64_t>& sizes, double scale) {
 }
 }  // namespace
 
+namespace {
+// Where the trainer runs the codecs: on GPUs (--backend nccl) the CUDA schemes on device
+// buffers, which the codec steps then time.
+compress::Device codec_device(const CalibrationRun& r) {
+  return r.group->backend() == "nccl" ? compress::Device::CUDA : compress::Device::CPU;
+}
+}  // namespace
+
 void step_codecs(CalibrationRun& r) {
   if (!r.wanted("codecs", kCodecsMinLeftS)) return;
   CodecTimingOptions cto;
   if (!r.opt.codec_sizes.empty()) cto.sizes = r.opt.codec_sizes;
   cto.world = std::max(2, r.group->world_size());
-  // On GPUs the trainer runs the CUDA schemes on device buffers: time those.
-  if (r.group->backend() == "nccl") cto.device = compress::Device::CUDA;
+  cto.device = codec_device(r);
   cto.warmup = 1;
   cto.iters = std::max(3, r.opt.iters / 2);
   const double share = r.opt.budget_s > 0 ? r.left() * kCodecsBudgetShare : kUnlimitedS;
@@ -235,7 +242,7 @@ void step_codec_gradients(CalibrationRun& r) {
           if (s == spec) c = x;
       try {
         auto g = time_codec_on_gradients(spec, grads, c.fit, c.wire_extra_per_element_s, world, 2, {},
-                                         r.group->backend() == "nccl" ? compress::Device::CUDA : compress::Device::CPU);
+                                         codec_device(r));
         g.ranks_at_once = r.group->world_size();
         if (r.lead()) r.say("calibrate: codec " + spec + " on the model's gradients, " +
                             std::to_string(g.ranks_at_once) + " rank(s) at once: " + describe(g));
@@ -255,7 +262,7 @@ void step_contention(CalibrationRun& r) {
   // The step runs the CPU codec beside the backward: on a GPU the trainer runs the CUDA
   // codec on the device, so the figure would describe nothing it does (the H100's first
   // run read 0.99-1.05). Left out there: overlap_contention stays 1 (cause 36, §7).
-  if (r.group->backend() == "nccl") {
+  if (codec_device(r) == compress::Device::CUDA) {
     if (!r.done.count("contention"))
       r.skip("contention", "not measured with --backend nccl (it times the CPU codec beside the backward; "
                            "a GPU trainer runs the CUDA codec): overlap_contention stays 1");

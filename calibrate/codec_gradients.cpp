@@ -3,6 +3,7 @@
 
 #include "calibrate/stats.h"
 #include "compressors/registry.h"
+#include "model/scheme_cost.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -30,7 +31,7 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
   const auto* dm = device_memory(device);
   int64_t largest = 0;
   for (const auto& b : buckets) largest = std::max(largest, b.numel);
-  DeviceFloats dx(dm, largest);
+  BucketBuffer buf(dm, largest);
   LoopbackCommunicator comm(p);
   comm.set_device(dm);
   std::vector<float> x;
@@ -41,9 +42,8 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
       double e = 0, d = 0;
       for (size_t bi = 0; bi < buckets.size(); ++bi) {
         gb.gather(snap, bi, x);
-        if (dm) dm->copy(dx.p, x.data(), x.size() * sizeof(float));
-        const StepSplit t =
-            time_one_step(*c, {static_cast<int64_t>(bi), dm ? dx.p : x.data(), &buckets[bi].layout}, comm);
+        buf.load(x.data(), static_cast<int64_t>(x.size()));
+        const StepSplit t = time_one_step(*c, {static_cast<int64_t>(bi), buf.data(), &buckets[bi].layout}, comm);
         e += t.encode_s;
         d += t.decode_s;
       }
@@ -57,14 +57,11 @@ CodecGradientState time_codec_on_gradients(const std::string& spec, const Gradie
   s.encode_s = quantile(enc, 0.5);
   s.decode_s = quantile(dec, 0.5);
   for (const auto& b : buckets) {
-    const double n = static_cast<double>(b.numel);
-    const double more_tensors = static_cast<double>(std::max<size_t>(1, b.layout.shapes.size()) - 1);
-    s.fit_encode_s += std::max(0.0, sweep_fit.encode.fixed_s + sweep_fit.encode.per_element_s * n +
-                                        sweep_fit.encode.per_tensor_s * more_tensors);
-    s.fit_decode_s += std::max(0.0, sweep_fit.decode.fixed_s +
-                                        (sweep_fit.decode.per_element_s - wire_extra_per_element_s.value_or(0.0)) * n +
-                                        sweep_fit.decode.per_rank_element_s * n * p +
-                                        sweep_fit.decode.per_tensor_s * more_tensors);
+    // The model's own formulas (scheme_cost.h), less the wire extra a loopback does not pay.
+    const int tensors = static_cast<int>(b.layout.shapes.size());
+    s.fit_encode_s += std::max(0.0, model::encode_seconds(sweep_fit.encode, b.numel, tensors));
+    s.fit_decode_s += std::max(0.0, model::decode_seconds(sweep_fit.decode, b.numel, p, tensors) -
+                                        wire_extra_per_element_s.value_or(0.0) * static_cast<double>(b.numel));
   }
   s.encode_factor = ratio_or_one(s.encode_s, s.fit_encode_s);
   s.decode_factor = wire_extra_per_element_s ? ratio_or_one(s.decode_s, s.fit_decode_s) : 1.0;

@@ -60,14 +60,21 @@ class LoopbackCommunicator : public compress::Communicator {
 // The registry's device memory for `d` (nullptr for the CPU); FitError when this build
 // registered no CUDA schemes.
 const compress::Registry::DeviceMemory* device_memory(compress::Device d);
-// n floats on the device through `dm` (none when dm is null), released on scope exit.
-struct DeviceFloats {
-  const compress::Registry::DeviceMemory* dm;
-  float* p = nullptr;
-  DeviceFloats(const compress::Registry::DeviceMemory* d, int64_t n);
-  ~DeviceFloats();
-  DeviceFloats(const DeviceFloats&) = delete;
-  DeviceFloats& operator=(const DeviceFloats&) = delete;
+// A bucket of n floats where the codec runs: host memory (dm null) or the device's
+// through `dm`. load() copies n floats from host memory into it.
+class BucketBuffer {
+ public:
+  BucketBuffer(const compress::Registry::DeviceMemory* dm, int64_t n);
+  ~BucketBuffer();
+  BucketBuffer(const BucketBuffer&) = delete;
+  BucketBuffer& operator=(const BucketBuffer&) = delete;
+  void load(const float* host, int64_t n);
+  float* data() { return dm_ ? device_ : host_.data(); }
+
+ private:
+  const compress::Registry::DeviceMemory* dm_;
+  std::vector<float> host_;
+  float* device_ = nullptr;
 };
 
 // One step() of `c` on bucket `b`, split as the file comment says (each at least 1 ns).

@@ -88,7 +88,7 @@ SchemePlan plan_scheme(const std::string& scheme, const std::vector<Bucket>& buc
     pb.numel = b.numel;
     pb.raw_bytes = double(b.numel) * kFp32Bytes;
     if (fit) {
-      const int tensors = std::max<int>(1, static_cast<int>(b.layout.shapes.size()));
+      const int tensors = static_cast<int>(b.layout.shapes.size());
       pb.encode_s = encode_seconds(fit->encode, b.numel, tensors);
       pb.decode_s = decode_seconds(fit->decode, b.numel, world, tensors);
     }

@@ -56,7 +56,6 @@ void prepare_out_dir(const std::string& dir) {
   if (ec) throw ValidateError("cannot create " + dir + "/raw: " + ec.message());
 }
 
-
 double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkRate>& links, bool shaped,
                 double* measured) {
   *measured = 0;

@@ -99,10 +99,18 @@ fi
 
 mkdir -p "$OUT"
 status=0
+# Waits for the prebuilt CUDA tests started below (if any) and prints their summary.
+tests_pid=""
+wait_tests() {
+  [ -n "$tests_pid" ] || return 0
+  wait "$tests_pid" || status=1
+  grep -E "^\[  (FAILED|SKIPPED) |^\[==========\]|^\[  PASSED" "$OUT/cuda-tests.log" | head -40 || true
+  grep -q "^\[  PASSED  \]" "$OUT/cuda-tests.log" && ! grep -q "^\[  FAILED  \]" "$OUT/cuda-tests.log" || status=1
+  tests_pid=""
+}
 
 # 1. CUDA compressor tests and benchmark: no LibTorch needed (GoogleTest's ABI is the
 # system's), so a separate build.
-tests_pid=""
 if want tests && [ -n "$DEPS" ] && [ -x "$DEPS/bin/compressors_cuda_tests" ]; then
   # Prebuilt by scripts/gpu_pack.sh (same CUDA major version; sm_90); they run on the GPU
   # while LibTorch code compiles on the CPUs below.
@@ -134,18 +142,11 @@ fi
 # -k: every compile error of this LibTorch version in one log.
 if ! cmake --build "$BUILD" --target gcu -j "$(nproc)" -- -k > "$OUT/build.log" 2>&1; then
   grep -E "error|Error" "$OUT/build.log" | head -60
-  if [ -n "$tests_pid" ]; then
-    wait "$tests_pid" || true
-    grep -E "^\[  (FAILED|SKIPPED) |^\[==========\]|^\[  PASSED" "$OUT/cuda-tests.log" | head -40 || true
-  fi
+  wait_tests
   exit 1
 fi
 GCU=$BUILD/cli/gcu
-if [ -n "$tests_pid" ]; then
-  wait "$tests_pid" || status=1
-  grep -E "^\[  (FAILED|SKIPPED) |^\[==========\]|^\[  PASSED" "$OUT/cuda-tests.log" | head -40 || true
-  grep -q "^\[  PASSED  \]" "$OUT/cuda-tests.log" && ! grep -q "^\[  FAILED  \]" "$OUT/cuda-tests.log" || status=1
-fi
+wait_tests
 if want tests && [ -n "$DEPS" ] && [ -x "$DEPS/bin/compressors_cuda_bench" ]; then
   # After the build: the benchmark times a quiet machine.
   LD_LIBRARY_PATH="$LIB_PATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$STEP_TIMEOUT_S" \
