@@ -44,8 +44,10 @@ directions (scripts/netbed.sh; needs root, ip and tc, else
 an unshaped loopback fallback that says so). Cells run in a random interleaved order,
 --repeats rounds. The measured value is the mean iteration time (what throughput and
 time-to-accuracy pay; --statistic median for the typical iteration); a cell whose value
-moved more between rounds than |error| is noise-limited, not counted as a model error.
-Report: table, validate.{json,csv,txt} (schema gcu.validate/5, docs/validate-schema.md),
+moved more between rounds than |error| is noise-limited, not counted as a model error;
+the machine's speed in each round (its forward + optimizer step) is taken out first
+(--speed-adjust).
+Report: table, validate.{json,csv,txt} (schema gcu.validate/6, docs/validate-schema.md),
 bandwidth.png and scatter.png in --out. Exit codes: 0 every cell ran; 3 the reports are
 written but some cells failed (a rank died, a time-out); 2 bad input, nothing run.
 
@@ -80,6 +82,13 @@ Examples:
   sub->add_option("--statistic", o.statistic,
                   "measured value compared with the prediction: mean (time per iteration) or median")
       ->check(CLI::IsMember({"mean", "median"}))
+      ->capture_default_str();
+  sub->add_option("--speed-adjust", o.speed_adjust,
+                  "forward: take the machine's speed out of each cell's rounds before the noise test and the "
+                  "error statistics (a round's forward + optimizer step, which no scheme, link or mode changes, "
+                  "against its group's mean; scaled by the model's sensitivity of the total to compute speed); the "
+                  "raw figures are reported beside. off: the raw measurement alone (docs/validation.md §2)")
+      ->check(CLI::IsMember({"forward", "off"}))
       ->capture_default_str();
   sub->add_flag("--no-measure-links", opt->no_measure, "skip the link-rate measurement");
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();

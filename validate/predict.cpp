@@ -1,5 +1,6 @@
 // Cell predictions mapped onto the trainer's components (predict.h).
 #include "validate/predict.h"
+#include "validate/speed_adjust.h"
 
 namespace gcu::validate {
 
@@ -19,8 +20,14 @@ CellPredictor::CellPredictor(const model::Profile& profile, const Cell& cell, bo
   }
 }
 
-Breakdown CellPredictor::predict(model::Gbps rate_gbps) const {
+double CellPredictor::compute_sensitivity_s(model::Gbps rate_gbps) const {
+  const double h = kSpeedSensitivityStep;
+  return (at(predict(rate_gbps, 1 + h), Component::Total) - at(predict(rate_gbps, 1 - h), Component::Total)) / (2 * h);
+}
+
+Breakdown CellPredictor::predict(model::Gbps rate_gbps, double compute_scale) const {
   model::Conditions c;
+  c.compute_speedup = 1 / compute_scale;
   if (!link_in_profile_) {
     c.inter_bandwidth_gbps = rate_gbps;
     c.intra_bandwidth_gbps = rate_gbps;

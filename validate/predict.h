@@ -36,7 +36,12 @@ class CellPredictor {
   // rate_gbps: the link rate to predict with (0 = the profile's own link, for the
   // unlimited link of the placement it was calibrated in); ignored when the profile holds
   // the link.
-  Breakdown predict(model::Gbps rate_gbps) const;
+  // compute_scale: every compute time (forward, backward, optimizer, data, encode, decode)
+  // takes this many times as long (the model's compute_speedup = 1 / compute_scale).
+  Breakdown predict(model::Gbps rate_gbps, double compute_scale = 1) const;
+  // dT/ds of the predicted total, s the compute_scale, by a central difference at s = 1
+  // (speed_adjust.h): seconds of total per unit of machine slowness.
+  double compute_sensitivity_s(model::Gbps rate_gbps) const;
   bool link_in_profile() const { return link_in_profile_; }
   std::string note() const { return note_; }
 

@@ -75,8 +75,8 @@ std::string format_table(const Report& r) {
   o << "\n\ntotal iteration time (ms): predicted vs measured " << stat
     << " [p10, p90]; error = (pred - meas) / meas\n";
   char b[512];
-  std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4s %3s %9s %9s %19s %8s %6s %5s %6s\n", "scheme", "link", "mode",
-                "b", "r", "pred", "meas", "[p10, p90]", "error", "noise", "load", "ivcsw");
+  std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4s %3s %9s %9s %19s %8s %9s %6s %5s %6s\n", "scheme", "link", "mode",
+                "b", "r", "pred", "meas", "[p10, p90]", "error", "adj.error", "noise", "load", "ivcsw");
   o << b;
   for (const auto& c : r.cells) {
     if (!c.ok) {
@@ -87,10 +87,11 @@ std::string format_table(const Report& r) {
       continue;
     }
     const auto& t = c.measured[size_t(Component::Total)];
-    std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %6s %5s %6s\n",
+    std::snprintf(b, sizeof b, "%-22s %-9s %-7s %4d %3d %9.1f %9.1f   [%7.1f, %7.1f] %8s %9s %6s %5s %6s\n",
                   given(c).c_str(), c.cell.link.name.c_str(), c.cell.mode.c_str(), c.cell.batch, c.cell.ranks,
                   at(c.predicted, Component::Total) * 1e3, t.of(stat) * 1e3, t.p10 * 1e3, t.p90 * 1e3,
-                  pct(at(c.error, Component::Total)).c_str(), c.noise_limited ? "yes" : "no",
+                  pct(at(c.error, Component::Total)).c_str(), c.speed.applied ? pct(c.speed.error).c_str() : "-",
+                  c.noise_limited ? "yes" : "no",
                   std::isfinite(c.load_average) ? num(c.load_average, "%.1f").c_str() : "-",
                   c.nivcsw >= 0 ? std::to_string(c.nivcsw).c_str() : "-");
     o << b;
@@ -121,6 +122,13 @@ std::string format_table(const Report& r) {
     << s.counted << " counted cells: median " << num(s.median_abs_error * 100, "%.1f") << "%, max "
     << num(s.max_abs_error * 100, "%.1f") << "%; over all ok cells (noise-limited too): median "
     << num(s.median_abs_error_all * 100, "%.1f") << "%, max " << num(s.max_abs_error_all * 100, "%.1f") << "%\n";
+  if (r.options.speed_adjust == "forward")
+    o << "speed adjustment (the machine's speed per round, from forward + optimizer, taken out; docs/validation.md "
+         "§2): "
+      << s.speed_adjusted << " cells; median shift of the error " << pct(s.speed_adjustment_shift)
+      << "; without it: " << s.noise_limited_unadjusted << " noise-limited, |error| over " << s.counted_unadjusted
+      << " counted cells: median " << num(s.median_abs_error_unadjusted * 100, "%.1f") << "%, max "
+      << num(s.max_abs_error_unadjusted * 100, "%.1f") << "%\n";
   if (s.median_calibration_uncertainty > 0)
     o << "calibration noise: the calibration's own sampling noise moves a prediction by "
       << num(s.median_calibration_uncertainty * 100, "%.1f")
@@ -163,12 +171,14 @@ std::string format_csv(const Report& r) {
   o << "id,model,scheme,link,link_nominal_gbps,link_measured_gbps,rate_used_gbps,mode,batch,ranks,status,"
        "noise_limited,spread,load_average,involuntary_context_switches,iterations,rank_logs,straggler_wait_mean_s,"
        "pred_total_p10_s,pred_total_p90_s";
+  // (the speed adjustment's columns go last, before the message)
   for (int k = 0; k < kComponents; ++k) {
     const std::string n = component_name(Component(k));
     o << ",pred_" << n << "_s,meas_" << n << "_median_s,meas_" << n << "_mean_s,meas_" << n << "_p10_s,meas_" << n
       << "_p90_s,error_" << n;
   }
-  o << ",message\n";
+  o << ",speed_sensitivity_s,speed_coefficient,mean_speed,adjusted_total_s,adjusted_error_total,adjusted_uncertainty,"
+       "message\n";
   for (const auto& c : r.cells) {
     o << c.cell.id << "," << csvq(c.cell.model) << "," << csvq(c.cell.scheme) << "," << c.cell.link.name << ","
       << (c.cell.link.unlimited() ? "" : num(c.cell.link.nominal_gbps, "%.6g")) << ","
@@ -189,6 +199,12 @@ std::string format_csv(const Report& r) {
       else
         o << ",,,,,";
     }
+    if (c.ok && c.speed.applied)
+      o << "," << num(c.speed.sensitivity_s, "%.6g") << "," << num(c.speed.coefficient, "%.6g") << ","
+        << num(c.speed.mean_speed, "%.6g") << ","
+        << num(c.speed.value, "%.6g") << "," << num(c.speed.error, "%.6g") << "," << num(c.speed.uncertainty, "%.6g");
+    else
+      o << ",,,,,,";
     o << "," << csvq(c.message) << "\n";
   }
   return o.str();
@@ -209,7 +225,7 @@ std::string format_json(const Report& r) {
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data},
-               {"exclude_rounds", o.exclude_rounds}};
+               {"exclude_rounds", o.exclude_rounds}, {"speed_adjust", o.speed_adjust}};
   j["statistic"] = o.statistic;
   json links = json::array();
   for (const auto& l : r.links)
@@ -253,6 +269,17 @@ std::string format_json(const Report& r) {
             ? json{{"p10", c.predicted_p10}, {"p90", c.predicted_p90}, {"draws", c.calibration_draws},
                    {"uncertainty", jnum(c.calibration_uncertainty)}}
             : json(nullptr);
+    x["speed_adjustment"] = json(nullptr);
+    if (c.ok && c.speed.applied)
+      x["speed_adjustment"] = {{"sensitivity_s", c.speed.sensitivity_s}, {"coefficient", c.speed.coefficient},
+                               {"reference_s", c.speed.reference_s},
+                               {"speed", c.speed.speed}, {"mean_speed", c.speed.mean_speed},
+                               {"round_values", c.speed.round_values}, {"value", c.speed.value},
+                               {"error", jnum(c.speed.error)}, {"uncertainty", jnum(c.speed.uncertainty)},
+                               {"reference_uncertainty", jnum(c.speed.reference_uncertainty)}};
+    else if (c.ok && r.options.speed_adjust == "forward")
+      x["speed_adjustment"] = {{"note", c.speed.note}};
+    x["round_reference"] = c.round_reference;
     x["noise_limited"] = c.noise_limited;
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
@@ -276,6 +303,11 @@ std::string format_json(const Report& r) {
                   {"median_abs_error_total", s.median_abs_error}, {"max_abs_error_total", s.max_abs_error},
                   {"median_abs_error_total_all_ok", s.median_abs_error_all},
                   {"max_abs_error_total_all_ok", s.max_abs_error_all}};
+  j["summary"]["speed_adjusted"] = s.speed_adjusted;
+  j["summary"]["speed_adjustment_shift"] = jnum(s.speed_adjustment_shift);
+  j["summary"]["unadjusted"] = {{"noise_limited", s.noise_limited_unadjusted}, {"counted", s.counted_unadjusted},
+                                {"median_abs_error_total", s.median_abs_error_unadjusted},
+                                {"max_abs_error_total", s.max_abs_error_unadjusted}};
   j["summary"]["forward_measured_over_predicted"] = jnum(s.forward_measured_over_predicted);
   j["summary"]["backward_measured_over_predicted"] = jnum(s.backward_measured_over_predicted);
   json drift = json::array();

@@ -78,7 +78,7 @@ void add_to_group(std::vector<GroupErrors>& groups, std::vector<std::vector<doub
   }
   ++groups[i].cells;
   groups[i].noise_limited += c.noise_limited ? 1 : 0;
-  const double e = c.error[size_t(Component::Total)];
+  const double e = c.judged_error();
   if (std::isfinite(e)) errs[i].push_back(e);
 }
 
@@ -119,7 +119,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     }
   finish_groups(s.by_scheme, scheme_errs);
   finish_groups(s.by_link, link_errs);
-  std::vector<double> errs, all, cal;
+  std::vector<double> errs, all, cal, raw_counted, shifts;
   for (const auto& c : cells) {
     ++s.cells;
     if (!c.ok) {
@@ -127,19 +127,32 @@ Summary summarize(const std::vector<CellResult>& cells) {
       continue;
     }
     ++s.ok;
-    if (std::isfinite(c.error[size_t(Component::Total)])) all.push_back(std::abs(c.error[size_t(Component::Total)]));
-    if (std::isfinite(c.error[size_t(Component::Total)]) && c.uncertainty > std::abs(c.error[size_t(Component::Total)]))
-      ++s.noise_limited_measurement;
+    const double raw = c.error[size_t(Component::Total)];
+    const double e = c.judged_error();
+    if (std::isfinite(e)) all.push_back(std::abs(e));
+    if (std::isfinite(e) && c.judged_uncertainty() > std::abs(e)) ++s.noise_limited_measurement;
     if (c.calibration_draws > 0) cal.push_back(c.calibration_uncertainty);
-    if (noise_limited(c.error[size_t(Component::Total)], c.uncertainty_range, c.calibration_uncertainty))
-      ++s.noise_limited_range_rule;
+    if (noise_limited(raw, c.uncertainty_range, c.calibration_uncertainty)) ++s.noise_limited_range_rule;
+    if (noise_limited(raw, c.uncertainty, c.calibration_uncertainty))
+      ++s.noise_limited_unadjusted;
+    else if (std::isfinite(raw))
+      raw_counted.push_back(std::abs(raw));
+    if (c.speed.applied) {
+      ++s.speed_adjusted;
+      if (std::isfinite(raw)) shifts.push_back(c.speed.error - raw);
+    }
     if (c.noise_limited) {
       ++s.noise_limited;
       continue;
     }
-    const double e = c.error[size_t(Component::Total)];
     if (std::isfinite(e)) errs.push_back(std::abs(e));
   }
+  s.counted_unadjusted = int(raw_counted.size());
+  if (!raw_counted.empty()) {
+    s.median_abs_error_unadjusted = spread_of(raw_counted).median;
+    s.max_abs_error_unadjusted = *std::max_element(raw_counted.begin(), raw_counted.end());
+  }
+  if (!shifts.empty()) s.speed_adjustment_shift = spread_of(std::move(shifts)).median;
   s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
   for (const auto& [k, out] : {std::pair{Component::Forward, &s.forward_measured_over_predicted},
                                std::pair{Component::Backward, &s.backward_measured_over_predicted}}) {

@@ -2,6 +2,7 @@
 // measurement, rounds of cells in random interleaved order, predictions (the statistics:
 // stats.cpp).
 #include "validate/validate.h"
+#include "validate/speed_adjust.h"
 
 #include "validate/calibration_noise.h"
 #include "validate/link_fits.h"
@@ -237,6 +238,9 @@ double add_round(CellResult& r, const TrainLog& tl, const std::vector<std::strin
   r.logs.insert(r.logs.end(), files.begin(), files.end());
   ++r.rounds;
   r.round_values.push_back(round_total(tl, statistic));
+  std::vector<double> ref;  // the speed adjustment's reference (speed_adjust.h)
+  for (const auto& b : tl.iters) ref.push_back(at(b, Component::Forward) + at(b, Component::Optimizer));
+  r.round_reference.push_back(spread_of(std::move(ref)).of(statistic));
   return r.round_values.back();
 }
 
@@ -351,6 +355,7 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
                    " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
     r.link_fits = preds[i]->link_in_profile();
     r.predicted = preds[i]->predict(r.rate_used_gbps);
+    r.speed.sensitivity_s = preds[i]->compute_sensitivity_s(r.rate_used_gbps);
     if (r.ok && r.samples.empty()) {
       r.ok = false;
       r.message = "no measured iterations in the logs";
@@ -359,6 +364,7 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
   if (o.calibration_noise) add_calibration_noise(o.profile + ".state.json", profile, rep.links, res, log);
   for (auto& r : res)
     if (r.ok) compute_stats(r, o.statistic);
+  if (o.speed_adjust == "forward") apply_speed_adjustment(res, o.statistic);
 }
 
 // A profile older than this when the grid starts gets a warning (calibrations drift).

@@ -46,6 +46,9 @@ struct ValidateOptions {
   // cpu: Gloo; cuda: every rank trains on its GPU (gcu train --device cuda, NCCL), and
   // calibrate (--calibrate, the link sweeps) uses --backend nccl.
   std::string device = "cpu";
+  // forward: take the machine's speed out of each cell's rounds (speed_adjust.h; the
+  // noise test and the summary's errors use the adjusted total); off: the raw measurement.
+  std::string speed_adjust = "forward";
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   // --exclude-rounds (1-based; with --reuse): rounds left out of every cell, e.g. one the
   // round-drift check (Summary::round_drift) showed the whole machine slower in.
@@ -62,6 +65,23 @@ struct LinkRate {
   std::string note;
 };
 
+// A cell's total with the machine's speed taken out (speed_adjust.h).
+struct SpeedAdjustment {
+  bool applied = false;
+  std::string note;                  // why not applied
+  double sensitivity_s = 0;          // S = dT/ds, from the model
+  double coefficient = 1;            // k: the grid's fitted share of S the reference tracks; k S is applied
+  double reference_s = 0;            // the group's (ranks, batch, link) mean reference (forward + optimizer), s
+  std::vector<double> speed;         // per round: the round's reference / reference_s
+  double mean_speed = 1;             // of the cell's rounds (about 1 unless its forward differs)
+  std::vector<double> round_values;  // value_r - k S (speed_r - 1)
+  double value = 0;                  // the measured statistic - k S (mean_speed - 1)
+  double error = 0;                  // (predicted - value) / value
+  // hypot(round_interval_width(round_values) / value (1 round: spread), reference_uncertainty)
+  double uncertainty = 0;
+  double reference_uncertainty = 0;  // |k S| x the 80% interval of the group's reference / value
+};
+
 struct CellResult {
   Cell cell;
   bool ok = false;
@@ -75,6 +95,8 @@ struct CellResult {
   int rounds = 0;
   std::vector<double> round_values;  // the statistic of the total, per completed round (drift between rounds)
   std::vector<int> round_ids;        // the round (0-based) of each round_values entry
+  // Per completed round: the statistic of forward + optimizer, the speed adjustment's reference.
+  std::vector<double> round_reference;
   Breakdown predicted{};
   std::array<Spread, kComponents> measured{};
   Breakdown error{};             // (predicted - measured) / measured, of the statistic; NaN when <= 0
@@ -100,6 +122,11 @@ struct CellResult {
   double load_average = -1;      // mean over rounds of the 1-min load average at the start
   long nivcsw = 0;               // involuntary context switches of the cell's processes, all rounds
   double wall_s = 0;
+  SpeedAdjustment speed;
+  // The error and uncertainty of the total that the noise test and the summary use: the
+  // speed-adjusted ones when the adjustment applied, else the raw ones.
+  double judged_error() const;
+  double judged_uncertainty() const;
 };
 
 // |error| of the total over a group of ok cells (one scheme, or one link).
@@ -137,6 +164,14 @@ struct Summary {
   // unusual minute), which moves every prediction by that share of compute.
   double forward_measured_over_predicted = std::nan("");
   double backward_measured_over_predicted = std::nan("");
+  // The speed adjustment (speed_adjust.h): cells it applied to; the same figures as above
+  // from the raw measurement (what gcu.validate/5 reported); and the median over the
+  // adjusted cells of (adjusted - raw) error of the total, which should be near 0 (the
+  // adjustment removes noise, it must not move the errors on average).
+  int speed_adjusted = 0;
+  int noise_limited_unadjusted = 0, counted_unadjusted = 0;
+  double median_abs_error_unadjusted = 0, max_abs_error_unadjusted = 0;
+  double speed_adjustment_shift = std::nan("");
 };
 
 // A forward ratio more than this from 1 is named in the log (calibration-to-grid drift).

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
 # iterations of Fashion-MNIST (`--data`; synthetic when the package is missing) with the
-# shipped CPU profile; checks the report's schema (gcu.validate/5) and that every cell's
+# shipped CPU profile; checks the report's schema (gcu.validate/6) and that every cell's
 # errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
@@ -16,7 +16,7 @@ J=$DIR/validate.json
 jq -e --arg d "$DATA" '.grid.data == $d' "$J" >/dev/null || { echo "grid.data is not $DATA"; jq .grid "$J"; exit 1; }
 grep -q "\"data\":\"$DATA\"" "$DIR"/raw/c0-round0.jsonl.rank0 || { echo "the trainer did not run on $DATA"; exit 1; }
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
-jq -e '.schema == "gcu.validate/5" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+jq -e '.schema == "gcu.validate/6" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
 jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
         and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
@@ -24,6 +24,14 @@ jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.e
         and ([.predicted | keys[]] | sort) == ["backward","collective","data","decode","encode","exposed_comm","forward","optimizer","total"]]
        | all' "$J" >/dev/null || { echo "bad cells"; jq '.cells' "$J"; cat "$DIR.log"; exit 1; }
 jq -e '.summary.cells == 2 and .summary.ok == 2' "$J" >/dev/null || { echo "bad summary"; exit 1; }
+# The machine's speed taken out (one round: the adjusted figures exist and are finite, the
+# reference is each round's forward + optimizer, the raw figures are kept beside them).
+jq -e '.grid.speed_adjust == "forward" and .summary.speed_adjusted == 2 and (.summary.unadjusted.noise_limited | type) == "number"
+       and ([.cells[] | (.round_reference | length) == 1 and .round_reference[0] > 0
+             and (.speed_adjustment.error | type) == "number" and .speed_adjustment.value > 0
+             and .speed_adjustment.sensitivity_s > 0 and .speed_adjustment.sensitivity_s <= .predicted.total * 1.0001
+             and .speed_adjustment.coefficient >= 0 and .speed_adjustment.coefficient <= 2] | all)' "$J" >/dev/null \
+  || { echo "bad speed adjustment"; jq '[.cells[] | {round_reference, speed_adjustment}], .summary' "$J"; exit 1; }
 # The shipped profile has no calibration state beside it: no calibration-noise interval,
 # and the log says why.
 jq -e '[.cells[] | .calibration_noise == null] | all' "$J" >/dev/null || { echo "noise interval without a state"; exit 1; }
