@@ -110,17 +110,20 @@ std::string scatter_script(const Report& r, const std::string& out) {
     if (!c.ok) continue;
     const Spread& t = c.measured[size_t(Component::Total)];
     const double p = at(c.predicted, Component::Total) * 1e3;
+    // Column 6: the speed-adjusted value (speed_adjust.h) the noise test used, NaN without one.
     s << g(p) << " " << g(t.of(r.options.statistic) * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << " "
-      << (c.noise_limited ? 1 : 0) << "\n";
+      << (c.noise_limited ? 1 : 0) << " " << (c.speed.applied ? g(c.speed.value * 1e3) : std::string("NaN")) << "\n";
     hi = std::max({hi, p, t.p90 * 1e3});
   }
   s << "EOD\n"
     << "set xlabel 'predicted iteration time (ms)'\nset ylabel 'measured iteration time (ms)'\n"
     << "set xrange [0:" << g(hi * 1.05 + 1) << "]\nset yrange [0:" << g(hi * 1.05 + 1) << "]\nset size square\n"
-    << "set grid\nset key top left\nset title " << gnuplot_literal("gcu validate: " + r.profile_model) << "\n"
+    << "set grid\nset key top left\nset datafile missing 'NaN'\nset title "
+    << gnuplot_literal("gcu validate: " + r.profile_model) << "\n"
     << "plot x with lines lc rgb '#888888' title 'y = x', \\\n"
     << "     $d using 1:($5 == 0 ? $2 : 1/0):3:4 with yerrorbars pt 7 lc rgb '#4477aa' title 'cell', \\\n"
-    << "     $d using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 6 lc rgb '#cc6677' title 'noise-limited cell'\n"
+    << "     $d using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 6 lc rgb '#cc6677' title 'noise-limited cell', \\\n"
+    << "     $d using 1:6 with points pt 2 ps 0.8 lc rgb '#222222' title 'machine speed taken out'\n"
     << "set output\n";
   return s.str();
 }
