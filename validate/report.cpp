@@ -141,6 +141,12 @@ std::string format_table(const Report& r) {
     o << "compute against the calibration (median over the cells, measured / predicted): forward "
       << num(s.forward_measured_over_predicted, "%.3f") << ", backward "
       << num(s.backward_measured_over_predicted, "%.3f") << "\n";
+  if (std::isfinite(s.median_abs_error_at_calibration_speed))
+    o << "at the calibration's speed (the speed adjustment against the predicted forward + optimizer, which also "
+         "takes out the machine's drift since the calibration; not used by the noise test): |error| median "
+      << num(s.median_abs_error_at_calibration_speed * 100, "%.1f") << "%, max "
+      << num(s.max_abs_error_at_calibration_speed * 100, "%.1f") << "%, median signed "
+      << pct(s.median_error_at_calibration_speed) << "\n";
   if (!s.round_drift.empty()) {
     o << "round drift (median over the cells of round value / cell median):";
     for (size_t k = 0; k < s.round_drift.size(); ++k)
@@ -276,7 +282,8 @@ std::string format_json(const Report& r) {
                                {"speed", c.speed.speed}, {"mean_speed", c.speed.mean_speed},
                                {"round_values", c.speed.round_values}, {"value", c.speed.value},
                                {"error", jnum(c.speed.error)}, {"uncertainty", jnum(c.speed.uncertainty)},
-                               {"reference_uncertainty", jnum(c.speed.reference_uncertainty)}};
+                               {"reference_uncertainty", jnum(c.speed.reference_uncertainty)},
+                               {"error_at_calibration_speed", jnum(c.speed.error_at_calibration_speed)}};
     else if (c.ok && r.options.speed_adjust == "forward")
       x["speed_adjustment"] = {{"note", c.speed.note}};
     x["round_reference"] = c.round_reference;
@@ -308,6 +315,9 @@ std::string format_json(const Report& r) {
   j["summary"]["unadjusted"] = {{"noise_limited", s.noise_limited_unadjusted}, {"counted", s.counted_unadjusted},
                                 {"median_abs_error_total", s.median_abs_error_unadjusted},
                                 {"max_abs_error_total", s.max_abs_error_unadjusted}};
+  j["summary"]["at_calibration_speed"] = {{"median_abs_error_total", jnum(s.median_abs_error_at_calibration_speed)},
+                                          {"max_abs_error_total", jnum(s.max_abs_error_at_calibration_speed)},
+                                          {"median_error_total", jnum(s.median_error_at_calibration_speed)}};
   j["summary"]["forward_measured_over_predicted"] = jnum(s.forward_measured_over_predicted);
   j["summary"]["backward_measured_over_predicted"] = jnum(s.backward_measured_over_predicted);
   json drift = json::array();

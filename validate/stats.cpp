@@ -119,7 +119,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     }
   finish_groups(s.by_scheme, scheme_errs);
   finish_groups(s.by_link, link_errs);
-  std::vector<double> errs, all, cal, raw_counted, shifts;
+  std::vector<double> errs, all, cal, raw_counted, shifts, at_cal;
   for (const auto& c : cells) {
     ++s.cells;
     if (!c.ok) {
@@ -140,6 +140,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (c.speed.applied) {
       ++s.speed_adjusted;
       if (std::isfinite(raw)) shifts.push_back(c.speed.error - raw);
+      if (std::isfinite(c.speed.error_at_calibration_speed)) at_cal.push_back(c.speed.error_at_calibration_speed);
     }
     if (c.noise_limited) {
       ++s.noise_limited;
@@ -153,6 +154,13 @@ Summary summarize(const std::vector<CellResult>& cells) {
     s.max_abs_error_unadjusted = *std::max_element(raw_counted.begin(), raw_counted.end());
   }
   if (!shifts.empty()) s.speed_adjustment_shift = spread_of(std::move(shifts)).median;
+  if (!at_cal.empty()) {
+    std::vector<double> a;
+    for (double e : at_cal) a.push_back(std::abs(e));
+    s.median_abs_error_at_calibration_speed = spread_of(a).median;
+    s.max_abs_error_at_calibration_speed = *std::max_element(a.begin(), a.end());
+    s.median_error_at_calibration_speed = spread_of(std::move(at_cal)).median;
+  }
   s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
   for (const auto& [k, out] : {std::pair{Component::Forward, &s.forward_measured_over_predicted},
                                std::pair{Component::Backward, &s.backward_measured_over_predicted}}) {

@@ -80,6 +80,10 @@ struct SpeedAdjustment {
   // hypot(round_interval_width(round_values) / value (1 round: spread), reference_uncertainty)
   double uncertainty = 0;
   double reference_uncertainty = 0;  // |k S| x the 80% interval of the group's reference / value
+  // The error with the reference taken against the forward + optimizer the model predicted
+  // (the calibration's speed) instead of the group's: what is left once the machine's drift
+  // since the calibration is out too. Reported, never used by the noise test.
+  double error_at_calibration_speed = 0;
 };
 
 struct CellResult {
@@ -172,6 +176,12 @@ struct Summary {
   int noise_limited_unadjusted = 0, counted_unadjusted = 0;
   double median_abs_error_unadjusted = 0, max_abs_error_unadjusted = 0;
   double speed_adjustment_shift = std::nan("");
+  // Over the adjusted cells, SpeedAdjustment::error_at_calibration_speed: median and max of
+  // |error|, median signed (NaN: none). The errors the model leaves once the machine's speed
+  // is that of the calibration; beside forward_measured_over_predicted, which says how far
+  // it moved.
+  double median_abs_error_at_calibration_speed = std::nan(""), max_abs_error_at_calibration_speed = std::nan("");
+  double median_error_at_calibration_speed = std::nan("");
 };
 
 // A forward ratio more than this from 1 is named in the log (calibration-to-grid drift).

@@ -144,6 +144,40 @@ TEST(SpeedAdjust, TheCoefficientIsFittedOverTheGrid) {
   EXPECT_NEAR(flat[0].speed.value, 0.30, 1e-12);
 }
 
+// A cell whose forward sits far outside its group's (the scheme changes it) is left as
+// measured and kept out of the group's mean, so the others are not moved by it.
+TEST(SpeedAdjust, ACellThatChangesTheForwardIsLeftAsMeasured) {
+  std::vector<CellResult> cs = eight_cells(0.33);
+  cs.push_back(cell_at({1.5, 1.6, 1.55}, 0.30, 0.0, 0.08, 0.33));  // its forward ~55% slower, every round
+  apply_speed_adjustment(cs, "mean");
+  EXPECT_FALSE(cs[8].speed.applied);
+  EXPECT_NE(cs[8].speed.note.find("changes the forward"), std::string::npos) << cs[8].speed.note;
+  EXPECT_NEAR(cs[8].judged_error(), at(cs[8].error, Component::Total), 1e-12);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_TRUE(cs[size_t(i)].speed.applied);
+    EXPECT_NEAR(cs[size_t(i)].speed.reference_s, 0.08, 1e-12);
+  }
+}
+
+// A grid that ran 25% slower than the calibration throughout: at the grid's own speed the
+// model is 20% optimistic (a machine drift, which the speed adjustment keeps), at the
+// calibration's speed (the predicted forward as the reference) it is right.
+TEST(SpeedAdjust, AtTheCalibrationsSpeedTheDriftSinceIsOutToo) {
+  std::vector<CellResult> cs;
+  for (int i = 0; i < 8; ++i) {
+    cs.push_back(cell_at(i % 2 ? std::vector<double>{1.3, 1.2, 1.25} : std::vector<double>{1.2, 1.3, 1.25}, 0.30,
+                         0.0, 0.08, 0.30));
+    at(cs.back().predicted, Component::Forward) = 0.08;  // what the calibration timed
+  }
+  apply_speed_adjustment(cs, "mean");
+  ASSERT_TRUE(cs[0].speed.applied);
+  EXPECT_NEAR(cs[0].speed.error, 0.30 / 0.375 - 1, 1e-9);
+  EXPECT_NEAR(cs[0].speed.error_at_calibration_speed, 0.0, 1e-9);
+  const Summary s = summarize(cs);
+  EXPECT_NEAR(s.median_abs_error, 0.2, 1e-9);
+  EXPECT_NEAR(s.median_abs_error_at_calibration_speed, 0.0, 1e-9);
+}
+
 // A cell without a reference in every round (an older log, a round without iterations)
 // keeps its raw figures, says why, and the summary counts it as unadjusted.
 TEST(SpeedAdjust, WithoutReferencesTheRawFiguresStand) {
