@@ -386,8 +386,8 @@ void warn_machine_drift(const Summary& s, std::ostream& log) {
     log << "gcu validate: warning: the cells' forward ran " << (f > 1 ? "+" : "") << std::lround((f - 1) * 100)
         << "% against the calibration's (median over the cells; no scheme or link changes it): the machine's speed "
            "moved since the calibration, or the calibration caught an unusual minute; every prediction is off by "
-           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate) "
-           "(docs/validation.md §2)\n";
+           "that share of compute. Calibrate in the same quiet period as the grid (--calibrate); the summary's "
+           "\"at the calibration's speed\" line shows the errors without that drift (docs/validation.md §2)\n";
 }
 
 }  // namespace
