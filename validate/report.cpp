@@ -128,7 +128,9 @@ std::string format_table(const Report& r) {
       << s.speed_adjusted << " cells; median shift of the error " << pct(s.speed_adjustment_shift)
       << "; without it: " << s.noise_limited_unadjusted << " noise-limited, |error| over " << s.counted_unadjusted
       << " counted cells: median " << num(s.median_abs_error_unadjusted * 100, "%.1f") << "%, max "
-      << num(s.max_abs_error_unadjusted * 100, "%.1f") << "%\n";
+      << num(s.max_abs_error_unadjusted * 100, "%.1f") << "%; over all ok cells: median "
+      << num(s.median_abs_error_all_unadjusted * 100, "%.1f") << "%, max "
+      << num(s.max_abs_error_all_unadjusted * 100, "%.1f") << "%\n";
   if (s.median_calibration_uncertainty > 0)
     o << "calibration noise: the calibration's own sampling noise moves a prediction by "
       << num(s.median_calibration_uncertainty * 100, "%.1f")
@@ -314,7 +316,9 @@ std::string format_json(const Report& r) {
   j["summary"]["speed_adjustment_shift"] = jnum(s.speed_adjustment_shift);
   j["summary"]["unadjusted"] = {{"noise_limited", s.noise_limited_unadjusted}, {"counted", s.counted_unadjusted},
                                 {"median_abs_error_total", s.median_abs_error_unadjusted},
-                                {"max_abs_error_total", s.max_abs_error_unadjusted}};
+                                {"max_abs_error_total", s.max_abs_error_unadjusted},
+                                {"median_abs_error_total_all_ok", s.median_abs_error_all_unadjusted},
+                                {"max_abs_error_total_all_ok", s.max_abs_error_all_unadjusted}};
   j["summary"]["at_calibration_speed"] = {{"median_abs_error_total", jnum(s.median_abs_error_at_calibration_speed)},
                                           {"max_abs_error_total", jnum(s.max_abs_error_at_calibration_speed)},
                                           {"median_error_total", jnum(s.median_error_at_calibration_speed)}};

@@ -119,7 +119,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     }
   finish_groups(s.by_scheme, scheme_errs);
   finish_groups(s.by_link, link_errs);
-  std::vector<double> errs, all, cal, raw_counted, shifts, at_cal;
+  std::vector<double> errs, all, all_raw, cal, raw_counted, shifts, at_cal;
   for (const auto& c : cells) {
     ++s.cells;
     if (!c.ok) {
@@ -130,6 +130,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
     const double raw = c.error[size_t(Component::Total)];
     const double e = c.judged_error();
     if (std::isfinite(e)) all.push_back(std::abs(e));
+    if (std::isfinite(raw)) all_raw.push_back(std::abs(raw));
     if (std::isfinite(e) && c.judged_uncertainty() > std::abs(e)) ++s.noise_limited_measurement;
     if (c.calibration_draws > 0) cal.push_back(c.calibration_uncertainty);
     if (noise_limited(raw, c.uncertainty_range, c.calibration_uncertainty)) ++s.noise_limited_range_rule;
@@ -149,6 +150,10 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (std::isfinite(e)) errs.push_back(std::abs(e));
   }
   s.counted_unadjusted = int(raw_counted.size());
+  if (!all_raw.empty()) {
+    s.median_abs_error_all_unadjusted = spread_of(all_raw).median;
+    s.max_abs_error_all_unadjusted = *std::max_element(all_raw.begin(), all_raw.end());
+  }
   if (!raw_counted.empty()) {
     s.median_abs_error_unadjusted = spread_of(raw_counted).median;
     s.max_abs_error_unadjusted = *std::max_element(raw_counted.begin(), raw_counted.end());

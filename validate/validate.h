@@ -175,6 +175,7 @@ struct Summary {
   int speed_adjusted = 0;
   int noise_limited_unadjusted = 0, counted_unadjusted = 0;
   double median_abs_error_unadjusted = 0, max_abs_error_unadjusted = 0;
+  double median_abs_error_all_unadjusted = 0, max_abs_error_all_unadjusted = 0;  // over all ok cells
   double speed_adjustment_shift = std::nan("");
   // Over the adjusted cells, SpeedAdjustment::error_at_calibration_speed: median and max of
   // |error|, median signed (NaN: none). The errors the model leaves once the machine's speed
