@@ -27,6 +27,12 @@ bool has_references(const CellResult& c) {
   return true;
 }
 
+double mean_of(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m += x;
+  return m / double(v.size());
+}
+
 // A group's reference: the mean over every round of its cells, and how well that mean is
 // known from the machine's round-to-round noise (the pooled within-cell standard deviation
 // of the rounds' references, so that cells whose forward differs do not count as noise).
@@ -34,9 +40,7 @@ struct Group {
   double sum = 0, within_ss = 0;
   int n = 0, within_df = 0;
   void add(const std::vector<double>& refs) {
-    double m = 0;
-    for (double r : refs) m += r;
-    m /= double(refs.size());
+    const double m = mean_of(refs);
     for (double r : refs) {
       sum += r;
       within_ss += (r - m) * (r - m);
@@ -55,12 +59,6 @@ struct Group {
 
 using Key = std::tuple<int, int, std::string>;
 Key group_key(const CellResult& c) { return Key{c.cell.ranks, c.cell.batch, c.cell.link.name}; }
-
-double mean_of(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m += x;
-  return m / double(v.size());
-}
 
 bool eligible(const CellResult& c) { return c.ok && has_references(c) && std::isfinite(c.speed.sensitivity_s); }
 

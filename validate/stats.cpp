@@ -67,6 +67,15 @@ void compute_stats(CellResult& r, const std::string& statistic) {
 }
 
 namespace {
+// The median and the max of |v| into `median` and `max`; both left alone when v is empty.
+void abs_median_max(const std::vector<double>& v, double& median, double& max) {
+  if (v.empty()) return;
+  std::vector<double> a;
+  for (double e : v) a.push_back(std::abs(e));
+  median = spread_of(a).median;
+  max = *std::max_element(a.begin(), a.end());
+}
+
 // Adds cell `c`'s total error to the group named `name` (created in first-seen order).
 void add_to_group(std::vector<GroupErrors>& groups, std::vector<std::vector<double>>& errs,
                   const std::string& name, const CellResult& c) {
@@ -85,10 +94,7 @@ void add_to_group(std::vector<GroupErrors>& groups, std::vector<std::vector<doub
 void finish_groups(std::vector<GroupErrors>& groups, const std::vector<std::vector<double>>& errs) {
   for (size_t i = 0; i < groups.size(); ++i) {
     if (errs[i].empty()) continue;
-    std::vector<double> a;
-    for (double e : errs[i]) a.push_back(std::abs(e));
-    groups[i].median_abs_error = spread_of(a).median;
-    groups[i].max_abs_error = *std::max_element(a.begin(), a.end());
+    abs_median_max(errs[i], groups[i].median_abs_error, groups[i].max_abs_error);
     groups[i].median_error = spread_of(errs[i]).median;
   }
 }
@@ -150,22 +156,11 @@ Summary summarize(const std::vector<CellResult>& cells) {
     if (std::isfinite(e)) errs.push_back(std::abs(e));
   }
   s.counted_unadjusted = int(raw_counted.size());
-  if (!all_raw.empty()) {
-    s.median_abs_error_all_unadjusted = spread_of(all_raw).median;
-    s.max_abs_error_all_unadjusted = *std::max_element(all_raw.begin(), all_raw.end());
-  }
-  if (!raw_counted.empty()) {
-    s.median_abs_error_unadjusted = spread_of(raw_counted).median;
-    s.max_abs_error_unadjusted = *std::max_element(raw_counted.begin(), raw_counted.end());
-  }
+  abs_median_max(all_raw, s.median_abs_error_all_unadjusted, s.max_abs_error_all_unadjusted);
+  abs_median_max(raw_counted, s.median_abs_error_unadjusted, s.max_abs_error_unadjusted);
   if (!shifts.empty()) s.speed_adjustment_shift = spread_of(std::move(shifts)).median;
-  if (!at_cal.empty()) {
-    std::vector<double> a;
-    for (double e : at_cal) a.push_back(std::abs(e));
-    s.median_abs_error_at_calibration_speed = spread_of(a).median;
-    s.max_abs_error_at_calibration_speed = *std::max_element(a.begin(), a.end());
-    s.median_error_at_calibration_speed = spread_of(std::move(at_cal)).median;
-  }
+  abs_median_max(at_cal, s.median_abs_error_at_calibration_speed, s.max_abs_error_at_calibration_speed);
+  if (!at_cal.empty()) s.median_error_at_calibration_speed = spread_of(std::move(at_cal)).median;
   s.noise_limited_fraction = s.ok ? double(s.noise_limited) / s.ok : 0;
   for (const auto& [k, out] : {std::pair{Component::Forward, &s.forward_measured_over_predicted},
                                std::pair{Component::Backward, &s.backward_measured_over_predicted}}) {
@@ -178,14 +173,8 @@ Summary summarize(const std::vector<CellResult>& cells) {
   }
   if (!cal.empty()) s.median_calibration_uncertainty = spread_of(cal).median;
   s.counted = int(errs.size());
-  if (!errs.empty()) {
-    s.median_abs_error = spread_of(errs).median;
-    s.max_abs_error = *std::max_element(errs.begin(), errs.end());
-  }
-  if (!all.empty()) {
-    s.median_abs_error_all = spread_of(all).median;
-    s.max_abs_error_all = *std::max_element(all.begin(), all.end());
-  }
+  abs_median_max(errs, s.median_abs_error, s.max_abs_error);
+  abs_median_max(all, s.median_abs_error_all, s.max_abs_error_all);
   return s;
 }
 
