@@ -47,7 +47,7 @@ time-to-accuracy pay; --statistic median for the typical iteration); a cell whos
 moved more between rounds than |error| is noise-limited, not counted as a model error;
 the machine's speed in each round (its forward + optimizer step) is taken out first
 (--speed-adjust).
-Report: table, validate.{json,csv,txt} (schema gcu.validate/6, docs/validate-schema.md),
+Report: table, validate.{json,csv,txt} (schema gcu.validate/7, docs/validate-schema.md),
 bandwidth.png and scatter.png in --out. Exit codes: 0 every cell ran; 3 the reports are
 written but some cells failed (a rank died, a time-out); 2 bad input, nothing run.
 
@@ -89,6 +89,14 @@ Examples:
                   "against its group's mean; scaled by the model's sensitivity of the total to compute speed); the "
                   "raw figures are reported beside. off: the raw measurement alone (docs/validation.md §2)")
       ->check(CLI::IsMember({"forward", "off"}))
+      ->capture_default_str();
+  sub->add_option("--compute-probes", o.compute_probes,
+                  "on: time gcu calibrate's compute step again once per round, at a random place among the cells "
+                  "(the calibration's ranks, unshaped link, --calibrate-arg's arguments; ~10 s for ResNet-18), and "
+                  "predict with the probes' median forward, backward and optimizer, so the machine's speed while the "
+                  "grid ran, not at calibration time, is what the model gets; gamma, collectives and codecs stay the "
+                  "calibration's. With --reuse, the recorded probes. off: the profile's compute (docs/validation.md §2)")
+      ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
   sub->add_flag("--no-measure-links", opt->no_measure, "skip the link-rate measurement");
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();

@@ -131,6 +131,11 @@ std::string format_table(const Report& r) {
       << num(s.max_abs_error_unadjusted * 100, "%.1f") << "%; over all ok cells: median "
       << num(s.median_abs_error_all_unadjusted * 100, "%.1f") << "%, max "
       << num(s.max_abs_error_all_unadjusted * 100, "%.1f") << "%\n";
+  o << "compute probes (calibrate's compute step once per round among the cells; docs/validation.md §2): "
+    << r.compute_probes.note;
+  for (const auto& b : r.compute_probes.batches)
+    if (b.probes > 0) o << "; batch " << b.batch_size << ": x" << num(b.compute_ratio, "%.3f") << " the calibration's";
+  o << "\n";
   if (s.median_calibration_uncertainty > 0)
     o << "calibration noise: the calibration's own sampling noise moves a prediction by "
       << num(s.median_calibration_uncertainty * 100, "%.1f")
@@ -218,6 +223,32 @@ std::string format_csv(const Report& r) {
   return o.str();
 }
 
+// The compute probes (compute_probe.h): every probe's figures, and per batch size the
+// calibration's compute, the probes' median and their ratio.
+json probes_json(const ComputeProbes& cp) {
+  const auto entry = [](const ProbeEntry& e) {
+    return json{{"forward_s", e.forward_s}, {"backward_s", e.backward_s}, {"optimizer_s", e.optimizer_s}};
+  };
+  json probes = json::array();
+  for (const auto& p : cp.probes) {
+    json es = json::array();
+    for (const auto& e : p.entries) {
+      json x = entry(e);
+      x["batch"] = e.batch_size;
+      es.push_back(x);
+    }
+    probes.push_back({{"round", p.round + 1}, {"ok", p.ok}, {"message", p.message}, {"state", p.state_path},
+                      {"wall_s", p.wall_s}, {"entries", es}});
+  }
+  json batches = json::array();
+  for (const auto& b : cp.batches)
+    batches.push_back({{"batch", b.batch_size}, {"probes", b.probes}, {"calibrated", entry(b.calibrated)},
+                       {"probed", entry(b.probed)}, {"forward_ratio", b.forward_ratio},
+                       {"backward_ratio", b.backward_ratio}, {"optimizer_ratio", b.optimizer_ratio},
+                       {"compute_ratio", b.compute_ratio}, {"backward_range", b.backward_spread}});
+  return {{"used", cp.used}, {"note", cp.note}, {"probes", probes}, {"batches", batches}};
+}
+
 std::string format_json(const Report& r) {
   json j;
   j["schema"] = kReportSchema;
@@ -233,7 +264,8 @@ std::string format_json(const Report& r) {
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data},
-               {"exclude_rounds", o.exclude_rounds}, {"speed_adjust", o.speed_adjust}};
+               {"exclude_rounds", o.exclude_rounds}, {"speed_adjust", o.speed_adjust},
+               {"compute_probes", o.compute_probes}};
   j["statistic"] = o.statistic;
   json links = json::array();
   for (const auto& l : r.links)
@@ -244,6 +276,7 @@ std::string format_json(const Report& r) {
                       l.measured_allgather_gbps > 0 ? json(l.measured_allgather_gbps) : json(nullptr)},
                      {"note", l.note}});
   j["links"] = links;
+  j["compute_probes"] = probes_json(r.compute_probes);
   json cells = json::array();
   for (const auto& c : r.cells) {
     json x;

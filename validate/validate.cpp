@@ -218,6 +218,7 @@ struct Rounds {
   std::vector<CellResult>& res;
   std::vector<double>& load_sum;
   std::ostream& log;
+  std::vector<ComputeProbe>& probes;
   int total_runs = 0;
   int run_no = 0;
 };
@@ -318,11 +319,73 @@ void run_round(Rounds& s, size_t idx, int round, const std::string& stem, const 
   read_round_log(r, tlog, s.o.statistic, s.log);
 }
 
-// All rounds over all cells, each round in its own random order.
+// A round's compute probe (compute_probe.h): calibrate's compute step in the calibration's
+// placement (the first cell's ranks, unshaped); with --reuse, the recorded one's state.
+void run_probe(Rounds& s, int round) {
+  const ValidateOptions& o = s.o;
+  ComputeProbe p;
+  p.round = round;
+  p.state_path = probe_state_path(o.out_dir, round);
+  if (o.reuse) {
+    if (!fs::exists(p.state_path)) return;  // a recording without probes
+    read_probe_state(p);
+    s.probes.push_back(p);
+    return;
+  }
+  const std::string out = p.state_path.substr(0, p.state_path.size() - std::string(".state.json").size());
+  std::error_code ec;
+  fs::create_directories(fs::path(out).parent_path(), ec);
+  std::remove(out.c_str());
+  std::remove(p.state_path.c_str());
+  const int ranks = s.cells.front().ranks;
+  s.log << "gcu validate: round " << round + 1 << ": compute probe (gcu calibrate's compute step, " << ranks
+        << " ranks, unshaped)" << std::flush;
+  try {
+    s.bed.configure(ranks, parse_link("unlimited"));
+    std::vector<std::string> a = s.bed.launch_prefix(o.gcu, ranks);
+    const auto c = probe_args(o, out);
+    a.insert(a.end(), c.begin(), c.end());
+    const ProcessResult r = run_process(a, out + ".log", o.cell_timeout_s);
+    p.wall_s = r.wall_s;
+    if (r.interrupted) {
+      s.log << " interrupted\n";
+      throw ValidateError("interrupted");
+    }
+    if (r.exit_code != 0 || r.timed_out)
+      p.message = (r.timed_out ? std::string("timed out") : "exit " + std::to_string(r.exit_code)) + " (" + out +
+                  ".log): " + r.output_tail.substr(0, 400);
+    else
+      read_probe_state(p);
+  } catch (const ValidateError& e) {
+    if (interrupted()) throw;
+    p.message = e.what();
+  }
+  if (p.ok) {
+    for (const auto& e : p.entries)
+      s.log << " batch " << e.batch_size << ": forward " << e.forward_s * 1e3 << " ms, backward " << e.backward_s * 1e3
+            << " ms, optimizer " << e.optimizer_s * 1e3 << " ms";
+    s.log << "\n";
+  } else {
+    s.log << " FAILED: " << p.message << " (the round's cells run; the predictions use the other probes)\n";
+  }
+  s.probes.push_back(p);
+}
+
+// All rounds over all cells, each round in its own random order; the round's compute
+// probe at a random place among them (--compute-probes on).
 void run_rounds(Rounds& s) {
   s.total_runs = int(s.cells.size()) * s.o.repeats;
   for (int round = 0; round < s.o.repeats; ++round) {
-    for (int idx : round_order(int(s.cells.size()), s.o.seed, round)) {
+    const bool excluded = std::find(s.o.exclude_rounds.begin(), s.o.exclude_rounds.end(), round + 1) !=
+                          s.o.exclude_rounds.end();
+    const bool probe = s.o.compute_probes == "on" && !excluded;
+    const std::vector<int> order = round_order(int(s.cells.size()), s.o.seed, round);
+    // The probe's place: after that many cells (the round's order is already random, so
+    // the seed's next draw places it, independent of the cells).
+    const size_t probe_at = size_t(round_order(int(s.cells.size()) + 1, s.o.seed + 0x9E37, round).front());
+    size_t done = 0;
+    for (int idx : order) {
+      if (probe && done++ == probe_at) run_probe(s, round);
       const Cell& c = s.cells[size_t(idx)];
       ++s.run_no;
       if (interrupted()) throw ValidateError("interrupted");
@@ -331,14 +394,14 @@ void run_rounds(Rounds& s) {
       CellResult& r = s.res[size_t(idx)];
       const size_t before = r.round_values.size();
       if (s.o.reuse) {
-        if (std::find(s.o.exclude_rounds.begin(), s.o.exclude_rounds.end(), round + 1) != s.o.exclude_rounds.end())
-          continue;
+        if (excluded) continue;
         reuse_round(s, size_t(idx), tlog);
       } else {
         run_round(s, size_t(idx), round, stem, tlog);
       }
       if (r.round_values.size() > before) r.round_ids.push_back(round);
     }
+    if (probe && probe_at >= order.size()) run_probe(s, round);
   }
 }
 
@@ -365,6 +428,18 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
   for (auto& r : res)
     if (r.ok) compute_stats(r, o.statistic);
   if (o.speed_adjust == "forward") apply_speed_adjustment(res, o.statistic);
+}
+
+// What the probes found: the grid's compute against the calibration's, per batch size.
+void log_compute_probes(const ComputeProbes& cp, std::ostream& log) {
+  log << "gcu validate: compute probes: " << cp.note << "\n";
+  for (const auto& b : cp.batches)
+    if (b.probes > 0)
+      log << "gcu validate:   batch " << b.batch_size << ": the grid's compute ran " << std::showpos
+          << std::lround((b.compute_ratio - 1) * 100) << "% against the calibration's (forward "
+          << std::lround((b.forward_ratio - 1) * 100) << "%, backward " << std::lround((b.backward_ratio - 1) * 100)
+          << "%, optimizer " << std::lround((b.optimizer_ratio - 1) * 100) << "%)" << std::noshowpos << "; "
+          << b.probes << " probes, backward range " << std::lround(b.backward_spread * 100) << "%\n";
 }
 
 // A profile older than this when the grid starts gets a warning (calibrations drift).
@@ -434,17 +509,30 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
           << " h before this grid; on a shared machine a calibration from another session moves predictions by "
              "~10% (docs/validation.md §5): calibrate in the same hour (--calibrate)\n";
   }
-  Rounds rounds{o, cells, bed, prior_load, res, load_sum, log};
+  Rounds rounds{o, cells, bed, prior_load, res, load_sum, log, rep.compute_probes.probes};
   run_rounds(rounds);
   bed.down();
 
-  finish_cells(o, rep, lp.profile, preds, load_sum, res, log);
+  // The predictions with the compute the machine delivered while the grid ran.
+  model::Profile profile = lp.profile;
+  if (o.compute_probes == "on") {
+    profile = with_probed_compute(lp.profile, rep.compute_probes);
+    if (rep.compute_probes.used) {
+      preds = predictors(profile, cells);
+      if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(profile, cells, rep.links, preds);
+    }
+    log_compute_probes(rep.compute_probes, log);
+  } else {
+    rep.compute_probes.note = "off (--compute-probes off): predicted with the calibration's compute";
+  }
+
+  finish_cells(o, rep, profile, preds, load_sum, res, log);
   rep.options = o;
   rep.cells = std::move(res);
   rep.summary = summarize(rep.cells);
   rep.summary.round_drift = round_drift(rep.cells, o.repeats);
   warn_machine_drift(rep.summary, log);
-  write_reports(rep, lp.profile, log);
+  write_reports(rep, profile, log);
   return rep;
 }
 

@@ -6,6 +6,7 @@
 //   Report r = run_validate(o, std::cout);   // writes o.out_dir/validate.{json,csv,txt}, plots
 #pragma once
 
+#include "validate/compute_probe.h"
 #include "validate/grid.h"
 #include "validate/measure.h"
 
@@ -49,6 +50,9 @@ struct ValidateOptions {
   // forward: take the machine's speed out of each cell's rounds (speed_adjust.h; the
   // noise test and the summary's errors use the adjusted total); off: the raw measurement.
   std::string speed_adjust = "forward";
+  // on: calibrate's compute step timed again once per round among the cells, and the
+  // predictions made with the probes' median compute (compute_probe.h); off: the profile's.
+  std::string compute_probes = "on";
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   // --exclude-rounds (1-based; with --reuse): rounds left out of every cell, e.g. one the
   // round-drift check (Summary::round_drift) showed the whole machine slower in.
@@ -204,6 +208,7 @@ struct Report {
   std::string grid_started;                 // ISO 8601 UTC; empty with --reuse (nothing run)
   std::optional<double> calibration_age_s;  // grid start - profile date, when both are known
   std::vector<LinkRate> links;
+  ComputeProbes compute_probes;             // what the probes measured and whether they were used
   std::vector<CellResult> cells;
   Summary summary;
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
 # iterations of Fashion-MNIST (`--data`; synthetic when the package is missing) with the
-# shipped CPU profile; checks the report's schema (gcu.validate/6) and that every cell's
+# shipped CPU profile; checks the report's schema (gcu.validate/7) and that every cell's
 # errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
@@ -16,7 +16,7 @@ J=$DIR/validate.json
 jq -e --arg d "$DATA" '.grid.data == $d' "$J" >/dev/null || { echo "grid.data is not $DATA"; jq .grid "$J"; exit 1; }
 grep -q "\"data\":\"$DATA\"" "$DIR"/raw/c0-round0.jsonl.rank0 || { echo "the trainer did not run on $DATA"; exit 1; }
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
-jq -e '.schema == "gcu.validate/6" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+jq -e '.schema == "gcu.validate/7" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
 jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
         and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
@@ -32,6 +32,19 @@ jq -e '.grid.speed_adjust == "forward" and .summary.speed_adjusted == 2 and (.su
              and .speed_adjustment.sensitivity_s > 0 and .speed_adjustment.sensitivity_s <= .predicted.total * 1.0001
              and .speed_adjustment.coefficient >= 0 and .speed_adjustment.coefficient <= 2] | all)' "$J" >/dev/null \
   || { echo "bad speed adjustment"; jq '[.cells[] | {round_reference, speed_adjustment}], .summary' "$J"; exit 1; }
+# The compute probe (one round: one probe): calibrate's compute step ran among the cells,
+# its state kept, and the cells predicted with its forward instead of the profile's.
+jq -e '.grid.compute_probes == "on" and .compute_probes.used and (.compute_probes.probes | length) == 1
+       and .compute_probes.probes[0].ok and .compute_probes.probes[0].round == 1
+       and (.compute_probes.batches[] | select(.batch == 32) | .probes == 1 and .probed.forward_s > 0
+            and (.compute_ratio | isinfinite | not))
+       and ([.cells[] | .predicted.forward] | all(. > 0))
+       and ((.compute_probes.batches[] | select(.batch == 32) | .probed.forward_s) as $f
+            | [.cells[] | ((.predicted.forward - $f) | fabs) < 1e-9] | all)' "$J" >/dev/null \
+  || { echo "bad compute probes"; jq '.compute_probes, [.cells[].predicted]' "$J"; cat "$DIR.log"; exit 1; }
+test -s "$DIR/probes/round0.json.state.json" || { echo "no probe state kept"; exit 1; }
+grep -q "compute probe" "$DIR.log" && grep -q "the grid's compute ran" "$DIR.log" \
+  || { echo "the log does not report the probe"; cat "$DIR.log"; exit 1; }
 # The shipped profile has no calibration state beside it: no calibration-noise interval,
 # and the log says why.
 jq -e '[.cells[] | .calibration_noise == null] | all' "$J" >/dev/null || { echo "noise interval without a state"; exit 1; }
@@ -74,12 +87,18 @@ test ! -e "$DIR-nofp16/validate.json" || { echo "a report was written"; exit 1; 
 R2="$GCU validate -p $PROFILE --model cnn --schemes none --links unlimited --modes overlap --batch 32 --ranks 2
   --iters 6 --warmup 2 --repeats 2 --testbed loopback --no-measure-links --no-plots --no-calibration-noise --out $DIR-r2"
 $R2 2> "$DIR-r2.log" || { cat "$DIR-r2.log"; exit 1; }
+jq -e '(.compute_probes.probes | map(.round)) == [1, 2] and .compute_probes.batches[0].probes == 2' \
+  "$DIR-r2/validate.json" >/dev/null || { echo "not one probe per round"; jq .compute_probes "$DIR-r2/validate.json"; exit 1; }
+# --compute-probes off: the profile's compute, and the report says so.
+$R2 --reuse --compute-probes off 2> "$DIR-r2-off.log" || { cat "$DIR-r2-off.log"; exit 1; }
+jq -e '.compute_probes.used == false and (.compute_probes.note | test("off")) and .grid.compute_probes == "off"' \
+  "$DIR-r2/validate.json" >/dev/null || { echo "--compute-probes off not applied"; jq .compute_probes "$DIR-r2/validate.json"; exit 1; }
 jq -e '(.summary.round_drift | length) == 2 and ([.summary.round_drift[] | type == "number"] | all)
        and .cells[0].round_ids == [0, 1]' "$DIR-r2/validate.json" >/dev/null \
   || { echo "no round drift"; jq '.summary' "$DIR-r2/validate.json"; exit 1; }
 $R2 --reuse --exclude-rounds 1 2> "$DIR-r2-ex.log" || { cat "$DIR-r2-ex.log"; exit 1; }
 jq -e '.grid.exclude_rounds == [1] and .summary.round_drift[0] == null and .cells[0].rounds == 1
-       and .cells[0].round_ids == [1]' "$DIR-r2/validate.json" >/dev/null \
+       and .cells[0].round_ids == [1] and (.compute_probes.probes | map(.round)) == [2]' "$DIR-r2/validate.json" >/dev/null \
   || { echo "--exclude-rounds 1 not applied"; jq '{grid, s: .summary.round_drift, c: .cells[0].round_ids}' "$DIR-r2/validate.json"; exit 1; }
 for bad in "--exclude-rounds 1" "--reuse --exclude-rounds 3" "--reuse --exclude-rounds 1,2"; do
   if $R2 $bad 2> "$DIR-r2-bad.log"; then echo "validate $bad was accepted"; exit 1; fi
