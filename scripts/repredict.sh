@@ -15,6 +15,7 @@
 #   REPREDICT_PROFILE_JQ      a jq filter applied to the re-fitted profile before predicting, for
 #                             ablations (e.g. 'del(.cluster.comm_contention)': the model without
 #                             cause 35's factor); the edited profile is OUT_DIR/profile.json
+# Copies the recording's raw/, links/ and probes/ (the compute probes) into OUT_DIR.
 # Writes OUT_DIR/{profile.json, profile.json.state.json, validate.{json,csv,txt}, *.log};
 # prints the validate summary line. Needs jq; starts the recording's number of ranks on
 # this machine (Gloo on loopback).
@@ -40,6 +41,8 @@ mkdir -p "$OUT"
 touch "$OUT/.repredict"
 cp -r "$REC/raw" "$OUT/"
 [ -d "$REC/links" ] && cp -r "$REC/links" "$OUT/"
+# The grid's compute probes (gcu.validate/7; recordings before 2026-11-27 have none).
+[ -d "$REC/probes" ] && cp -r "$REC/probes" "$OUT/"
 cp "$REC/profile.json.state.json" "$OUT/profile.json.state.json"
 
 # The calibration's arguments, from the profile's provenance, minus its output paths.
