@@ -34,6 +34,7 @@ std::vector<nlohmann::ordered_json> run_pilots_sequential(const PilotOptions& o,
     bool full = false;
     size_t seeds = 1;
     nlohmann::ordered_json first;  // the prediction after its first seed (candidates)
+    nlohmann::ordered_json last;   // the prediction with its seeds so far (from the second stage)
   };
   const auto canonical = [](const std::string& s) { return compress::make_compressor(s)->spec(); };
   std::vector<std::string> full_list{canonical(po.baseline)};
@@ -57,15 +58,23 @@ std::vector<nlohmann::ordered_json> run_pilots_sequential(const PilotOptions& o,
   };
   for (const auto& x : schemes)
     for (size_t k = 0; k < x.seeds; ++k) run_pilot(o, x.spec, o.seeds[k], keep, progress);
-  // Stages: a candidate that says "more_seeds" runs its next seed, until it does not or
-  // has them all.
+  // Stages: a candidate that says "more_seeds" runs its next seed, until it does not, has
+  // them all, or repeats its `never` (sequential_runs_next_seed).
   for (size_t k = 1; k < o.seeds.size(); ++k) {
     const nlohmann::ordered_json pred = predict_from_pilots(records, po);
     bool ran = false;
     for (auto& x : schemes) {
       if (x.full || x.seeds != k) continue;  // a baseline, or decided at an earlier stage
-      if (k == 1) x.first = pred.at(x.spec);
-      if (!pred.at(x.spec).at("more_seeds").get<bool>()) continue;
+      const nlohmann::ordered_json& now = pred.at(x.spec);
+      if (k == 1) x.first = now;
+      const bool next = sequential_runs_next_seed(now, k == 1 ? nullptr : &x.last);
+      x.last = now;
+      if (!next) {
+        if (progress && now.at("more_seeds").get<bool>())
+          progress("pilot: " + x.spec + " is `never` with " + std::to_string(k) + " seeds as with " +
+                   std::to_string(k - 1) + ": replicated, no more seeds");
+        continue;
+      }
       if (progress) progress("pilot: " + x.spec + " is undecided with " + std::to_string(k) + " seed(s): running seed " +
                              std::to_string(o.seeds[k]));
       run_pilot(o, x.spec, o.seeds[k], keep, progress);

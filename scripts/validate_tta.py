@@ -20,8 +20,9 @@ measured (measured iterations x the testbed's measured iteration time).
 With --sequential, the sequential design of `gcu pilot run --sequential` is replayed on
 the recorded pilots, per target: the baseline's every seed and each candidate's first
 seed; a candidate whose prediction says "more_seeds" gets its next seed, until it does
-not or has them all. With --timing, a predicted best that has fewer seeds is confirmed
-with its every-seed prediction (tta_links.py). The cost columns count the seeds used.
+not, has them all, or its `never` is repeated with one seed more (a replicated `never`).
+With --timing, a predicted best that has fewer seeds is confirmed with its every-seed
+prediction (tta_links.py). The cost columns count the seeds used.
 """
 import argparse, atexit, glob, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
@@ -237,10 +238,15 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
                 seeds_used = {s: len(pilot_seed_list) for s in pred}
                 full_pred = {}  # cases decided before the last stage: the every-seed prediction
                 undecided = set(pred) - {"none"}
+                before = {}  # each undecided candidate's prediction with one seed fewer
                 for k, f in enumerate(stage_files, start=1):
                     stage = run(f)
                     for s in sorted(undecided):
-                        if not stage[s].get("more_seeds"):
+                        # A `never` that the next seed repeats is replicated: it stops there
+                        # (calibrate/pilot_sequential.h, sequential_runs_next_seed).
+                        replicated = stage[s]["status"] == "never" and before.get(s, {}).get("status") == "never"
+                        before[s] = stage[s]
+                        if not stage[s].get("more_seeds") or replicated:
                             full_pred[s] = pred[s]
                             pred[s], seeds_used[s] = stage[s], k
                             undecided.discard(s)

@@ -1,0 +1,81 @@
+// The sequential design's stopping rule (calibrate/pilot_sequential.h,
+// sequential_runs_next_seed): a candidate runs its next seed while its prediction says
+// "more_seeds", unless a `never` is repeated with one seed more (replicated). On
+// constructed predictions, and on predictions from synthetic pilot records with one and
+// two seeds of a diverging scheme. The design itself (which trains) is run by
+// tests/cli/pilot_test.cpp (PilotCli.SequentialRunsOneSeedFirst).
+#include "calibrate/pilot_sequential.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace gcu::calibrate {
+namespace {
+
+using J = nlohmann::ordered_json;
+
+J pred(const std::string& status, bool more_seeds) { return J{{"status", status}, {"more_seeds", more_seeds}}; }
+
+TEST(PilotSequential, RepeatedNeverStopsOtherUndecidedGoOn) {
+  const J never = pred("never", true), uncertain = pred("uncertain", true);
+  // The first seed: nothing to compare with; "more_seeds" decides.
+  EXPECT_TRUE(sequential_runs_next_seed(never, nullptr));
+  EXPECT_TRUE(sequential_runs_next_seed(uncertain, nullptr));
+  EXPECT_FALSE(sequential_runs_next_seed(pred("reaches", false), nullptr));
+  EXPECT_FALSE(sequential_runs_next_seed(pred("uncertain", false), nullptr));  // a cap no seed lifts
+  // A second seed that repeats `never`: replicated, no third.
+  EXPECT_FALSE(sequential_runs_next_seed(never, &never));
+  // A `never` that was not one before, or an `uncertain` (twice or after a `never`): the
+  // next seed can still settle it.
+  EXPECT_TRUE(sequential_runs_next_seed(never, &uncertain));
+  EXPECT_TRUE(sequential_runs_next_seed(uncertain, &never));
+  EXPECT_TRUE(sequential_runs_next_seed(uncertain, &uncertain));
+  // Decided with the seeds so far: stops whatever came before.
+  EXPECT_FALSE(sequential_runs_next_seed(pred("reaches", false), &never));
+}
+
+double l0(double t) { return 0.3 + 2 * std::pow(t + 10, -0.5); }
+
+void add_runs(std::vector<nlohmann::json>& out, const std::string& spec, double rho, int seeds, bool nan_late = false) {
+  for (int seed = 1; seed <= seeds; ++seed) {
+    for (int t = 0; t <= 300; t += 10) {
+      nlohmann::json e{{"type", "eval"}, {"scheme", spec}, {"seed", seed}, {"iteration", t}, {"accuracy", 0.5}};
+      const double v = l0(t / rho) + 0.002 * std::sin(1.3 * t + seed);
+      e["loss"] = nan_late && t > 150 ? nlohmann::json(nullptr) : nlohmann::json(v);
+      out.push_back(e);
+    }
+    out.push_back({{"type", "run"}, {"scheme", spec}, {"seed", seed}, {"b_simple", 50.0}, {"relative_error", 0.0},
+                   {"global_batch", 64.0}, {"workers", 2}});
+  }
+}
+
+// The baseline with three seeds; a scheme that diverges on every seed is `never` with one
+// seed and with two, each asking for more seeds (fewer than the baseline's): the second
+// repeats the first, so the third is not run. A scheme on par reaches with one seed.
+TEST(PilotSequential, DivergingSchemeStopsAfterTwoSeeds) {
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  std::vector<J> stage;  // the diverging scheme's prediction with 1, 2 seeds
+  J par;
+  for (int k = 1; k <= 2; ++k) {
+    std::vector<nlohmann::json> r;
+    add_runs(r, "none", 1.0, 3);
+    add_runs(r, "ef(topk:k=0.01)", 1.0, k, true);
+    add_runs(r, "qsgd", 1.5, k);
+    const auto t = predict_from_pilots(r, o);
+    stage.push_back(t["ef(topk:k=0.01)"]);
+    if (k == 1) par = t["qsgd"];
+  }
+  ASSERT_EQ(stage[0]["status"], "never") << stage[0].dump();
+  ASSERT_EQ(stage[1]["status"], "never") << stage[1].dump();
+  EXPECT_TRUE(stage[1]["more_seeds"].get<bool>());  // predict alone would ask for the third
+  EXPECT_TRUE(sequential_runs_next_seed(stage[0], nullptr));
+  EXPECT_FALSE(sequential_runs_next_seed(stage[1], &stage[0]));
+  EXPECT_EQ(par["status"], "reaches") << par.dump();
+  EXPECT_FALSE(sequential_runs_next_seed(par, nullptr));
+}
+
+}  // namespace
+}  // namespace gcu::calibrate
