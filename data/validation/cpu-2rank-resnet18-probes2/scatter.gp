@@ -1,0 +1,50 @@
+# gcu validate: predicted vs measured iteration time (mean, p10-p90 bars), y = x.
+if (!exists('outfile')) outfile = 'data/validation/cpu-2rank-resnet18-probes2/scatter.png'
+set terminal pngcairo size 800,750 noenhanced
+set output outfile
+$d << EOD
+283.371 300.559 285.158 318.448 0 302.285
+521.021 561.527 543.339 585.995 0 556.341
+2014.62 2055.9 2006.02 2157.3 1 2053.7
+325.797 383.374 359.546 426.154 0 378.16
+422.959 476.131 458.582 505.464 0 472.555
+1134.27 1129.27 1101.85 1156.55 1 1130.42
+304.49 325.909 308.409 358.041 0 322.923
+544.868 581.01 562.483 612.646 0 575.897
+2035.58 2077.3 2032.68 2151.96 1 2077.57
+278.373 284.74 265.711 316.897 1 280.222
+279.049 285.882 266.739 318.914 0 290.604
+282.425 279.944 269.725 290.773 1 NaN
+281.822 282.852 271.086 293.926 1 282.528
+281.337 295.729 276.701 324.087 0 296.921
+293.018 296.955 276.224 321.909 1 NaN
+311.312 323.974 310.054 348.461 1 324.042
+312.964 317.642 302.031 337.969 0 334.01
+323.864 328.597 311.605 352.62 1 NaN
+301.116 312.698 294.649 336.937 1 312.549
+302.192 313.534 299.295 332.126 0 317.29
+309.933 318.774 297.957 346.685 1 NaN
+273.249 280.189 256.172 308.859 1 276.075
+276.187 282.216 261.606 325.831 1 286.709
+293.218 297.584 283.596 312.752 1 NaN
+287.901 292.682 278.87 310.724 0 301.058
+322.622 362.673 347.28 379.767 0 357.884
+735.343 898.533 868.207 947.761 0 NaN
+335.184 334.681 320.027 350.018 1 343.904
+351.402 380.056 354.051 412.799 0 374.221
+552.59 577.707 555.111 606.464 0 579.957
+EOD
+set xlabel 'predicted iteration time (ms)'
+set ylabel 'measured iteration time (ms)'
+set xrange [0:2266.17]
+set yrange [0:2266.17]
+set size square
+set grid
+set key top left
+set datafile missing 'NaN'
+set title 'gcu validate: resnet18:channels=3,classes=10,image=32'
+plot x with lines lc rgb '#888888' title 'y = x', \
+     $d using 1:($5 == 0 ? $2 : 1/0):3:4 with yerrorbars pt 7 lc rgb '#4477aa' title 'cell', \
+     $d using 1:($5 == 1 ? $2 : 1/0):3:4 with yerrorbars pt 6 lc rgb '#cc6677' title 'noise-limited cell', \
+     $d using 1:6 with points pt 2 ps 0.8 lc rgb '#222222' title 'machine speed taken out'
+set output
