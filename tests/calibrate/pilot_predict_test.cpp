@@ -4,6 +4,8 @@
 // an unpaired seed.
 #include "calibrate/pilot_predict.h"
 
+#include "tests/calibrate/pilot_records.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,26 +13,14 @@
 namespace gcu::calibrate {
 namespace {
 
-double l0(double t) { return 0.3 + 2 * std::pow(t + 10, -0.5); }
-
-void add_runs(std::vector<nlohmann::json>& out, const std::string& spec, double rho, bool nan_late = false) {
-  for (int seed = 1; seed <= 3; ++seed) {
-    for (int t = 0; t <= 300; t += 10) {
-      nlohmann::json e{{"type", "eval"}, {"scheme", spec}, {"seed", seed}, {"iteration", t}, {"accuracy", 0.5}};
-      const double v = l0(t / rho) + 0.002 * std::sin(1.3 * t + seed);
-      e["loss"] = nan_late && t > 150 ? nlohmann::json(nullptr) : nlohmann::json(v);
-      out.push_back(e);
-    }
-    out.push_back({{"type", "run"}, {"scheme", spec}, {"seed", seed}, {"b_simple", 50.0}, {"relative_error", 0.0},
-                   {"global_batch", 64.0}, {"workers", 2}});
-  }
-}
+using pilot_fixture::add_runs;
+using pilot_fixture::l0;
 
 TEST(PilotPredict, RecoversTheMultiplierAndWritesTheProfileEntry) {
   std::vector<nlohmann::json> r;
   add_runs(r, "none", 1.0);
   add_runs(r, "ef(topk:k=0.01)", 1.5);
-  add_runs(r, "signsgd", 1.0, true);
+  add_runs(r, "signsgd", 1.0, 3, true);
   PilotPredictOptions o;
   o.target = l0(3000);
   o.baseline_iterations = 3000;
@@ -132,7 +122,7 @@ TEST(PilotPredict, CandidateWithOneSeedOfTheBaselines) {
   add_runs(r, "none", 1.0);
   std::vector<nlohmann::json> one, all;
   add_runs(all, "qsgd", 1.5);
-  add_runs(all, "ef(topk:k=0.01)", 1.0, true);  // diverges: never
+  add_runs(all, "ef(topk:k=0.01)", 1.0, 3, true);  // diverges: never
   add_runs(all, "signsgd", 1.0);                 // on par, but capped by the biased-scheme rule
   for (const auto& j : all)
     if (j["seed"] == 1) one.push_back(j);

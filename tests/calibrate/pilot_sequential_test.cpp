@@ -6,6 +6,8 @@
 // tests/cli/pilot_test.cpp (PilotCli.SequentialRunsOneSeedFirst).
 #include "calibrate/pilot_sequential.h"
 
+#include "tests/calibrate/pilot_records.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -35,20 +37,8 @@ TEST(PilotSequential, RepeatedNeverStopsOtherUndecidedGoOn) {
   EXPECT_FALSE(sequential_runs_next_seed(pred("reaches", false), &never));
 }
 
-double l0(double t) { return 0.3 + 2 * std::pow(t + 10, -0.5); }
-
-void add_runs(std::vector<nlohmann::json>& out, const std::string& spec, double rho, int seeds, bool nan_late = false) {
-  for (int seed = 1; seed <= seeds; ++seed) {
-    for (int t = 0; t <= 300; t += 10) {
-      nlohmann::json e{{"type", "eval"}, {"scheme", spec}, {"seed", seed}, {"iteration", t}, {"accuracy", 0.5}};
-      const double v = l0(t / rho) + 0.002 * std::sin(1.3 * t + seed);
-      e["loss"] = nan_late && t > 150 ? nlohmann::json(nullptr) : nlohmann::json(v);
-      out.push_back(e);
-    }
-    out.push_back({{"type", "run"}, {"scheme", spec}, {"seed", seed}, {"b_simple", 50.0}, {"relative_error", 0.0},
-                   {"global_batch", 64.0}, {"workers", 2}});
-  }
-}
+using pilot_fixture::add_runs;
+using pilot_fixture::l0;
 
 // The baseline with three seeds; a scheme that diverges on every seed is `never` with one
 // seed and with two, each asking for more seeds (fewer than the baseline's): the second
