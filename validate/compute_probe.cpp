@@ -2,6 +2,7 @@
 #include "validate/compute_probe.h"
 
 #include "calibrate/state.h"
+#include "validate/measure.h"
 #include "validate/validate.h"
 
 #include <algorithm>
@@ -10,18 +11,6 @@
 namespace gcu::validate {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string joined(const std::vector<std::string>& items, const char* sep) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : sep) + i;
-  return s;
-}
 
 bool positive_finite(double x) { return std::isfinite(x) && x > 0; }
 
@@ -32,15 +21,12 @@ std::string probe_state_path(const std::string& out_dir, int round) {
 }
 
 std::vector<std::string> probe_args(const ValidateOptions& o, const std::string& output) {
-  std::vector<std::string> batches;
-  for (int b : o.grid.batches) batches.push_back(std::to_string(b));
-  std::vector<std::string> a = {o.gcu, "calibrate", "--model", o.grid.model, "--batch-sizes", joined(batches, ","),
-                                "--threads", std::to_string(o.threads), "--convergence-schemes", "-",
-                                "--compute-data", o.data, "-o", output};
-  if (o.device == "cuda") a.insert(a.end(), {"--backend", "nccl"});
-  // The calibration's own arguments (e.g. --compute-loop, --warmup, --iters) time the
-  // probe's compute alike; the skip list comes last and adds to any --skip among them.
-  a.insert(a.end(), o.calibrate_args.begin(), o.calibrate_args.end());
+  // The calibration's own command (model, batch sizes, threads, data, backend and the
+  // --calibrate-arg's, e.g. --compute-loop), writing `output`; the skip list comes last
+  // and adds to any --skip among them.
+  std::vector<std::string> a = calibrate_args(o, {});
+  const auto out = std::find(a.begin(), a.end(), "-o");
+  if (out != a.end() && out + 1 != a.end()) *(out + 1) = output;
   a.insert(a.end(), {"--skip", "gamma,collectives,codecs,errors,codec-gradients,contention,convergence"});
   return a;
 }
@@ -93,7 +79,7 @@ model::Profile with_probed_compute(const model::Profile& base, ComputeProbes& ou
           }
     pc.probes = int(b.size());
     if (pc.probes > 0 && positive_finite(ce.forward_s) && positive_finite(ce.backward_s)) {
-      pc.probed = {ce.batch_size, median_of(f), median_of(b), median_of(o)};
+      pc.probed = {ce.batch_size, spread_of(f).median, spread_of(b).median, spread_of(o).median};
       pc.forward_ratio = pc.probed.forward_s / ce.forward_s;
       pc.backward_ratio = pc.probed.backward_s / ce.backward_s;
       pc.optimizer_ratio = ce.optimizer_s > 0 ? pc.probed.optimizer_s / ce.optimizer_s : 1;

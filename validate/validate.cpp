@@ -485,9 +485,15 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   const auto lp = simulate::load_profile_file(o.profile);
   rep.profile_path = o.profile;
   rep.profile_model = lp.profile.model.name;
-  std::vector<std::unique_ptr<CellPredictor>> preds = predictors(lp.profile, cells);
+  predictors(lp.profile, cells);  // a cell the profile cannot predict fails before the links are measured
   rep.links = link_rates(o, cells, bed, log);
-  if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(lp.profile, cells, rep.links, preds);
+  // Every cell's predictor from `p`: the profile's, or a shaped link's own fits.
+  const auto cell_predictors = [&](const model::Profile& p) {
+    std::vector<std::unique_ptr<CellPredictor>> preds = predictors(p, cells);
+    if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(p, cells, rep.links, preds);
+    return preds;
+  };
+  std::vector<std::unique_ptr<CellPredictor>> preds = cell_predictors(lp.profile);  // a link fit that fails, before the grid runs
 
   std::vector<CellResult> res(cells.size());
   std::vector<double> load_sum(cells.size(), 0);
@@ -517,10 +523,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   model::Profile profile = lp.profile;
   if (o.compute_probes == "on") {
     profile = with_probed_compute(lp.profile, rep.compute_probes);
-    if (rep.compute_probes.used) {
-      preds = predictors(profile, cells);
-      if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(profile, cells, rep.links, preds);
-    }
+    if (rep.compute_probes.used) preds = cell_predictors(profile);
     log_compute_probes(rep.compute_probes, log);
   } else {
     rep.compute_probes.note = "off (--compute-probes off): predicted with the calibration's compute";
