@@ -64,7 +64,57 @@ std::vector<model::SizeRangeFit> interpolated(const calibrate::CollectiveSweep& 
   return out;
 }
 
+// The sweep's two largest sizes with a usable time (per-rank bytes, the fit statistic's
+// time), largest first; fewer when the kind was not measured.
+std::vector<std::pair<double, double>> top_points(const std::vector<calibrate::CollectiveSweep>& sweeps,
+                                                  CollectiveKind k, const std::string& statistic) {
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& s : sweeps)
+    if (s.kind == k && s.supported)
+      for (const auto& r : s.rows) {
+        const double n = calibrate::per_rank_bytes(k, std::max(1, s.world), r), t = calibrate::row_time_s(r, statistic);
+        if (std::isfinite(n) && std::isfinite(t) && t > 0) pts.emplace_back(n, t);
+      }
+  std::sort(pts.rbegin(), pts.rend());
+  if (pts.size() > 2) pts.resize(2);
+  return pts;
+}
+
 }  // namespace
+
+double ranges_time_s(const std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int world, double n) {
+  for (const auto& r : ranges)
+    if (n >= r.min_bytes && n < r.max_bytes)
+      return calibrate::ring_steps(k, world) * r.alpha_s + calibrate::ring_byte_factor(k, world) * n * r.beta_s_per_byte;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+bool long_flow_rate(std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int world, double from,
+                    const std::vector<std::pair<double, double>>& top) {
+  if (top.size() < 2 || !(top[1].first >= from)) return false;
+  double n_sum = 0, t_sum = 0, fit_sum = 0;
+  for (const auto& [n, t] : top) {
+    n_sum += n;
+    t_sum += t;
+    fit_sum += ranges_time_s(ranges, k, world, n);
+  }
+  if (!(n_sum > 0) || !(t_sum > 0)) return false;
+  if (std::isfinite(fit_sum) && std::abs(fit_sum - t_sum) <= kLinkFitsTopTolerance * t_sum) return false;
+  std::vector<model::SizeRangeFit> out;
+  for (auto r : ranges) {
+    if (double(r.min_bytes) >= from) continue;
+    r.max_bytes = std::min<double>(r.max_bytes, from);
+    out.push_back(r);
+  }
+  model::SizeRangeFit flow;
+  flow.min_bytes = from;
+  flow.max_bytes = model::kInf;
+  flow.alpha_s = 0;
+  flow.beta_s_per_byte = t_sum / (n_sum * calibrate::ring_byte_factor(k, world));
+  out.push_back(flow);
+  ranges = out;
+  return true;
+}
 
 model::Profile profile_for_link(const model::Profile& base, const calibrate::CalibrationState& st, double rate_gbps) {
   if (!st.collectives) throw ValidateError("link-fits: the link's state file has no collective sweep");
@@ -117,6 +167,9 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
         r.min_bytes = std::max<double>(r.min_bytes, cut);
         ranges.push_back(r);
       }
+    // The long flows' rate where the fitted line misses the sweep's largest sizes (cause 37).
+    if (k != CollectiveKind::AllReduce && m != measured.collectives.end())
+      long_flow_rate(ranges, k, st.collectives->world, cut, top_points(sweeps, k, st.meta.fit_statistic));
     calibrate::make_nondecreasing(ranges, k, st.collectives->world);  // cause 31
     out.collectives[key] = ranges;
   }

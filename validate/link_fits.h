@@ -21,6 +21,7 @@
 #include "validate/validate.h"
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace gcu::validate {
@@ -34,6 +35,29 @@ namespace gcu::validate {
 // kinds: from 1 MiB (the CNN's 100-400 KB all-gathers pay more than the sweep's; cause 18).
 inline constexpr double kLinkFitsMinBytesAllReduce = 128 << 10;
 inline constexpr double kLinkFitsMinBytes = 1 << 20;
+
+// Long flows (cause 37). Through a tbf-shaped link Gloo's all-gather between 2 ranks moves
+// a bucket stream (the trainer's back-to-back buckets, 11 MB per rank per iteration for
+// QSGD on ResNet-18) at ~2/3 of the all-reduce's rate (15.2 MB/s against 22-23.5 at
+// 200 Mbit/s on all three recorded grids; 74-79 MB/s against 116 at 1 Gbit/s), while the
+// sweep's single calls, each after a 10 ms idle gap, get the full rate up to a few MiB
+// and the slower one only at their largest sizes, and not on every grid. The piecewise
+// line fitted from 1 MiB follows the many fast sizes. So for a kind other than the
+// all-reduce (whose ring moves in segments and keeps its rate: the bucket streams of
+// `none` within 2% of the line), when the line misses the sweep's two largest sizes
+// (their summed times) by more than kLinkFitsTopTolerance, the sweep fit's own error
+// target, every message from `from` up costs those two sizes' rate: T = n (t1 + t2) /
+// (n1 + n2). The line is kept where it meets them.
+inline constexpr double kLinkFitsTopTolerance = 0.05;
+
+// The time (s) `ranges` give a message of n bytes per rank of kind k (ring formulas of
+// calibrate/collective_fit.h); NaN when no range holds n.
+double ranges_time_s(const std::vector<model::SizeRangeFit>& ranges, compress::CollectiveKind k, int world, double n);
+// The rule above on one kind's ranges; `top`: the sweep's two largest sizes (per-rank
+// bytes, seconds). True when the ranges from `from` up were replaced; false (unchanged)
+// when they meet the top sizes, or with fewer than two top sizes at or above `from`.
+bool long_flow_rate(std::vector<model::SizeRangeFit>& ranges, compress::CollectiveKind k, int world, double from,
+                    const std::vector<std::pair<double, double>>& top);
 
 // `base` with both link levels replaced as above (cells run one rank per namespace, i.e.
 // the inter level). Throws ValidateError when the state has no fitted all-reduce sweep.

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <vector>
@@ -69,6 +70,12 @@ void read_link_sweep(LinkRate& lr, const std::string& state_path) {
   lr.state_path = state_path;
 }
 
+int link_sweep_budget_s(const Link& link) {
+  if (link.unlimited()) return kLinkSweepBudgetS;
+  const double s = 30.0 / link.nominal_gbps;
+  return static_cast<int>(std::lround(std::clamp(s, double(kLinkSweepBudgetS), 240.0)));
+}
+
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
                            const std::string& out_dir, int threads, std::ostream& log, const std::string& backend) {
   LinkRate lr;
@@ -79,18 +86,19 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   std::filesystem::create_directories(out_dir + "/links", ec);
   std::remove((stem + ".json.state.json").c_str());
   std::vector<std::string> a = bed.launch_prefix(gcu, ranks);
-  // 16 KiB-16 MiB per rank, every collective kind, each call after a 10 ms idle gap (as a
+  const int budget_s = link_sweep_budget_s(link);
+  // 16 KiB-32 MiB per rank, every collective kind, each call after a 10 ms idle gap (as a
   // training step's calls; cause 13): the rate from 1 MiB up, the per-size fits for
   // --predict-rate link-fits (link_fits.h).
   a.insert(a.end(), {gcu, "calibrate", "--model", "cnn", "--skip",
                      "compute,gamma,codecs,errors,codec-gradients,contention,convergence", "--min-bytes",
                      std::to_string(kLinkSweepMinBytes), "--max-bytes", std::to_string(kLinkSweepMaxBytes),
-                     "--budget-s", std::to_string(kLinkSweepBudgetS), "--collective-gap-ms",
+                     "--budget-s", std::to_string(budget_s), "--collective-gap-ms",
                      std::to_string(kLinkSweepGapMs), "--threads", std::to_string(threads), "--backend", backend,
                      "-o", stem + ".json"});
-  log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, collectives 16 KiB-16 MiB)"
+  log << "gcu validate: measuring link " << link.name << " (" << ranks << " ranks, collectives 16 KiB-32 MiB, " << budget_s << " s)"
       << std::flush;
-  const ProcessResult r = run_process(a, stem + ".out", 180);
+  const ProcessResult r = run_process(a, stem + ".out", budget_s + 120);
   try {
     read_link_sweep(lr, stem + ".json.state.json");
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // The measured rate of a testbed link, reported beside the requested one and given to the
 // model instead of the nominal rate (--predict-rate measured; with link-fits, the default,
 // for the messages below link_fits.h's thresholds): a short sweep of `gcu calibrate`'s
-// collectives step alone (16 KiB-16 MiB per rank, every kind) run through the link, the
+// collectives step alone (16 KiB-32 MiB per rank, every kind) run through the link, the
 // all-reduce's sizes from 1 MiB up fitted as a line T = A + B n; the link's per-byte time
 // is then beta = B p / (2(p-1)) (ring all-reduce, docs/model.md §1.2) and the rate 8 / beta. This is the rate Gloo's all-reduce gets through the link, tc
 // shaping, TCP and the CPU's reduction included: what the trainer's buckets see.
@@ -19,8 +19,16 @@ namespace gcu::validate {
 
 // The link sweep: message sizes (bytes per rank), calibrate's budget for it, idle gap.
 inline constexpr int64_t kLinkSweepMinBytes = 16 << 10;
-inline constexpr int64_t kLinkSweepMaxBytes = 16 << 20;
+// 32 MiB: an all-gather's sizes count its output, so between 2 ranks the sweep reaches
+// 16 MiB sent per rank, a flow as long as a bucket stream of the trainer (cause 37).
+inline constexpr int64_t kLinkSweepMaxBytes = 32 << 20;
 inline constexpr int kLinkSweepBudgetS = 60;
+
+// The sweep's time budget (s) on `link`: 30 s divided by the rate in Gbit/s, between
+// kLinkSweepBudgetS and 240 s (60 s from 0.5 Gbit/s up, 150 s at 200 Mbit/s), so that a slow link's
+// sweep still reaches its largest sizes (at 200 Mbit/s a 60 s budget stopped it at 4 MiB
+// per rank; cause 37).
+int link_sweep_budget_s(const Link& link);
 inline constexpr int kLinkSweepGapMs = 10;
 
 // The rates of a kept sweep (its calibrate state file) into lr, and lr.state_path. Throws

@@ -133,6 +133,63 @@ TEST(LinkFits, AllReducesBelowOneMiBFollowTheSweepsOwnPoints) {
                 0.5 * (t256_high + t512), 1e-9);
 }
 
+// Cause 37: the all-gather's two largest sizes 1.5x slower than its line (the long flows'
+// rate). From 1 MiB per rank up every all-gather costs their rate; below, the profile as
+// before; the all-reduce keeps its line.
+TEST(LinkFits, LongFlowsTakeTheLargestSizesRateWhereTheLineMissesThem) {
+  calibrate::CalibrationState st = link_state();
+  const double A = 200e-6, B = 16e-9, slow = 1.5;
+  double n_sum = 0, t_sum = 0;  // the two largest sizes, per rank
+  for (auto& r : st.collectives->sweeps[1].rows)  // the all-gather
+    if (r.bytes >= (8 << 20)) {
+      auto& t = r.time_s;
+      t.median = t.mean = t.mean_w95 = t.p10 = t.p90 = t.min = t.max = t.median * slow;
+      n_sum += double(r.bytes) / 2;
+      t_sum += t.median;
+    }
+  ASSERT_NEAR(t_sum, slow * (2 * A + B * double((8 << 20) + (16 << 20))), 1e-12);
+  const model::Profile p = profile_for_link(base_profile(), st, 1.0);
+  const model::LinkCost link(p.cluster.inter, "inter");
+  auto ag = [&](double n) {
+    return model::flat_collective_s(CollectiveKind::AllGather, model::Algorithm::Ring, 2, n,
+                                    link.at(CollectiveKind::AllGather, n));
+  };
+  for (double n : {double(1 << 20), double(3 << 20), double(32 << 20)})
+    EXPECT_NEAR(ag(n), n * t_sum / n_sum, 1e-9) << n;
+  EXPECT_GT(ag(1 << 20), 1.2 * (A + B * 2 * double(1 << 20)));  // not the line
+  const auto small = link.at(CollectiveKind::AllGather, 256 << 10);
+  EXPECT_NEAR(small.beta_s_per_byte, 8e-9, 1e-15);  // below 1 MiB: unchanged
+  const double n = 2 << 20;
+  const double tr = model::flat_collective_s(CollectiveKind::AllReduce, model::Algorithm::Ring, 2, n,
+                                             link.at(CollectiveKind::AllReduce, n));
+  EXPECT_NEAR(tr / (300e-6 + 8e-9 * n), 1.0, 1e-6);  // the all-reduce's line
+}
+
+TEST(LinkFits, LongFlowRateKeepsALineThatMeetsTheTopSizes) {
+  std::vector<model::SizeRangeFit> ranges{{0, 1 << 20, 1e-3, 8e-9}, {1 << 20, model::kInf, 0, 10e-9}};
+  const auto before = ranges;
+  const double n1 = 8 << 20, n2 = 4 << 20;  // all-gather at 2 ranks: T = a + n b
+  // Within 5% of the line: kept.
+  EXPECT_FALSE(long_flow_rate(ranges, CollectiveKind::AllGather, 2, 1 << 20,
+                              {{n1, 1.04 * 10e-9 * n1}, {n2, 1.04 * 10e-9 * n2}}));
+  EXPECT_EQ(ranges.size(), before.size());
+  // One top size, or top sizes below `from`: nothing to go on.
+  EXPECT_FALSE(long_flow_rate(ranges, CollectiveKind::AllGather, 2, 1 << 20, {{n1, 2 * 10e-9 * n1}}));
+  EXPECT_FALSE(long_flow_rate(ranges, CollectiveKind::AllGather, 2, 16 << 20,
+                              {{n1, 2 * 10e-9 * n1}, {n2, 2 * 10e-9 * n2}}));
+  // 10% above the line: replaced from `from` up, the small range kept.
+  ASSERT_TRUE(long_flow_rate(ranges, CollectiveKind::AllGather, 2, 1 << 20,
+                             {{n1, 1.1 * 10e-9 * n1}, {n2, 1.1 * 10e-9 * n2}}));
+  ASSERT_EQ(ranges.size(), 2u);
+  EXPECT_DOUBLE_EQ(ranges[0].alpha_s, 1e-3);
+  EXPECT_DOUBLE_EQ(double(ranges[1].min_bytes), double(1 << 20));
+  EXPECT_NEAR(ranges_time_s(ranges, CollectiveKind::AllGather, 2, 5e6), 1.1 * 10e-9 * 5e6, 1e-12);
+  // 4 ranks: the ring's factor (p - 1) divides the per-byte cost.
+  std::vector<model::SizeRangeFit> four{{0, model::kInf, 0, 1e-9}};
+  ASSERT_TRUE(long_flow_rate(four, CollectiveKind::AllGather, 4, 1 << 20, {{n1, 0.1}, {n2, 0.05}}));
+  EXPECT_NEAR(ranges_time_s(four, CollectiveKind::AllGather, 4, n1), 0.15 * n1 / (n1 + n2), 1e-12);
+}
+
 // The shaped link replaces the profile's levels; a collective's CPU side (comm_contention)
 // stays the calibration link's, kept as the reference, and a reference already set stays.
 TEST(LinkFits, TheCalibrationLinkStaysTheCommContentionReference) {

@@ -99,6 +99,14 @@ TEST(Spread, NumpyPercentiles) {
   EXPECT_EQ(spread_of({}).n, 0);
 }
 
+TEST(LinkRate, ASlowLinksSweepGetsTheBudgetToReachItsLargestSizes) {
+  EXPECT_EQ(link_sweep_budget_s(parse_link("unlimited")), kLinkSweepBudgetS);
+  EXPECT_EQ(link_sweep_budget_s(parse_link("1gbit")), kLinkSweepBudgetS);
+  EXPECT_EQ(link_sweep_budget_s(parse_link("500mbit")), kLinkSweepBudgetS);
+  EXPECT_EQ(link_sweep_budget_s(parse_link("200mbit")), 150);
+  EXPECT_EQ(link_sweep_budget_s(parse_link("10mbit")), 240);
+}
+
 TEST(LinkRate, SlopeOfTheAllReduceSweep) {
   // 2 ranks, 1 Gbit/s link: T = 300 us + n * 8e-9 s (2(p-1)/p = 1).
   std::string rows;
