@@ -25,6 +25,25 @@
 #include <unistd.h>
 
 namespace gcu::calibrate {
+
+std::vector<compress::CollectiveKind> parse_collective_kinds(const std::vector<std::string>& names) {
+  using compress::CollectiveKind;
+  const std::vector<std::pair<std::string, CollectiveKind>> known = {
+      {"allreduce", CollectiveKind::AllReduce}, {"allgather", CollectiveKind::AllGather},
+      {"reducescatter", CollectiveKind::ReduceScatter}, {"broadcast", CollectiveKind::Broadcast}};
+  std::vector<CollectiveKind> out;
+  for (const auto& n : names) {
+    auto k = std::find_if(known.begin(), known.end(), [&](const auto& e) { return e.first == n; });
+    if (k == known.end())
+      throw std::invalid_argument("calibrate: unknown collective '" + n +
+                                  "' in --collectives (allreduce, allgather, reducescatter, broadcast)");
+    if (std::find(out.begin(), out.end(), k->second) == out.end()) out.push_back(k->second);
+  }
+  if (out.empty())
+    for (const auto& e : known) out.push_back(e.second);
+  return out;
+}
+
 namespace {
 
 std::string cpu_model() {
@@ -45,6 +64,7 @@ std::vector<std::string> default_schemes() {
 }
 
 void check_options(const CalibrateOptions& o) {
+  parse_collective_kinds(o.collectives);
   if (o.output.empty()) throw std::invalid_argument("calibrate: an output profile path is required (--output)");
   // Output-file policy (util/output_file.h): refuse a bad target before measuring.
   util::check_output_target(o.output);

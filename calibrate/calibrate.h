@@ -7,6 +7,7 @@
 #pragma once
 
 #include "calibrate/profile_builder.h"
+#include "compressors/compressor.h"
 
 #include <functional>
 #include <string>
@@ -35,6 +36,10 @@ struct CalibrateOptions {
   int threads = 0;                   // torch intra-op threads per rank; 0 = cores / local ranks
   std::string backend = "gloo";
   std::string fit_statistic = "mean";  // collective fits: "mean", "median", "p10" or "min"
+  // Collective kinds the sweep times ("allreduce", "allgather", "reducescatter",
+  // "broadcast"); empty: every kind. `gcu validate` times a link's all-gather alone once
+  // more, back to back (docs/validation.md, cause 37).
+  std::vector<std::string> collectives;
   double collective_gap_ms = -1;     // idle before each timed collective; < 0: auto (forward +
                                      // backward of the largest batch, at most kMaxAutoGapMs)
   bool collective_gap_busy = false;  // spend the gap busy (SweepOptions::busy_gap), not asleep
@@ -50,6 +55,10 @@ struct CalibrateOptions {
   std::vector<std::string> skip;     // step names to skip
   std::string command_line;          // for provenance
 };
+
+// The kinds of --collectives (empty: every kind); throws std::invalid_argument naming an
+// unknown one.
+std::vector<compress::CollectiveKind> parse_collective_kinds(const std::vector<std::string>& names);
 
 // The automatic idle gap of the collective sweep is at most this (longer gaps cost the
 // same per call on the machines measured, docs/validation.md cause 13), and this when

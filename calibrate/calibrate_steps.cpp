@@ -70,6 +70,7 @@ void step_collectives(CalibrationRun& r) {
         " before each call");
   so.min_bytes = r.opt.min_bytes;
   so.max_bytes = r.opt.max_bytes;
+  so.kinds = parse_collective_kinds(r.opt.collectives);
   if (r.opt.budget_s > 0) {
     // Pace the sweep to its share: at least 3 s; per size a 200th of it (at most 0.4 s),
     // per large size a 50th (at most 2 s).

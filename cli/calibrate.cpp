@@ -60,6 +60,10 @@ void setup_calibrate(CLI::App& app) {
                   "Statistic of each size the collective fits use: mean (the expected cost of a call, latency tail "
                   "included: what an iteration pays on average), median, or p10 / min (the undisturbed cost)")
       ->capture_default_str();
+  sub->add_option("--collectives", o.collectives,
+                  "Collective kinds to time: allreduce, allgather, reducescatter, broadcast (comma-separated; "
+                  "default: every kind). A profile needs the all-reduce for its link")
+      ->delimiter(',');
   sub->add_option("--collective-gap-ms", o.collective_gap_ms,
                   "Idle time before each timed collective call, as a training step leaves its communication "
                   "threads idle through forward and backward (on VMs an idle vCPU wakes slowly). Negative: auto, "

@@ -92,14 +92,12 @@ double ranges_time_s(const std::vector<model::SizeRangeFit>& ranges, CollectiveK
 bool long_flow_rate(std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int world, double from,
                     const std::vector<std::pair<double, double>>& top) {
   if (top.size() < 2 || !(top[1].first >= from)) return false;
-  double n_sum = 0, t_sum = 0, fit_sum = 0;
+  double n_sum = 0, t_sum = 0;
   for (const auto& [n, t] : top) {
     n_sum += n;
     t_sum += t;
-    fit_sum += ranges_time_s(ranges, k, world, n);
   }
   if (!(n_sum > 0) || !(t_sum > 0)) return false;
-  if (std::isfinite(fit_sum) && std::abs(fit_sum - t_sum) <= kLinkFitsTopTolerance * t_sum) return false;
   std::vector<model::SizeRangeFit> out;
   for (auto r : ranges) {
     if (double(r.min_bytes) >= from) continue;
@@ -167,8 +165,8 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
         r.min_bytes = std::max<double>(r.min_bytes, cut);
         ranges.push_back(r);
       }
-    // The long flows' rate where the fitted line misses the sweep's largest sizes (cause 37).
-    if (k != CollectiveKind::AllReduce && m != measured.collectives.end())
+    // From 1 MiB per rank up, the all-gather at its long flows' rate (cause 37).
+    if (k == CollectiveKind::AllGather && m != measured.collectives.end())
       long_flow_rate(ranges, k, st.collectives->world, cut, top_points(sweeps, k, st.meta.fit_statistic));
     calibrate::make_nondecreasing(ranges, k, st.collectives->world);  // cause 31
     out.collectives[key] = ranges;

@@ -116,6 +116,23 @@ if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=
   echo "--collective-gap-ms 1e9 was accepted"; exit 1
 fi
 grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
+# --collectives: an unknown kind is refused before any rank waits (exit 2, named); a sweep of
+# the all-gather alone times that kind only (gcu validate's link sweeps, cause 37).
+if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 4)) \
+    "$GCU" $common --collectives allgather,alltoall > "$DIR/kinds.out" 2> "$DIR/kinds.err"; then
+  echo "--collectives alltoall was accepted"; exit 1
+fi
+grep -q "unknown collective 'alltoall' in --collectives" "$DIR/kinds.err" ||
+  { echo "no clear error for an unknown collective"; cat "$DIR/kinds.err"; exit 1; }
+start_two_ranks $((PORT + 10)) kinds calibrate --model cnn --batch-sizes 16 --warmup 1 --iters 3 --max-bytes 65536 \
+  --threads 1 --budget-s 10 --skip gamma,codecs,errors,codec-gradients,contention,convergence --compute-loop barrier \
+  --collectives allgather --collective-gap-ms 0 -o "$DIR/kinds.json"
+rc=0
+wait "$pid0" || rc=$?
+wait "$pid1" || rc=$?
+if [ "$rc" -ne 0 ]; then echo "calibration with --collectives allgather failed"; cat "$DIR"/kinds*.err; exit 1; fi
+jq -e '[.collectives.sweeps[].kind] == ["allgather"] and (.collectives.sweeps[0].rows | length) > 0' \
+  "$DIR/kinds.json.state.json" > /dev/null || { echo "--collectives allgather did not sweep the all-gather alone"; exit 1; }
 # --collective-calls-scale: out of range is refused before any rank waits (exit 2, named);
 # F times the calls per size: every size gets at least F x 5 timed calls.
 if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 8)) \
