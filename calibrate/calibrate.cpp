@@ -6,6 +6,7 @@
 #include "calibrate/calibrate_run.h"
 #include "calibrate/codecs.h"
 #include "compressors/registry.h"
+#include "model/profile.h"
 #include "model/profile_json.h"
 #include "util/iso_time.h"
 #include "util/output_file.h"
@@ -28,20 +29,17 @@ namespace gcu::calibrate {
 
 std::vector<compress::CollectiveKind> parse_collective_kinds(const std::vector<std::string>& names) {
   using compress::CollectiveKind;
-  const std::vector<std::pair<std::string, CollectiveKind>> known = {
-      {"allreduce", CollectiveKind::AllReduce}, {"allgather", CollectiveKind::AllGather},
-      {"reducescatter", CollectiveKind::ReduceScatter}, {"broadcast", CollectiveKind::Broadcast}};
+  const std::vector<CollectiveKind> all = {CollectiveKind::AllReduce, CollectiveKind::AllGather,
+                                           CollectiveKind::ReduceScatter, CollectiveKind::Broadcast};
   std::vector<CollectiveKind> out;
   for (const auto& n : names) {
-    auto k = std::find_if(known.begin(), known.end(), [&](const auto& e) { return e.first == n; });
-    if (k == known.end())
+    auto k = std::find_if(all.begin(), all.end(), [&](CollectiveKind c) { return n == model::collective_key(c); });
+    if (k == all.end())
       throw std::invalid_argument("calibrate: unknown collective '" + n +
                                   "' in --collectives (allreduce, allgather, reducescatter, broadcast)");
-    if (std::find(out.begin(), out.end(), k->second) == out.end()) out.push_back(k->second);
+    if (std::find(out.begin(), out.end(), *k) == out.end()) out.push_back(*k);
   }
-  if (out.empty())
-    for (const auto& e : known) out.push_back(e.second);
-  return out;
+  return out.empty() ? all : out;
 }
 
 namespace {

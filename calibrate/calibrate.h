@@ -37,8 +37,8 @@ struct CalibrateOptions {
   std::string backend = "gloo";
   std::string fit_statistic = "mean";  // collective fits: "mean", "median", "p10" or "min"
   // Collective kinds the sweep times ("allreduce", "allgather", "reducescatter",
-  // "broadcast"); empty: every kind. `gcu validate` times a link's all-gather alone once
-  // more, back to back (docs/validation.md, cause 37).
+  // "broadcast"); empty: every kind. For timing one kind through a link in several ways
+  // (docs/validation.md, cause 37).
   std::vector<std::string> collectives;
   double collective_gap_ms = -1;     // idle before each timed collective; < 0: auto (forward +
                                      // backward of the largest batch, at most kMaxAutoGapMs)

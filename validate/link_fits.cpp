@@ -82,13 +82,6 @@ std::vector<std::pair<double, double>> top_points(const std::vector<calibrate::C
 
 }  // namespace
 
-double ranges_time_s(const std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int world, double n) {
-  for (const auto& r : ranges)
-    if (n >= r.min_bytes && n < r.max_bytes)
-      return calibrate::ring_steps(k, world) * r.alpha_s + calibrate::ring_byte_factor(k, world) * n * r.beta_s_per_byte;
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
 bool long_flow_rate(std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int world, double from,
                     const std::vector<std::pair<double, double>>& top) {
   if (top.size() < 2 || !(top[1].first >= from)) return false;

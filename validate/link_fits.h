@@ -49,9 +49,6 @@ inline constexpr double kLinkFitsMinBytes = 1 << 20;
 // (n1 + n2). The all-reduce (Gloo's ring moves in segments and keeps its rate: `none`'s
 // bucket streams within 2% of its line) and the other kinds keep their lines.
 
-// The time (s) `ranges` give a message of n bytes per rank of kind k (ring formulas of
-// calibrate/collective_fit.h); NaN when no range holds n.
-double ranges_time_s(const std::vector<model::SizeRangeFit>& ranges, compress::CollectiveKind k, int world, double n);
 // The rule above on one kind's ranges; `top`: the sweep's two largest sizes (per-rank
 // bytes, seconds). True when the ranges from `from` up were replaced; false (unchanged)
 // with fewer than two top sizes at or above `from`.

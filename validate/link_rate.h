@@ -23,13 +23,13 @@ inline constexpr int64_t kLinkSweepMinBytes = 16 << 10;
 // 16 MiB sent per rank, a flow as long as a bucket stream of the trainer (cause 37).
 inline constexpr int64_t kLinkSweepMaxBytes = 32 << 20;
 inline constexpr int kLinkSweepBudgetS = 60;
+inline constexpr int kLinkSweepGapMs = 10;
 
 // The sweep's time budget (s) on `link`: 30 s divided by the rate in Gbit/s, between
 // kLinkSweepBudgetS and 240 s (60 s from 0.5 Gbit/s up, 150 s at 200 Mbit/s), so that a slow link's
 // sweep still reaches its largest sizes (at 200 Mbit/s a 60 s budget stopped it at 4 MiB
 // per rank; cause 37).
 int link_sweep_budget_s(const Link& link);
-inline constexpr int kLinkSweepGapMs = 10;
 
 // The rates of a kept sweep (its calibrate state file) into lr, and lr.state_path. Throws
 // util::FileError or nlohmann::json::exception on an unreadable or malformed file.

@@ -167,6 +167,12 @@ TEST(LinkFits, LongFlowsTakeTheLargestSizesRateWhereTheLineMissesThem) {
   EXPECT_NEAR(tr / (300e-6 + 8e-9 * n), 1.0, 1e-6);  // the all-reduce's line
 }
 
+// What the model charges for an n-byte-per-rank message of kind k under `ranges`.
+double ranges_time_s(const std::vector<model::SizeRangeFit>& ranges, CollectiveKind k, int world, double n) {
+  const model::LinkCost link(model::LinkLevel{1.0, 0, {{model::collective_key(k), ranges}}}, "inter");
+  return model::flat_collective_s(k, model::Algorithm::Ring, world, n, link.at(k, n));
+}
+
 TEST(LinkFits, LongFlowRateFromTheTwoLargestSizes) {
   std::vector<model::SizeRangeFit> ranges{{0, 1 << 20, 1e-3, 8e-9}, {1 << 20, model::kInf, 0, 10e-9}};
   const auto before = ranges;
