@@ -5,6 +5,7 @@
 #include "compressors/registry.h"
 #include "model/buckets.h"
 #include "trainer/data/dataset.h"
+#include "trainer/runtime/gpu.h"
 #include "trainer/runtime/pg_communicator.h"
 #include "trainer/runtime/reducer.h"
 #include "trainer/models/registry.h"
@@ -98,9 +99,10 @@ struct Trainee {
   torch::Tensor forward() {
     return torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
   }
-  void use_trainer_loop(compress::Communicator& comm) {
-    none = compress::make_compressor("none");
-    trainer::ReducerOptions ro;
+  // `ro`: the device hooks of the trainer's GPU path (thread_init, device_sync, marks),
+  // empty on the CPU; the mode is set here.
+  void use_trainer_loop(compress::Communicator& comm, trainer::ReducerOptions ro = {}) {
+    none = compress::make_compressor("none", device.is_cuda() ? compress::Device::CUDA : compress::Device::CPU);
     ro.mode = trainer::ReduceMode::After;
     reducer = std::make_unique<trainer::Reducer>(params, *none, comm, ro);
   }
@@ -265,26 +267,41 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
     throw std::invalid_argument("compute: loop '" + o.loop + "' (expected trainer or barrier)");
   ComputeResult res;
   std::vector<std::vector<double>> ready_by_batch;  // registration order
+  const bool on_cuda = g.impl().device.is_cuda();
+  // The trainer's loop as gcu train runs it: its bucket all-reduces on the Gloo group, or
+  // on a GPU over gcu's NCCL communicator (made here as train_setup.cpp makes it, its
+  // unique id sent over Gloo), with the trainer's device hooks (docs/validation.md, cause
+  // 38: on one H100 the barrier timing came out 1.16-1.22x short of the trainer's).
+  const bool trainer_loop = o.loop == "trainer" && g.impl().ctx.gloo && (!on_cuda || trainer::gpu::built());
+  if (o.loop == "trainer" && !trainer_loop && progress)
+    progress(std::string("calibrate: compute: the trainer's loop needs ") +
+             (on_cuda ? "the trainer's GPU path (this gcu was built without CUDA + NCCL)" : "a Gloo group") +
+             "; timing each iteration after a barrier instead (--compute-loop barrier)");
+  std::unique_ptr<trainer::PgCommunicator> comm;  // outlives every Trainee's reducer
+  std::unique_ptr<compress::Communicator> nccl;
+  std::unique_ptr<trainer::DeviceMarks> marks;
+  trainer::ReducerOptions device_hooks;
+  if (trainer_loop || (g.world_size() > 1 && g.impl().ctx.gloo)) {
+    comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
+    comm->set_context(trainer_loop ? "calibrate: compute in the trainer's loop" : "calibrate: buffer broadcast");
+  }
+  if (trainer_loop && on_cuda) {
+    const int dev = g.impl().ctx.info.local_rank;
+    nccl = trainer::gpu::make_nccl_communicator(*comm, dev, g.impl().ctx.timeout_s);
+    marks = trainer::gpu::make_device_marks();
+    device_hooks.thread_init = [dev] { trainer::gpu::set_device(dev); };
+    device_hooks.device_sync = [c = nccl.get()] { trainer::gpu::synchronize(*c); };
+    device_hooks.device_marks = marks.get();
+  }
   for (int b : o.batch_sizes) {
     if (b < 1) throw std::invalid_argument("compute: batch size " + std::to_string(b) + " must be >= 1");
-    std::unique_ptr<trainer::PgCommunicator> comm;  // outlives t's reducer
     Trainee t(o, b, g.impl().device, 1, g.rank(), g.world_size());
-    // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0, timed in
-    // forward; with the trainer's loop, its bucket all-reduces too (both on the CPU group).
+    // As the trainer does (trainer/runtime/train_loop.cpp): buffers from rank 0 over the
+    // Gloo group, timed in forward; with the trainer's loop, its bucket all-reduces too.
     std::vector<torch::Tensor> buffers = t.net->buffers();
-    const bool cpu_group = g.world_size() > 1 && g.impl().ctx.gloo && !g.impl().device.is_cuda();
-    const bool trainer_loop = o.loop == "trainer" && cpu_group;
-    if (cpu_group && (!buffers.empty() || trainer_loop)) {
-      comm = std::make_unique<trainer::PgCommunicator>(g.impl().ctx);
-      comm->set_context(trainer_loop ? "calibrate: compute in the trainer's loop" : "calibrate: buffer broadcast");
-    }
-    if (comm && !buffers.empty())
+    if (comm && !buffers.empty() && g.world_size() > 1)
       t.before_forward = [&buffers, &comm] { trainer::broadcast_tensors(buffers, *comm, 0); };
-    if (trainer_loop)
-      t.use_trainer_loop(*comm);
-    else if (o.loop == "trainer" && g.world_size() > 1 && progress && res.times.empty())
-      progress("calibrate: compute: the trainer's loop needs a CPU Gloo group; timing each iteration "
-               "after a barrier instead (--compute-loop barrier)");
+    if (trainer_loop) t.use_trainer_loop(nccl ? *nccl : static_cast<compress::Communicator&>(*comm), device_hooks);
     if (res.model_name.empty()) {
       res.model_name = t.net->spec();
       res.parameters = t.net->num_parameters();

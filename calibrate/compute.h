@@ -47,8 +47,10 @@ struct ComputeOptions {
   // uncompressed all-reduce of every bucket between backward and optimizer, gradients as
   // bucket views, no barrier: the iterations are aligned by the all-reduce, as in
   // training); "barrier" times them alone, every iteration after a barrier (before
-  // 2026-11-25). "trainer" needs more than one rank on a CPU Gloo group; elsewhere it falls
-  // back to "barrier" and says so.
+  // 2026-11-25). "trainer" runs at any world size (one rank: the reducer's all-reduce is a
+  // copy, as in gcu train); on a CUDA device over gcu's NCCL communicator with the trainer's
+  // device hooks (cause 38), which needs a build with the trainer's GPU path; without it,
+  // it falls back to "barrier" and says so.
   std::string loop = "trainer";
 };
 

@@ -98,8 +98,9 @@ void setup_calibrate(CLI::App& app) {
                   "loop (its reducer, the uncompressed all-reduce of every bucket between backward and optimizer, "
                   "no barrier), so the other ranks' communication competes for the cores as it does in training; "
                   "barrier: each iteration alone after a barrier (at 4 ranks on 2 cores its backward came out "
-                  "1.4-2.3x short of the trainer's; docs/validation.md, cause 27). trainer needs a CPU Gloo group "
-                  "of 2+ ranks and falls back to barrier elsewhere")
+                  "1.4-2.3x short of the trainer's; docs/validation.md, cause 27). With --backend nccl, trainer runs "
+                  "the buckets over the trainer's own NCCL communicator (cause 38) and falls back to barrier in a "
+                  "build without the trainer's GPU path")
       ->check(CLI::IsMember({"trainer", "barrier"}))
       ->capture_default_str();
   sub->add_option("--compute-data", o.compute_data,

@@ -14,7 +14,7 @@
 #   bench/trainer/gpu_smoke.sh                  # build in build-gpu, logs in gpu-smoke/
 #   NPROC=2 bench/trainer/gpu_smoke.sh          # 2 ranks on 2 GPUs (LOCAL_RANK = GPU)
 #   PYTHON=/opt/venv/bin/python SCHEMES="none fp16" MODEL=resnet50 BATCH=64 bench/trainer/gpu_smoke.sh
-#   STEPS="tests train" bench/trainer/gpu_smoke.sh   # a subset of: tests train calibrate validate
+#   STEPS="tests train" bench/trainer/gpu_smoke.sh   # a subset of: tests bench train calibrate validate
 #   DEPS=.gpu bench/trainer/gpu_smoke.sh        # a machine with no package registry: header-only
 #                                               # libraries and the prebuilt CUDA tests packed
 #                                               # here by scripts/gpu_pack.sh
@@ -33,7 +33,7 @@ BATCH=${BATCH:-32}
 ITERS=${ITERS:-60}
 WARMUP=${WARMUP:-10}
 SCHEMES=${SCHEMES:-"none fp16 ef(topk:k=0.01) powersgd:rank=4"}
-STEPS=${STEPS:-"tests train calibrate validate"}
+STEPS=${STEPS:-"tests bench train calibrate validate"}
 CAL_BUDGET_S=${CAL_BUDGET_S:-900}
 CAL_ARGS=${CAL_ARGS:-}            # extra gcu calibrate arguments, e.g. "--skip convergence"
 STEP_TIMEOUT_S=${STEP_TIMEOUT_S:-600}   # each train / calibrate / validate command
@@ -128,7 +128,9 @@ elif want tests; then
     echo "note: some GPU tests skipped (e.g. the dead-peer NCCL test needs 2 GPUs); see $OUT/cuda-tests.log" >&2
   fi
   bash tests/compressors/cuda/no_cuda_link_test.sh "$BUILD-tests/tests/model/model_tests" || status=1
-  "$BUILD-tests/bench/compressors_cuda/compressors_cuda_bench" --reps 20 | tee "$OUT/cuda-bench.txt" || status=1
+  if want bench; then
+    "$BUILD-tests/bench/compressors_cuda/compressors_cuda_bench" --reps 20 | tee "$OUT/cuda-bench.txt" || status=1
+  fi
 fi
 
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DGCU_WITH_TORCH=ON -DGCU_WITH_CUDA=ON \
@@ -147,7 +149,7 @@ if ! cmake --build "$BUILD" --target gcu -j "$(nproc)" -- -k > "$OUT/build.log" 
 fi
 GCU=$BUILD/cli/gcu
 wait_tests
-if want tests && [ -n "$DEPS" ] && [ -x "$DEPS/bin/compressors_cuda_bench" ]; then
+if want bench && [ -n "$DEPS" ] && [ -x "$DEPS/bin/compressors_cuda_bench" ]; then
   # After the build: the benchmark times a quiet machine.
   LD_LIBRARY_PATH="$LIB_PATH${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout "$STEP_TIMEOUT_S" \
     "$DEPS/bin/compressors_cuda_bench" --reps 20 > "$OUT/cuda-bench.txt" 2>&1 || status=1
