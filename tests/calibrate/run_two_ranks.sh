@@ -211,6 +211,14 @@ fi
 grep -q "compute-data fashion-mnist needs a model that takes square images" "$DIR/tok.err" ||
   { echo "no clear error for fashion-mnist on a token model"; cat "$DIR/tok.err"; exit 1; }
 [ ! -e "$DIR/tok.json" ] || { echo "a profile was written despite the error"; exit 1; }
+# One rank times compute in the trainer's loop too (its reducer's all-reduce is a copy, as
+# in gcu train at one rank; cause 38), not after barriers.
+env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 8)) \
+  "$GCU" calibrate --model cnn --batch-sizes 8 --warmup 1 --iters 3 --budget-s 10 --threads 1 \
+  --skip gamma,collectives,codecs,errors,codec-gradients,contention,convergence \
+  -o "$DIR/one.json" > "$DIR/one.out" 2> "$DIR/one.err" || { echo "one-rank compute failed"; cat "$DIR/one.err"; exit 1; }
+grep -q "compute batch 8 in the trainer's loop" "$DIR/one.err" "$DIR/one.out" ||
+  { echo "one rank did not time compute in the trainer's loop"; cat "$DIR/one.err"; exit 1; }
 python3 - "$DIR/free.json" <<'PY' || { echo "no all-gather floor at the model's bucket after a resume"; exit 1; }
 import json, sys
 p = json.load(open(sys.argv[1]))
