@@ -144,6 +144,17 @@ std::string format_table(const Report& r) {
   o << "noise-limited by the rounds' range instead of the 80% interval of their mean (the rule before "
        "gcu.validate/5): "
     << s.noise_limited_range_rule << "\n";
+  if (s.rounds_plan.noise_limited > 0) {
+    const RoundsPlan& p = s.rounds_plan;
+    o << "rounds to count the noise-limited cells (their round-to-round spread as measured; docs/validation.md §2): "
+      << p.noise_limited << " at " << p.rounds << " round(s); at " << 2 * p.rounds << " rounds " << p.at_2x
+      << " would count (noise-limited " << num(p.noise_limited_fraction_2x * 100, "%.0f") << "%), at "
+      << 4 * p.rounds << " rounds " << p.at_4x << " (" << num(p.noise_limited_fraction_4x * 100, "%.0f")
+      << "%); " << p.calibration_limited << " within the calibration's own noise (no rounds help), " << p.beyond
+      << " beyond " << kRoundsPlanMax << " rounds (the model within the measurement's noise)";
+    if (p.one_round > 0) o << ", " << p.one_round << " with one round (no spread to scale)";
+    o << "\n";
+  }
   if (std::isfinite(s.forward_measured_over_predicted))
     o << "compute against the calibration (median over the cells, measured / predicted): forward "
       << num(s.forward_measured_over_predicted, "%.3f") << ", backward "
@@ -249,6 +260,20 @@ json probes_json(const ComputeProbes& cp) {
   return {{"used", cp.used}, {"note", cp.note}, {"probes", probes}, {"batches", batches}};
 }
 
+namespace {
+// A cell's rounds_to_count: null when it counts, the rounds when more would make it count,
+// else why none would.
+json rounds_json(const CellResult& c) {
+  switch (c.rounds_to_count) {
+    case kRoundsCounted: return nullptr;
+    case kRoundsCalibrationLimited: return "calibration";
+    case kRoundsBeyond: return "beyond";
+    case kRoundsOneRound: return "one round";
+    default: return c.rounds_to_count;
+  }
+}
+}  // namespace
+
 std::string format_json(const Report& r) {
   json j;
   j["schema"] = kReportSchema;
@@ -323,6 +348,7 @@ std::string format_json(const Report& r) {
       x["speed_adjustment"] = {{"note", c.speed.note}};
     x["round_reference"] = c.round_reference;
     x["noise_limited"] = c.noise_limited;
+    x["rounds_to_count"] = rounds_json(c);
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
     x["round_ids"] = c.round_ids;
@@ -357,6 +383,13 @@ std::string format_json(const Report& r) {
                                           {"median_error_total", jnum(s.median_error_at_calibration_speed)}};
   j["summary"]["forward_measured_over_predicted"] = jnum(s.forward_measured_over_predicted);
   j["summary"]["backward_measured_over_predicted"] = jnum(s.backward_measured_over_predicted);
+  const RoundsPlan& rp = s.rounds_plan;
+  j["summary"]["rounds_plan"] = {{"rounds", rp.rounds}, {"noise_limited", rp.noise_limited},
+                                 {"count_at_2x", rp.at_2x}, {"count_at_4x", rp.at_4x},
+                                 {"noise_limited_fraction_at_2x", rp.noise_limited_fraction_2x},
+                                 {"noise_limited_fraction_at_4x", rp.noise_limited_fraction_4x},
+                                 {"calibration_limited", rp.calibration_limited}, {"beyond", rp.beyond},
+                                 {"one_round", rp.one_round}, {"max_rounds", kRoundsPlanMax}};
   json drift = json::array();
   for (double d : s.round_drift) drift.push_back(jnum(d));
   j["summary"]["round_drift"] = drift;

@@ -175,6 +175,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
   s.counted = int(errs.size());
   abs_median_max(errs, s.median_abs_error, s.max_abs_error);
   abs_median_max(all, s.median_abs_error_all, s.max_abs_error_all);
+  s.rounds_plan = plan_rounds(cells);
   return s;
 }
 

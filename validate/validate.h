@@ -131,6 +131,9 @@ struct CellResult {
   long nivcsw = 0;               // involuntary context switches of the cell's processes, all rounds
   double wall_s = 0;
   SpeedAdjustment speed;
+  // For a noise-limited cell: the fewest rounds at which it would count (rounds_to_count),
+  // or one of the kRounds* codes below; kRoundsCounted for the others.
+  int rounds_to_count = 0;
   // The error and uncertainty of the total that the noise test and the summary use: the
   // speed-adjusted ones when the adjustment applied, else the raw ones.
   double judged_error() const;
@@ -144,6 +147,27 @@ struct GroupErrors {
   double median_abs_error = 0, max_abs_error = 0;  // over the group's ok cells, noise-limited too
   double median_error = 0;                          // signed: < 0 = the model is optimistic
 };
+
+// Rounds to count the noise-limited cells (docs/validation.md §2, "Rounds to count"):
+// the round-to-round spread assumed to stay as measured, the 80% interval of a mean of m
+// rounds is the cell's judged uncertainty x (t90(m-1)/sqrt(m)) / (t90(n-1)/sqrt(n)); the
+// fewest m > n (at most kRoundsPlanMax) with hypot(that, calibration noise) < |error|.
+inline constexpr int kRoundsPlanMax = 50;
+inline constexpr int kRoundsCounted = 0;              // not noise-limited (or not ok)
+inline constexpr int kRoundsCalibrationLimited = -1;  // the calibration's noise alone >= |error|
+inline constexpr int kRoundsBeyond = -2;              // more than kRoundsPlanMax rounds
+inline constexpr int kRoundsOneRound = -3;            // one round: no round-to-round spread to scale
+int rounds_to_count(const CellResult& c);
+
+// The grid's plan: of its noise-limited cells, how many would count at 2x and 4x the
+// rounds it ran (the most any ok cell has), and why the others would not.
+struct RoundsPlan {
+  int rounds = 0, ok = 0, noise_limited = 0;
+  int at_2x = 0, at_4x = 0;
+  int calibration_limited = 0, beyond = 0, one_round = 0;
+  double noise_limited_fraction_2x = 0, noise_limited_fraction_4x = 0;  // of the ok cells
+};
+RoundsPlan plan_rounds(const std::vector<CellResult>& cells);
 
 struct Summary {
   std::vector<GroupErrors> by_scheme, by_link;  // in grid order
@@ -187,6 +211,7 @@ struct Summary {
   // it moved.
   double median_abs_error_at_calibration_speed = std::nan(""), max_abs_error_at_calibration_speed = std::nan("");
   double median_error_at_calibration_speed = std::nan("");
+  RoundsPlan rounds_plan;
 };
 
 // A forward ratio more than this from 1 is named in the log (calibration-to-grid drift).

@@ -69,6 +69,11 @@ TEST(Report, JsonSchemaAndCsv) {
   EXPECT_TRUE(c0.at("error").at("forward").is_null());  // NaN -> null
   EXPECT_EQ(c0.at("settings").at("link_nominal_gbps"), 1.0);
   EXPECT_FALSE(c0.at("noise_limited").get<bool>());
+  EXPECT_TRUE(c0.at("rounds_to_count").is_null());  // counted: no rounds needed
+  const auto& plan = j.at("summary").at("rounds_plan");
+  for (const char* k : {"rounds", "noise_limited", "count_at_2x", "count_at_4x", "noise_limited_fraction_at_2x",
+                        "noise_limited_fraction_at_4x", "calibration_limited", "beyond", "one_round", "max_rounds"})
+    EXPECT_TRUE(plan.contains(k)) << k;
   EXPECT_EQ(j["cells"][1].at("status"), "failed");
   EXPECT_TRUE(j["cells"][1].at("measured").is_null());
   EXPECT_EQ(j.at("summary").at("failed"), 1);
