@@ -141,6 +141,16 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
   buckets_ = plan_buckets(profile.model.tensors, BucketOptions::from(profile.ddp));
   plan_ = plan_scheme(setup.scheme, buckets_, cost_.world(), profile.compressors,
                       profile.cluster.allreduce_element_bytes);
+  // Collective fits calibrated at one world size and used at another: the algorithm
+  // formulas (collectives.h) carry their per-step alpha and per-byte beta across rank
+  // counts (a 2-rank profile's fits predicted a 4-rank grid as its own did:
+  // docs/validation.md §5, "A 2-rank profile predicting 4 ranks").
+  const int fitted_world = profile.cluster.nodes * profile.cluster.gpus_per_node;
+  if ((!profile.cluster.intra.collectives.empty() || !profile.cluster.inter.collectives.empty()) &&
+      fitted_world > 0 && fitted_world != cost_.world())
+    plan_.cost_assumptions.push_back("the collective fits were measured at " + std::to_string(fitted_world) +
+                                     " ranks; the algorithm formulas extrapolate them to " +
+                                     std::to_string(cost_.world()));
   mode_ = setup.mode;
   if (mode_ == CompressionMode::Auto)
     mode_ = compress::Registry::instance().facts(plan_.scheme).overlaps_backward ? CompressionMode::Overlapped

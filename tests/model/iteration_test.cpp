@@ -418,3 +418,31 @@ TEST(Iteration, MoreBandwidthIsNeverSlowerOnBert) {
 
 }  // namespace
 }  // namespace gcu::model
+
+namespace gcu::model {
+namespace {
+
+// Collective fits calibrated at one world size and used at another are said so (the
+// algorithm formulas carry them across rank counts); at the calibrated size, or with no
+// per-collective fits at all, nothing is said.
+TEST(Iteration, CollectiveFitsUsedAtAnotherWorldSizeAreAnAssumption) {
+  Profile p = tiny_profile(4, 8000000, 1, 4);  // one node of 4
+  auto says = [](const IterationResult& r) {
+    for (const auto& a : r.cost_assumptions)
+      if (a.find("the collective fits were measured at 4 ranks; the algorithm formulas extrapolate them to 8") !=
+          std::string::npos)
+        return true;
+    return false;
+  };
+  model::Setup at8;
+  at8.nodes = 2;
+  at8.gpus_per_node = 4;
+  EXPECT_FALSE(says(Predictor(p, at8).predict()));  // no per-collective fits: nothing fitted
+  p.cluster.intra.collectives["allreduce"] = {{0, kInf, 5e-6, 8e-11}};
+  p.cluster.inter = p.cluster.intra;
+  EXPECT_TRUE(says(Predictor(p, at8).predict()));
+  EXPECT_FALSE(says(Predictor(p, model::Setup{}).predict()));  // the calibrated 4 ranks
+}
+
+}  // namespace
+}  // namespace gcu::model

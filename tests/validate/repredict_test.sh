@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits forty-one recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits forty-three recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max; the raw errors, `summary.unadjusted`, which the bounds were set
@@ -69,6 +69,9 @@ check cpu-2rank-resnet18-drift 0.034 0.234
 # Recorded with cause 37's 32 MiB link sweeps (long flows; QSGD at 200 Mbit/s -14.6%).
 check cpu-2rank-resnet18-flows 0.027 0.156
 check cpu-2rank-resnet18-flows2 0.035 0.166
+# The scale-out pair (docs/validation.md §5), a noisy hour (rounds 17% apart).
+check cpu-2rank-resnet18-scale 0.109 0.268
+check cpu-4rank-resnet18-scale 0.116 0.201
 # The recorded compute probes (gcu.validate/7) are read back and predict the cells: four
 # per grid, every one ok, and each cell's predicted forward is the probes' median.
 for rec in cpu-2rank-resnet18-probes cpu-2rank-resnet18-probes2 cpu-2rank-resnet18-drift cpu-2rank-resnet18-flows cpu-2rank-resnet18-flows2; do
