@@ -6,7 +6,7 @@
 # reports for it (11.8% / 19.2% raw; the 4-rank profile's own fits 11.1% / 19.6%), and the
 # whole 2-rank profile (compute measured with 2 ranks on the 2 cores) must be clearly
 # worse: on this machine per-rank CPU work does not carry across rank counts, the
-# collective fits do. ~90 s on 2 cores.
+# collective fits do. ~25 s on 2 cores.
 set -eu
 SCRIPT=$1 GCU=$2 DATA=$3 WORK=$4
 export REPREDICT_CALIBRATE_ARGS="--skip codec-gradients"
