@@ -264,12 +264,13 @@ namespace {
 // A cell's rounds_to_count: null when it counts, the rounds when more would make it count,
 // else why none would.
 json rounds_json(const CellResult& c) {
-  switch (c.rounds_to_count) {
+  const int k = rounds_to_count(c);
+  switch (k) {
     case kRoundsCounted: return nullptr;
     case kRoundsCalibrationLimited: return "calibration";
     case kRoundsBeyond: return "beyond";
     case kRoundsOneRound: return "one round";
-    default: return c.rounds_to_count;
+    default: return k;
   }
 }
 }  // namespace

@@ -41,10 +41,10 @@ RoundsPlan plan_rounds(const std::vector<CellResult>& cells) {
   for (const auto& c : cells) {
     if (!c.ok || !c.noise_limited) continue;
     ++p.noise_limited;
-    const int k = c.rounds_to_count;
+    const int k = rounds_to_count(c);
     if (k == kRoundsCalibrationLimited) ++p.calibration_limited;
     else if (k == kRoundsBeyond) ++p.beyond;
-    else if (k == kRoundsOneRound || k == kRoundsCounted) ++p.one_round;
+    else if (k == kRoundsOneRound) ++p.one_round;
     else {
       if (k <= 2 * p.rounds) ++p.at_2x;
       if (k <= 4 * p.rounds) ++p.at_4x;

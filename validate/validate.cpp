@@ -428,7 +428,6 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
   for (auto& r : res)
     if (r.ok) compute_stats(r, o.statistic);
   if (o.speed_adjust == "forward") apply_speed_adjustment(res, o.statistic);
-  for (auto& r : res) r.rounds_to_count = rounds_to_count(r);
 }
 
 // What the probes found: the grid's compute against the calibration's, per batch size.

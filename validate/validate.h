@@ -131,9 +131,6 @@ struct CellResult {
   long nivcsw = 0;               // involuntary context switches of the cell's processes, all rounds
   double wall_s = 0;
   SpeedAdjustment speed;
-  // For a noise-limited cell: the fewest rounds at which it would count (rounds_to_count),
-  // or one of the kRounds* codes below; kRoundsCounted for the others.
-  int rounds_to_count = 0;
   // The error and uncertainty of the total that the noise test and the summary use: the
   // speed-adjusted ones when the adjustment applied, else the raw ones.
   double judged_error() const;
@@ -157,6 +154,7 @@ inline constexpr int kRoundsCounted = 0;              // not noise-limited (or n
 inline constexpr int kRoundsCalibrationLimited = -1;  // the calibration's noise alone >= |error|
 inline constexpr int kRoundsBeyond = -2;              // more than kRoundsPlanMax rounds
 inline constexpr int kRoundsOneRound = -3;            // one round: no round-to-round spread to scale
+// A cell's rounds to count (from its statistics, after the speed adjustment), or a code.
 int rounds_to_count(const CellResult& c);
 
 // The grid's plan: of its noise-limited cells, how many would count at 2x and 4x the
