@@ -3,6 +3,9 @@
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
   validate_tta.py pilot-length OUT_DIR               -> the longest pilot the protocol needs (iterations)
+  validate_tta.py truth-noise OUT_DIR [--timing VALIDATE_JSON]... [--draws N]
+                                                     -> OUT_DIR/truth-noise.{json,md}: the goals' ceilings
+                                                        under the ground truth's seed noise (tta_noise.py)
   validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI] [--pilot-arg ARG]...
                            [--timing VALIDATE_JSON]... [--pilots PILOTS.jsonl] [--pilot-seeds S1,S2]
                            [--sequential]
@@ -27,7 +30,7 @@ prediction (tta_links.py). The cost columns count the seeds used.
 import argparse, atexit, glob, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
 
-import tta_links
+import tta_links, tta_noise
 from tta_stats import kendall, quant
 
 
@@ -171,18 +174,58 @@ def write_pilot_file(out, recs, all_seeds, keep):
     return path
 
 
-def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None,
-            sequential=False):
+def complete_runs(out):
+    """The ground truth's records of the schemes whose runs all finished (a file still being
+    written is left out), and those schemes."""
     recs = ground_truth(out)
-    # Only schemes whose runs all finished (a file still being written is left out).
     nrun = defaultdict(set)
     for r in recs:
         if r["type"] == "run":
             nrun[r["scheme"]].add(r["seed"])
+    if not nrun:
+        sys.exit("validate_tta.py: %s: no finished run (no run record in runs-*.jsonl)" % out)
     want = max(len(v) for v in nrun.values())
     done = {s for s, v in nrun.items() if len(v) == want}
-    recs = [r for r in recs if r["type"] == "config" or r["scheme"] in done]
-    tg = json.load(open(os.path.join(out, "targets.json")))
+    return [r for r in recs if r["type"] == "config" or r["scheme"] in done], done
+
+
+def load_targets(out):
+    path = os.path.join(out, "targets.json")
+    try:
+        with open(path) as f:
+            tg = json.load(f)
+        if not (isinstance(tg, list) and all(isinstance(t, dict) and isinstance(t.get("name"), str)
+                                             and isinstance(t.get("loss"), (int, float)) for t in tg)):
+            raise ValueError("not a list of {name, loss} objects")
+        return tg
+    except (OSError, ValueError) as e:
+        sys.exit("validate_tta.py: %s: %s" % (path, e))
+
+
+def truth_noise(out, timing_paths=(), draws=2000):
+    """OUT/truth-noise.json and .md: the ceilings the ground truth's seed noise sets (tta_noise.py)."""
+    recs, _ = complete_runs(out)
+    cv = curves(recs)
+    if "none" not in cv:
+        sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
+    reached = reached_targets(cv, load_targets(out))
+    if not reached:
+        sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
+    cfg = next(r for r in recs if r["type"] == "config")
+    timing = (tta_links.load_timing(timing_paths, cfg["workers"], cfg["batch_size"], cfg["model"])
+              if timing_paths else None)
+    doc = tta_noise.analyse(cv, reached, first_crossing, timing, draws)
+    doc["timing_reports"] = list(timing_paths)
+    write_atomic(os.path.join(out, "truth-noise.json"), json.dumps(doc, indent=1) + "\n")
+    lines = tta_noise.table_lines(doc)
+    write_atomic(os.path.join(out, "truth-noise.md"), "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None,
+            sequential=False):
+    recs, done = complete_runs(out)
+    tg = load_targets(out)
     cv = curves(recs)
     cap_iters = max(r["iterations"] for r in recs if r["type"] == "config")  # the runs' length: CAP x T_FULL
     runs = [r for r in recs if r["type"] == "run"]
@@ -419,11 +462,24 @@ if __name__ == "__main__":
     m.add_argument("--sequential", action="store_true",
                    help="replay gcu pilot run --sequential: candidates' first seed, every seed only where "
                         "the first says more_seeds")
+    n = sub.add_parser("truth-noise", help="the ceilings the ground truth's own seed noise sets on the goals "
+                                           "(one-seed oracle, perfect predictor; no gcu needed)")
+    n.add_argument("out")
+    n.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
+                   help="a gcu validate report of the same model, ranks and batch: TTA in seconds per link")
+    n.add_argument("--draws", type=int, default=2000, help="draws of the perfect predictor's truth")
     a = ap.parse_args()
+    if a.cmd == "truth-noise" and a.draws < 1:
+        ap.error("--draws must be >= 1")
     if a.cmd == "targets":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
     elif a.cmd == "pilot-length":
         print(protocol_pilot_length(a.out))
+    elif a.cmd == "truth-noise":
+        try:
+            truth_noise(a.out, a.timing, a.draws)
+        except tta_links.TimingError as e:
+            sys.exit("validate_tta.py: %s" % e)
     else:
         try:
             summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots, a.sequential)
