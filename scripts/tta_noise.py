@@ -129,25 +129,32 @@ def perfect_predictor(cross_by_target, t0_by_target, timing, draws=2000, seed=1)
         per_target.append({"target": tname, "schemes_reaching": len(mu), "seeds": ns[tname], "seed_log_sd": sds[tname]})
     if any(v is None for v in sds.values()):
         return {"seed_log_sd": sds, "draws": 0, "note": "a target has no scheme with two seeds that reach it"}
+    by_target = defaultdict(lambda: defaultdict(list))  # target -> statistic -> one value per draw
     for _ in range(draws):
         errs, taus, lost = [], [], []
         for tname, cross in sorted(cross_by_target.items()):
             mu, sd, n = mus[tname], sds[tname], ns[tname]
             truth = {s: (m if s == "none" else m + rng.gauss(0, sd / math.sqrt(n))) for s, m in mu.items()}
-            errs += [abs(mu[s] - truth[s]) for s in mu if s != "none"]
+            t_errs = [abs(mu[s] - truth[s]) for s in mu if s != "none"]
             pred = {s: math.exp(m) for s, m in mu.items()}
             tr = {s: math.exp(v) for s, v in truth.items()}
+            t_taus, t_lost = [], []
             for link, times in sorted(_links(timing, cross).items()):
                 tau, lo = _setting(pred, tr, times)
                 if tau is not None:
-                    taus.append(tau)
+                    t_taus.append(tau)
                 if lo is not None:
-                    lost.append(lo)
+                    t_lost.append(lo)
+            by_target[tname]["median_abs_log_error"].append(quant(t_errs, 0.5))
+            by_target[tname]["kendall_tau_median"].append(quant(t_taus, 0.5))
+            by_target[tname]["predicted_best_within_10pct"].append(_within(t_lost))
+            errs, taus, lost = errs + t_errs, taus + t_taus, lost + t_lost
         med_err.append(quant(errs, 0.5))
         if taus:
             med_tau.append(quant(taus, 0.5))
         within.append(_within(lost))
-    within = [w for w in within if w is not None]
+    for t in per_target:
+        t.update({k: _spread(v) for k, v in by_target[t["target"]].items()})
     return {"seed_log_sd": sds, "draws": draws,
             "median_abs_log_error": _spread(med_err), "kendall_tau_median": _spread(med_tau),
             "predicted_best_within_10pct": _spread(within), "per_target": per_target}
