@@ -13,7 +13,9 @@
 #      a ground-truth run does not (its run record averages them over the whole run);
 #   4. `gcu pilot predict` per target x pilot fraction x T_0 source (measured baseline
 #      iterations, or extrapolated from the pilot's own baseline curve), from the pilots;
-#   5. scripts/validate_tta.py writes summary.json (schema gcu.validate.tta/1) and a table.
+#   5. scripts/validate_tta.py writes summary.json (schema gcu.validate.tta/1) and a table;
+#   6. and truth-noise.json: what the ground truth's own seed noise allows any predictor
+#      (docs/validation-tta.md, "The ground truth's noise").
 # Environment: TASK (fashion-mnist | fortunes), SCHEMES (';'), SEEDS (','), T_FULL, CAP,
 # LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), OUT (directory),
 # GCU (binary). Cost: (schemes x seeds) runs of <= CAP x T_FULL iterations each.
@@ -64,3 +66,6 @@ fi
 
 # 4 + 5. predictions and the summary
 python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$OUT/pilots.jsonl"
+# 6. the ground truth's own ceilings (iterations only; pass a gcu validate grid of the same
+#    model, ranks and batch with `validate_tta.py truth-noise OUT --timing` for seconds)
+python3 scripts/validate_tta.py truth-noise "$OUT"
