@@ -21,7 +21,7 @@ and, to tell which half of the prediction loses, the picks with the measured ite
 import json, math
 from collections import defaultdict
 
-from tta_stats import kendall, quant
+from tta_stats import kendall, quant, within
 
 
 class TimingError(Exception):
@@ -151,11 +151,6 @@ def _confirmed_rows(entries, times):
         confirmed.append(pick)
 
 
-def _within(v, tol=0.10):
-    v = [x for x in v if x is not None]
-    return (sum(1 for x in v if x <= tol) / len(v)) if v else None
-
-
 def summarise(result):
     """One dict per (pilot fraction, T_0 source) for summary.json, and the markdown lines."""
     out, lines = [], [
@@ -172,11 +167,11 @@ def summarise(result):
              "median_abs_log_tta_error": quant(errs, 0.5),
              "p90_abs_log_tta_error": quant(errs, 0.9),
              "kendall_tau_median": quant(taus, 0.5), "kendall_tau_min": min(taus) if taus else None,
-             "predicted_best_within_10pct": _within(lost), "median_tta_lost": quant(lost, 0.5),
-             "time_only_within_10pct": _within([s["time_only_lost"] for s in settings]),
-             "iterations_only_within_10pct": _within([s["iterations_only_lost"] for s in settings]),
-             "measured_iterations_within_10pct": _within([s["measured_iterations_lost"] for s in settings]),
-             "measured_iteration_time_within_10pct": _within([s["measured_iteration_time_lost"] for s in settings]),
+             "predicted_best_within_10pct": within(lost), "median_tta_lost": quant(lost, 0.5),
+             "time_only_within_10pct": within([s["time_only_lost"] for s in settings]),
+             "iterations_only_within_10pct": within([s["iterations_only_lost"] for s in settings]),
+             "measured_iterations_within_10pct": within([s["measured_iterations_lost"] for s in settings]),
+             "measured_iteration_time_within_10pct": within([s["measured_iteration_time_lost"] for s in settings]),
              # The sequential design: schemes whose one-seed pick was confirmed with every seed.
              "confirmed_picks_mean": sum(len(s.get("confirmed", [])) for s in settings) / len(settings),
              "per_setting": [{k: v for k, v in s.items() if k != "log_errors"} for s in settings]}

@@ -23,10 +23,9 @@ own noise is left out: these are the convergence half's ceilings).
 import math, random
 from collections import defaultdict
 
-from tta_stats import kendall, quant
+from tta_stats import kendall, quant, within
 
 SCHEMA = "gcu.validate.tta.noise/1"
-WITHIN = 0.10
 
 
 def crossings(cv, target, first_crossing):
@@ -89,13 +88,13 @@ def one_seed_oracle(cross_by_target, t0_by_target, timing):
                 if lo is not None:
                     t_lost.append(lo)
         per_target.append({"target": tname, "median_abs_log_error": quant(t_errs, 0.5),
-                           "kendall_tau_median": quant(t_taus, 0.5), "predicted_best_within_10pct": _within(t_lost),
+                           "kendall_tau_median": quant(t_taus, 0.5), "predicted_best_within_10pct": within(t_lost),
                            "settings": len(t_lost)})
         errs += t_errs
         taus += t_taus
         lost += t_lost
     return {"median_abs_log_error": quant(errs, 0.5), "p90_abs_log_error": quant(errs, 0.9),
-            "kendall_tau_median": quant(taus, 0.5), "predicted_best_within_10pct": _within(lost),
+            "kendall_tau_median": quant(taus, 0.5), "predicted_best_within_10pct": within(lost),
             "settings": len(lost), "per_target": per_target}
 
 
@@ -115,7 +114,7 @@ def pooled_log_sd(cross):
 def perfect_predictor(cross_by_target, t0_by_target, timing, draws=2000, seed=1):
     """The expected values known exactly against an N-seed truth (N: the seeds recorded)."""
     rng = random.Random(seed)
-    med_err, med_tau, within, per_target = [], [], [], []
+    med_err, med_tau, picks, per_target = [], [], [], []
     sds, mus, ns = {}, {}, {}
     for tname, cross in sorted(cross_by_target.items()):
         ns[tname] = len({x for c in cross.values() for x in c})
@@ -147,27 +146,23 @@ def perfect_predictor(cross_by_target, t0_by_target, timing, draws=2000, seed=1)
                     t_lost.append(lo)
             by_target[tname]["median_abs_log_error"].append(quant(t_errs, 0.5))
             by_target[tname]["kendall_tau_median"].append(quant(t_taus, 0.5))
-            by_target[tname]["predicted_best_within_10pct"].append(_within(t_lost))
+            by_target[tname]["predicted_best_within_10pct"].append(within(t_lost))
             errs, taus, lost = errs + t_errs, taus + t_taus, lost + t_lost
         med_err.append(quant(errs, 0.5))
         if taus:
             med_tau.append(quant(taus, 0.5))
-        within.append(_within(lost))
+        picks.append(within(lost))
     for t in per_target:
         t.update({k: _spread(v) for k, v in by_target[t["target"]].items()})
     return {"seed_log_sd": sds, "draws": draws,
             "median_abs_log_error": _spread(med_err), "kendall_tau_median": _spread(med_tau),
-            "predicted_best_within_10pct": _spread(within), "per_target": per_target}
+            "predicted_best_within_10pct": _spread(picks), "per_target": per_target}
 
 
 def _spread(v):
     """Mean and the p10-p90 over the draws (those with a value)."""
     v = [x for x in v if x is not None]
     return None if not v else {"mean": sum(v) / len(v), "p10": quant(v, 0.1), "p90": quant(v, 0.9)}
-
-
-def _within(lost):
-    return (sum(1 for x in lost if x <= WITHIN) / len(lost)) if lost else None
 
 
 def analyse(cv, reached, first_crossing, timing=None, draws=2000, seed=1):

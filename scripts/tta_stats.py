@@ -27,3 +27,10 @@ def quant(v, q):
     if math.isinf(v[i + 1]):  # an infinite neighbour (a pick that never reaches): no interpolation
         return v[i + 1]
     return v[i] + (p - i) * (v[i + 1] - v[i])
+
+
+def within(lost, tol=0.10):
+    """Share of the picks that lost at most `tol` of the best (None entries left out; inf: a
+    pick that never reaches); None for an empty list."""
+    v = [x for x in lost if x is not None]
+    return (sum(1 for x in v if x <= tol) / len(v)) if v else None
