@@ -31,90 +31,9 @@ import argparse, atexit, glob, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
 
 import tta_links, tta_noise
+from tta_truth import (PILOT_FRACTIONS, SAME_SETTINGS, complete_runs, curves, first_crossing, ground_truth,  # noqa: F401
+                       load, load_targets, longest_pilot, measured, pilot_length, reached_targets, targets)
 from tta_stats import kendall, quant
-
-
-def load(path):
-    with open(path) as f:
-        return [json.loads(l) for l in f if l.strip()]
-
-
-def curves(records):
-    """scheme -> seed -> [(iteration, loss)]"""
-    c = defaultdict(lambda: defaultdict(list))
-    for r in records:
-        if r["type"] == "eval":
-            c[r["scheme"]][r["seed"]].append((r["iteration"], r["loss"]))
-    return c
-
-
-def targets(baseline, t_full):
-    c = curves(load(baseline))["none"]
-    out = []
-    for frac in (0.5, 1.0):
-        t = frac * t_full
-        vals = [l for s in c.values() for (i, l) in s if abs(i - t) <= 0.05 * t and l is not None]
-        out.append({"name": "loss@%g%%" % (100 * frac), "baseline_fraction": frac, "loss": sum(vals) / len(vals)})
-    return out
-
-
-def first_crossing(pts, target):
-    prev = None
-    for i, l in pts:
-        if l is None:
-            return None
-        if l <= target:
-            if prev is None:
-                return float(i)
-            i0, l0 = prev
-            f = (l0 - target) / (l0 - l) if l0 > l else 1.0
-            return i0 + f * (i - i0)
-        prev = (i, l)
-    return None
-
-
-def measured(seeds, target):
-    """Mean per-seed first crossing; 'never' when most seeds do not reach it within the cap."""
-    xs = [first_crossing(sorted(p), target) for p in seeds.values()]
-    got = [x for x in xs if x is not None]
-    if 2 * len(got) <= len(xs):
-        return "never", None
-    return "reaches", sum(got) / len(got)
-
-
-PILOT_FRACTIONS = (0.03, 0.10)
-SAME_SETTINGS = ("task", "model", "workers", "batch_size", "lr", "momentum", "warmup", "eval_resolution",
-                 "eval_samples")
-
-
-def pilot_length(frac, t0):
-    return max(2, int(round(frac * t0)))
-
-
-def ground_truth(out):
-    recs = []
-    for f in sorted(glob.glob(os.path.join(out, "runs-*.jsonl"))):
-        recs += load(f)
-    if not recs:
-        sys.exit("validate_tta.py: no runs-*.jsonl in %s" % out)
-    return recs
-
-
-def reached_targets(cv, tg):
-    """[(target, the baseline's measured iterations to it)] for the targets it reaches."""
-    out = []
-    for t in tg:
-        st, t0 = measured(cv["none"], t["loss"])
-        if st == "reaches":
-            out.append((t, t0))
-        else:
-            print("baseline does not reach", t, file=sys.stderr)
-    return out
-
-
-def longest_pilot(reached):
-    """(iterations, fraction, target) of the longest pilot the reached targets need."""
-    return max(((pilot_length(f, t0), f, t) for t, t0 in reached for f in PILOT_FRACTIONS), key=lambda x: x[0])
 
 
 def protocol_pilot_length(out):
@@ -174,37 +93,9 @@ def write_pilot_file(out, recs, all_seeds, keep):
     return path
 
 
-def complete_runs(out):
-    """The ground truth's records of the schemes whose runs all finished (a file still being
-    written is left out), and those schemes."""
-    recs = ground_truth(out)
-    nrun = defaultdict(set)
-    for r in recs:
-        if r["type"] == "run":
-            nrun[r["scheme"]].add(r["seed"])
-    if not nrun:
-        sys.exit("validate_tta.py: %s: no finished run (no run record in runs-*.jsonl)" % out)
-    want = max(len(v) for v in nrun.values())
-    done = {s for s, v in nrun.items() if len(v) == want}
-    return [r for r in recs if r["type"] == "config" or r["scheme"] in done], done
-
-
-def load_targets(out):
-    path = os.path.join(out, "targets.json")
-    try:
-        with open(path) as f:
-            tg = json.load(f)
-        if not (isinstance(tg, list) and all(isinstance(t, dict) and isinstance(t.get("name"), str)
-                                             and isinstance(t.get("loss"), (int, float)) for t in tg)):
-            raise ValueError("not a list of {name, loss} objects")
-        return tg
-    except (OSError, ValueError) as e:
-        sys.exit("validate_tta.py: %s: %s" % (path, e))
-
-
-def truth_noise(out, timing_paths=(), draws=2000):
+def truth_noise(out, timing_paths=(), draws=2000, more_runs=()):
     """OUT/truth-noise.json and .md: the ceilings the ground truth's seed noise sets (tta_noise.py)."""
-    recs, _ = complete_runs(out)
+    recs, _ = complete_runs(out, more_runs)
     cv = curves(recs)
     if "none" not in cv:
         sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
@@ -223,8 +114,8 @@ def truth_noise(out, timing_paths=(), draws=2000):
 
 
 def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None,
-            sequential=False):
-    recs, done = complete_runs(out)
+            sequential=False, more_runs=()):
+    recs, done = complete_runs(out, more_runs)
     tg = load_targets(out)
     cv = curves(recs)
     cap_iters = max(r["iterations"] for r in recs if r["type"] == "config")  # the runs' length: CAP x T_FULL
@@ -468,6 +359,10 @@ if __name__ == "__main__":
     n.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
                    help="a gcu validate report of the same model, ranks and batch: TTA in seconds per link")
     n.add_argument("--draws", type=int, default=2000, help="draws of the perfect predictor's truth")
+    for p in (m, n):
+        p.add_argument("--more-runs", action="append", default=[], metavar="DIR",
+                       help="ground-truth runs of further seeds (runs-*.jsonl, the same settings) recorded in "
+                            "another directory (repeatable); with summary, --pilot-seeds names the pilots' seeds")
     a = ap.parse_args()
     if a.cmd == "truth-noise" and a.draws < 1:
         ap.error("--draws must be >= 1")
@@ -477,11 +372,12 @@ if __name__ == "__main__":
         print(protocol_pilot_length(a.out))
     elif a.cmd == "truth-noise":
         try:
-            truth_noise(a.out, a.timing, a.draws)
+            truth_noise(a.out, a.timing, a.draws, a.more_runs)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)
     else:
         try:
-            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots, a.sequential)
+            summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots,
+                    a.sequential, a.more_runs)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)

@@ -97,9 +97,10 @@ class Perfect(unittest.TestCase):
 
 
 class Command(unittest.TestCase):
-    def protocol(self, d, crossings, targets=True):
+    def protocol(self, d, crossings, targets=True, lr=0.05):
         with open(os.path.join(d, "runs-all.jsonl"), "w") as f:
-            f.write(json.dumps({"type": "config", "workers": 2, "batch_size": 32, "model": "cnn", "iterations": 1200}) + "\n")
+            f.write(json.dumps({"type": "config", "workers": 2, "batch_size": 32, "model": "cnn", "iterations": 1200,
+                                "lr": lr}) + "\n")
             for s, seeds in crossings.items():
                 for x, c in seeds.items():
                     for i, l in linear(c):
@@ -126,6 +127,24 @@ class Command(unittest.TestCase):
             with open(os.path.join(d, "truth-noise.md")) as f:
                 self.assertIn("one-seed oracle", f.read())
             self.assertFalse([f for f in os.listdir(d) if ".tmp." in f])
+
+    def test_more_runs_adds_seeds_and_refuses_repeats_and_other_settings(self):
+        with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as more:
+            self.protocol(d, {"none": {1: 100, 2: 110, 3: 90}, "a": {1: 150, 2: 160, 3: 140}})
+            self.protocol(more, {"none": {4: 105, 5: 95}, "a": {4: 155, 5: 145}}, targets=False)
+            r = self.run_cmd(d, "--more-runs", more)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "truth-noise.json")) as f:
+                self.assertEqual(json.load(f)["seeds"], [1, 2, 3, 4, 5])
+            self.assertIn("5-seed truth", r.stdout)
+            self.protocol(more, {"none": {3: 105}}, targets=False)  # seed 3 twice
+            r = self.run_cmd(d, "--more-runs", more)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("none seed 3 is in both", r.stderr)
+            self.protocol(more, {"none": {4: 105, 5: 95}}, targets=False, lr=0.1)
+            r = self.run_cmd(d, "--more-runs", more)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn("differ in lr", r.stderr)
 
     def test_bad_input_names_the_problem(self):
         with tempfile.TemporaryDirectory() as d:
