@@ -3,12 +3,12 @@
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
   validate_tta.py pilot-length OUT_DIR               -> the longest pilot the protocol needs (iterations)
-  validate_tta.py truth-noise OUT_DIR [--timing VALIDATE_JSON]... [--draws N]
+  validate_tta.py truth-noise OUT_DIR [--timing VALIDATE_JSON]... [--draws N] [--more-runs DIR]...
                                                      -> OUT_DIR/truth-noise.{json,md}: the goals' ceilings
                                                         under the ground truth's seed noise (tta_noise.py)
   validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI] [--pilot-arg ARG]...
                            [--timing VALIDATE_JSON]... [--pilots PILOTS.jsonl] [--pilot-seeds S1,S2]
-                           [--sequential]
+                           [--sequential] [--more-runs DIR]...
                                                      -> OUT_DIR/summary.json, OUT_DIR/table.md
                                                         (+ table-links.md with --timing)
 With --pilots, the predictions come from separately recorded pilot runs (`gcu pilot run
@@ -20,6 +20,9 @@ With --timing, iterations to target are combined with the iteration times of a
 `gcu validate` report of the same model, ranks and batch (tta_links.py): time-to-accuracy
 in seconds per link, predicted (pilot iterations x the model's iteration time) against
 measured (measured iterations x the testbed's measured iteration time).
+With --more-runs, the ground truth also takes runs-*.jsonl of further seeds recorded in
+another directory (same settings; a scheme and seed recorded twice is refused), e.g. a
+5-seed truth for pilots of seeds 1-3 (--pilot-seeds 1,2,3).
 With --sequential, the sequential design of `gcu pilot run --sequential` is replayed on
 the recorded pilots, per target: the baseline's every seed and each candidate's first
 seed; a candidate whose prediction says "more_seeds" gets its next seed, until it does
