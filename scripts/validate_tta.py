@@ -105,6 +105,9 @@ def truth_noise(out, timing_paths=(), draws=2000, more_runs=()):
     reached = reached_targets(cv, load_targets(out))
     if not reached:
         sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
+    seeds = {r["seed"] for r in recs if r["type"] == "run"}
+    if len(seeds) < 2:
+        sys.exit("validate_tta.py: truth-noise needs ground-truth runs of >= 2 seeds, %s has %d" % (out, len(seeds)))
     cfg = next(r for r in recs if r["type"] == "config")
     timing = (tta_links.load_timing(timing_paths, cfg["workers"], cfg["batch_size"], cfg["model"])
               if timing_paths else None)

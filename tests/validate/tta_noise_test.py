@@ -158,6 +158,11 @@ class Command(unittest.TestCase):
             self.assertNotEqual(r.returncode, 0)
             self.assertIn("targets.json", r.stderr)
         with tempfile.TemporaryDirectory() as d:
+            self.protocol(d, {"none": {1: 100}, "a": {1: 150}})
+            r = self.run_cmd(d)
+            self.assertNotEqual(r.returncode, 0)
+            self.assertIn(">= 2 seeds", r.stderr)
+        with tempfile.TemporaryDirectory() as d:
             self.protocol(d, {"qsgd": {1: 100, 2: 110}})
             r = self.run_cmd(d)
             self.assertNotEqual(r.returncode, 0)
