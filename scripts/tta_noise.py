@@ -59,6 +59,18 @@ def _setting(pred, truth, times):
     return tau, (math.inf if got is None else got * times[p] / min(best) - 1)
 
 
+def _score_links(pred, truth, timing, schemes):
+    """Every link's Kendall tau and TTA lost (those that are defined), as two lists."""
+    taus, lost = [], []
+    for link, times in sorted(_links(timing, schemes).items()):
+        tau, lo = _setting(pred, truth, times)
+        if tau is not None:
+            taus.append(tau)
+        if lo is not None:
+            lost.append(lo)
+    return taus, lost
+
+
 def _links(timing, schemes):
     """{link: {scheme: measured iteration seconds}}; without timing one link of equal times."""
     if not timing:
@@ -81,12 +93,9 @@ def one_seed_oracle(cross_by_target, t0_by_target, timing):
             pred["none"] = truth["none"] = t0_by_target[tname]  # the measured T_0
             t_errs += [abs(math.log(pred[s] / truth[s])) for s in cross
                        if s != "none" and pred[s] is not None and truth[s] is not None]
-            for link, times in sorted(_links(timing, cross).items()):
-                tau, lo = _setting(pred, truth, times)
-                if tau is not None:
-                    t_taus.append(tau)
-                if lo is not None:
-                    t_lost.append(lo)
+            taus_i, lost_i = _score_links(pred, truth, timing, cross)
+            t_taus += taus_i
+            t_lost += lost_i
         per_target.append({"target": tname, "median_abs_log_error": quant(t_errs, 0.5),
                            "kendall_tau_median": quant(t_taus, 0.5), "predicted_best_within_10pct": within(t_lost),
                            "settings": len(t_lost)})
@@ -137,13 +146,7 @@ def perfect_predictor(cross_by_target, t0_by_target, timing, draws=2000, seed=1)
             t_errs = [abs(mu[s] - truth[s]) for s in mu if s != "none"]
             pred = {s: math.exp(m) for s, m in mu.items()}
             tr = {s: math.exp(v) for s, v in truth.items()}
-            t_taus, t_lost = [], []
-            for link, times in sorted(_links(timing, cross).items()):
-                tau, lo = _setting(pred, tr, times)
-                if tau is not None:
-                    t_taus.append(tau)
-                if lo is not None:
-                    t_lost.append(lo)
+            t_taus, t_lost = _score_links(pred, tr, timing, cross)
             by_target[tname]["median_abs_log_error"].append(quant(t_errs, 0.5))
             by_target[tname]["kendall_tau_median"].append(quant(t_taus, 0.5))
             by_target[tname]["predicted_best_within_10pct"].append(within(t_lost))
