@@ -24,23 +24,19 @@ import math, random
 from collections import defaultdict
 
 from tta_stats import kendall, quant, within
+from tta_truth import first_crossing, mean_crossing
 
 SCHEMA = "gcu.validate.tta.noise/1"
 
 
-def crossings(cv, target, first_crossing):
+def crossings(cv, target):
     """scheme -> seed -> first crossing of `target` (None: not within the run)."""
     return {s: {x: first_crossing(sorted(p), target) for x, p in seeds.items()} for s, seeds in cv.items()}
 
 
 def truth_of(cross, keep):
-    """(status, mean iterations) over the seeds `keep` allows; `never` when at most half of
-    them reach (validate_tta.py's measured())."""
-    xs = [v for x, v in cross.items() if keep(x)]
-    got = [v for v in xs if v is not None]
-    if not xs or 2 * len(got) <= len(xs):
-        return "never", None
-    return "reaches", sum(got) / len(got)
+    """The protocol's truth (tta_truth.mean_crossing) over the seeds `keep` allows."""
+    return mean_crossing([v for x, v in cross.items() if keep(x)])
 
 
 def _setting(pred, truth, times):
@@ -168,10 +164,10 @@ def _spread(v):
     return None if not v else {"mean": sum(v) / len(v), "p10": quant(v, 0.1), "p90": quant(v, 0.9)}
 
 
-def analyse(cv, reached, first_crossing, timing=None, draws=2000, seed=1):
+def analyse(cv, reached, timing=None, draws=2000, seed=1):
     """The document written as truth-noise.json. cv: scheme -> seed -> [(iteration, loss)];
     reached: [(target dict, measured T_0)] (validate_tta.py's reached_targets)."""
-    cross = {t["name"]: crossings(cv, t["loss"], first_crossing) for t, _ in reached}
+    cross = {t["name"]: crossings(cv, t["loss"]) for t, _ in reached}
     t0 = {t["name"]: t0 for t, t0 in reached}
     return {"schema": SCHEMA, "seeds": sorted({x for s in cv.values() for x in s}),
             "links": sorted(_links(timing, cv)), "targets": [t["name"] for t, _ in reached],

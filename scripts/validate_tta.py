@@ -30,11 +30,11 @@ not, has them all, or its `never` is repeated with one seed more (a replicated `
 With --timing, a predicted best that has fewer seeds is confirmed with its every-seed
 prediction (tta_links.py). The cost columns count the seeds used.
 """
-import argparse, atexit, glob, json, math, os, subprocess, sys, tempfile
+import argparse, atexit, json, math, os, subprocess, sys, tempfile
 from collections import defaultdict
 
 import tta_links, tta_noise
-from tta_truth import (PILOT_FRACTIONS, SAME_SETTINGS, complete_runs, curves, first_crossing, ground_truth,  # noqa: F401
+from tta_truth import (PILOT_FRACTIONS, SAME_SETTINGS, complete_runs, curves, ground_truth,  # noqa: F401
                        load, load_targets, longest_pilot, measured, pilot_length, reached_targets, targets)
 from tta_stats import kendall, quant
 
@@ -44,7 +44,7 @@ def protocol_pilot_length(out):
     cv = curves(ground_truth(out))
     if "none" not in cv:
         sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
-    reached = reached_targets(cv, json.load(open(os.path.join(out, "targets.json"))))
+    reached = reached_targets(cv, load_targets(out))
     if not reached:
         sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
     return longest_pilot(reached)[0]
@@ -111,7 +111,7 @@ def truth_noise(out, timing_paths=(), draws=2000, more_runs=()):
     cfg = next(r for r in recs if r["type"] == "config")
     timing = (tta_links.load_timing(timing_paths, cfg["workers"], cfg["batch_size"], cfg["model"])
               if timing_paths else None)
-    doc = tta_noise.analyse(cv, reached, first_crossing, timing, draws)
+    doc = tta_noise.analyse(cv, reached, timing, draws)
     doc["timing_reports"] = list(timing_paths)
     write_atomic(os.path.join(out, "truth-noise.json"), json.dumps(doc, indent=1) + "\n")
     lines = tta_noise.table_lines(doc)
@@ -362,9 +362,9 @@ if __name__ == "__main__":
     n = sub.add_parser("truth-noise", help="the ceilings the ground truth's own seed noise sets on the goals "
                                            "(one-seed oracle, perfect predictor; no gcu needed)")
     n.add_argument("out")
-    n.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
-                   help="a gcu validate report of the same model, ranks and batch: TTA in seconds per link")
     n.add_argument("--draws", type=int, default=2000, help="draws of the perfect predictor's truth")
+    n.add_argument("--timing", action="append", default=[], metavar="VALIDATE_JSON",
+                   help="a gcu validate report of the same model, ranks and batch (repeatable): TTA in seconds per link")
     for p in (m, n):
         p.add_argument("--more-runs", action="append", default=[], metavar="DIR",
                        help="ground-truth runs of further seeds (runs-*.jsonl, the same settings) recorded in "

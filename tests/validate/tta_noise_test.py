@@ -27,7 +27,7 @@ def cv_of(crossings):
 def analyse(crossings, timing=None, draws=200):
     cv = cv_of(crossings)
     t0 = validate_tta.measured(cv["none"], TARGET["loss"])[1]
-    return tta_noise.analyse(cv, [(TARGET, t0)], validate_tta.first_crossing, timing, draws, seed=3)
+    return tta_noise.analyse(cv, [(TARGET, t0)], timing, draws, seed=3)
 
 
 class Oracle(unittest.TestCase):
