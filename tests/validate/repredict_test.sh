@@ -5,16 +5,34 @@
 # median, +1 on the max; the raw errors, `summary.unadjusted`, which the bounds were set
 # on), the speed adjustment must not move the errors (median shift within 2 points; 0.8 at
 # most on the recordings, §2), and every cell gets its calibration-noise interval. A model or fit change that makes the recorded grids worse fails
-# here. Also: a directory that is not a recording is a clear error, exit 2. ~160 s on 2 cores.
+# here. Also: a directory that is not a recording is a clear error, exit 2. ~210 s on 2 cores (two re-predictions at a time).
 set -eu
 SCRIPT=$1 GCU=$2 DATA=$3 WORK=$4
 # From the recordings alone: the steps they predate (codec-gradients) are not measured
 # here, so the figures do not depend on this machine.
 export REPREDICT_CALIBRATE_ARGS="--skip codec-gradients"
 rm -rf "$WORK"; mkdir -p "$WORK"
-check() {  # recording, max median, max max
+# Re-predicting is independent per recording: JOBS at a time (default 2, this machine's
+# cores), logs in $WORK/<rec>.repredict.log; then every recording is checked in order.
+JOBS=${REPREDICT_TEST_JOBS:-2}
+RECS=() MEDS=() MAXS=()
+check() { RECS+=("$1"); MEDS+=("$2"); MAXS+=("$3"); }  # recording, max median, max max
+run_all() {
+  local i rec pids=() failed=0
+  for i in "${!RECS[@]}"; do
+    rec=${RECS[i]}
+    ( bash "$SCRIPT" "$DATA/$rec" "$WORK/$rec" "$GCU" > "$WORK/$rec.repredict.log" 2>&1 \
+        || { echo "repredict failed on $rec:"; tail -20 "$WORK/$rec.repredict.log"; exit 1; } ) &
+    pids+=($!)
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+  done
+  for i in "${pids[@]}"; do wait "$i" || failed=1; done
+  [ "$failed" = 0 ] || exit 1
+  for i in "${!RECS[@]}"; do verify "${RECS[i]}" "${MEDS[i]}" "${MAXS[i]}"; done
+}
+verify() {  # recording, max median, max max
   local rec=$1 med=$2 max=$3 out=$WORK/$1
-  bash "$SCRIPT" "$DATA/$rec" "$out" "$GCU" || { echo "repredict failed on $rec"; exit 1; }
+  cat "$WORK/$rec.repredict.log"
   local n_rec n_out
   n_rec=$(jq '.cells | length' "$DATA/$rec/validate.json"); n_out=$(jq '.summary.ok' "$out/validate.json")
   [ "$n_rec" = "$n_out" ] || { echo "$rec: $n_out cells re-predicted of $n_rec recorded"; exit 1; }
@@ -72,6 +90,7 @@ check cpu-2rank-resnet18-flows2 0.035 0.166
 # The scale-out pair (docs/validation.md §5), a noisy hour (rounds 17% apart).
 check cpu-2rank-resnet18-scale 0.109 0.268
 check cpu-4rank-resnet18-scale 0.116 0.201
+run_all
 # The recorded compute probes (gcu.validate/7) are read back and predict the cells: four
 # per grid, every one ok, and each cell's predicted forward is the probes' median.
 for rec in cpu-2rank-resnet18-probes cpu-2rank-resnet18-probes2 cpu-2rank-resnet18-drift cpu-2rank-resnet18-flows cpu-2rank-resnet18-flows2; do
