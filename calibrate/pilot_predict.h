@@ -40,6 +40,13 @@ struct PilotPredictOptions {
   // baseline's own seed-to-seed spread of a fitted multiplier (model::ProgressOptions::
   // seed_log_sigma), when the baseline has >= 2 seeds.
   bool one_seed_term = true;
+  // A decided status (reaches / never) must hold over the last `stable_looks` pilot
+  // lengths: the pilot, and its prefixes ending one, two, ... evaluations earlier; a
+  // decision that a slightly shorter pilot does not make sits on a threshold's edge and
+  // becomes `uncertain` (evidence: "unstable"), which more seeds can settle. 1: the
+  // pilot's own decision only. Default 3: the pilot and its two shorter prefixes
+  // (docs/model.md §4.2, docs/validation-tta.md "Decisions stable under the pilot's length").
+  int stable_looks = 3;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}

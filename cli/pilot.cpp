@@ -90,6 +90,10 @@ void setup_pilot(CLI::App& app) {
   r->add_option("--metric", run->seq.predict.metric, "With --sequential: loss | error (1 - accuracy)")
       ->check(CLI::IsMember({"loss", "error"}))->capture_default_str();
   r->add_option("--baseline", run->seq.predict.baseline, "With --sequential: the reference scheme")->capture_default_str();
+  r->add_option("--stable-looks", run->seq.predict.stable_looks,
+                "With --sequential: a reaches / never must hold over the pilot and its prefixes ending "
+                "1 .. N-1 evaluations earlier, or the candidate runs its next seed (as gcu pilot predict)")
+      ->check(CLI::Range(1, 20))->capture_default_str();
   r->add_option("--full-seeds", run->seq.full_seeds, "With --sequential: ';'-separated schemes that run every seed too")
       ->delimiter(';');
   r->add_option("--baseline-iterations", run->baseline_iterations,
@@ -154,6 +158,10 @@ void setup_pilot(CLI::App& app) {
                 "on: a scheme piloted with one seed gets the baseline's seed-to-seed spread of a fitted "
                 "multiplier as an interval term (the sequential design); off: none")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  p->add_option("--stable-looks", pred->o.stable_looks,
+                "A reaches / never must also be the decision of the pilot's prefixes ending 1 .. N-1 "
+                "evaluations earlier, or it is 'uncertain' (evidence: unstable); 1: the pilot's own decision")
+      ->check(CLI::Range(1, 20))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {

@@ -1,6 +1,6 @@
 // Predictions from pilot JSON lines (calibrate/pilot_predict.h): synthetic records of a
 // baseline and a scheme with a known multiplier, a diverged scheme, the profile entry,
-// the sequential design's one-seed candidates, and the errors for a missing baseline or
+// the sequential design's one-seed candidates, the stability rule, and the errors for a missing baseline or
 // an unpaired seed.
 #include "calibrate/pilot_predict.h"
 
@@ -160,6 +160,42 @@ TEST(PilotPredict, CandidateWithOneSeedOfTheBaselines) {
   EXPECT_DOUBLE_EQ(q0["seed_log_halfwidth"].get<double>(), 0);
   EXPECT_LT(q0["interval"][1].get<double>() / q0["interval"][0].get<double>(),
             q1["interval"][1].get<double>() / q1["interval"][0].get<double>());
+}
+
+// The stability rule (PilotPredictOptions::stable_looks): a scheme whose loss jumps back
+// up at its pilot's last evaluation only is `never` from that evaluation alone, and
+// `reaches` from the pilot one evaluation shorter; over three looks it is `uncertain`,
+// with the evidence, and asks for more seeds. A decision every look shares is kept.
+TEST(PilotPredict, DecisionMustHoldOverTheLastPilotLengths) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, "qsgd", 1.2, 1);
+  add_runs(r, "ef(topk:k=0.01)", 1.5);
+  for (auto& j : r)  // qsgd's last evaluation (iteration 300) back at the start's loss
+    if (j["scheme"] == "qsgd" && j["type"] == "eval" && j["iteration"] == 300) j["loss"] = l0(0);
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  o.stable_looks = 1;
+  const auto once = predict_from_pilots(r, o);
+  EXPECT_EQ(once["qsgd"]["status"], "never");
+  o.pilot_iterations = 290;  // the pilot one evaluation shorter
+  EXPECT_EQ(predict_from_pilots(r, o)["qsgd"]["status"], "reaches");
+  o.pilot_iterations = 0;
+  o.stable_looks = 3;
+  const auto t = predict_from_pilots(r, o);
+  const auto& q = t["qsgd"];
+  EXPECT_EQ(q["status"], "uncertain");
+  EXPECT_TRUE(q["more_seeds"].get<bool>());
+  bool named = false;
+  for (const auto& e : q["evidence"])
+    named = named || e.get<std::string>().find("unstable: `never` at the pilot's end (iteration 300), `reaches` "
+                                               "with the pilot ending at iteration 290") != std::string::npos;
+  EXPECT_TRUE(named) << q["evidence"].dump();
+  // Stable decisions are untouched, and the default is the three looks.
+  EXPECT_EQ(t["ef(topk:k=0.01)"]["status"], "reaches");
+  EXPECT_EQ(t["ef(topk:k=0.01)"]["iterations"], once["ef(topk:k=0.01)"]["iterations"]);
+  EXPECT_EQ(PilotPredictOptions{}.stable_looks, 3);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 # fortunes and the held-out CNN at 4 workers x batch 16, re-predicted by this build's
 # `gcu pilot predict` from their separately recorded pilots. At 10% pilots with measured
 # T_0, at least 90% of the decided cases must be right and no `reaches` false, as
-# recorded; every prediction must use its pilot's own running figures. The held-out
+# recorded, with at least 7 decided (held out: 8 before the stability rule left
+# ef(topkc) at loss@100% `uncertain`: `never` at iteration 45, `uncertain` at 44); every prediction must use its pilot's own running figures. The held-out
 # setting is also joined with its own recorded validate grid (4 ranks x batch 16), and
 # fortunes with its 2-rank BERT grid: their end-to-end picks (and the held-out TTA
 # ranking) must stay as recorded. ~15 s.
@@ -21,7 +22,7 @@ for name in tta-fortunes tta-fashion-mnist-4w; do
   jq -e '([.cases[].figures_over] | unique) == ["pilot"]' "$WORK/$name/summary.json" >/dev/null \
     || { echo "$name: predictions not from the pilots' own figures"; exit 1; }
   jq -e '[.settings[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0]
-         | .decided >= 8 and .decided_right_fraction >= 0.9 and .false_reaches_fraction == 0' \
+         | .decided >= 7 and .decided_right_fraction >= 0.9 and .false_reaches_fraction == 0' \
     "$WORK/$name/summary.json" >/dev/null \
     || { echo "$name: 10% pilots' decisions fell below the recorded figures"; cat "$WORK/$name/table.md"; exit 1; }
 done

@@ -53,15 +53,16 @@ bad_pilots() {  # jq filter for the config record, expected message
 bad_pilots '.iterations = 20' "20 iterations, the 10% pilot of loss@100% needs 45"
 bad_pilots '.lr = 0.1' "lr is 0.1, the ground truth's is 0.05"
 # The sequential design replayed (gcu pilot run --sequential; docs/validation-tta.md
-# "Sequential pilots"): the same picks as every seed at 10% pilots, for less (0.195 per
-# candidate with the picks confirmed since a repeated `never` stops, 0.209 before).
+# "Sequential pilots"): the same picks as every seed at 10% pilots, for less (0.205 per
+# candidate with the picks confirmed since a decision must hold over three pilot lengths,
+# 0.195 before; 0.209 before a repeated `never` stopped).
 cp -r "$DATA/tta-fashion-mnist" "$WORK/seq"
 "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/seq" --gcu "$GCU" --cap 2 --sequential \
   --timing "$DATA/cpu-2rank-cnn-tta-fresh/validate.json" --pilots "$WORK/seq/pilots.jsonl" > "$WORK/seq.txt"
 jq -e '.sequential
        and ([.cases[].pilot_seeds_used] | min == 1 and max == 3)
        and ([.settings[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0]
-            | .pilot_cost_per_scheme_with_confirmed_picks < 0.20 and .pilot_cost_per_scheme_vs_one_baseline_run >= 0.1
+            | .pilot_cost_per_scheme_with_confirmed_picks < 0.215 and .pilot_cost_per_scheme_vs_one_baseline_run >= 0.1
               and .decided_right_fraction >= 0.9)
        and ([.links[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0].predicted_best_within_10pct >= 0.8)' \
   "$WORK/seq/summary.json" >/dev/null \
