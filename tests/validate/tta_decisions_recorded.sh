@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # The recorded TTA protocols' reach/never decisions (issue 12, docs/validation-tta.md):
-# fortunes and the held-out CNN at 4 workers x batch 16, re-predicted by this build's
+# fortunes, the held-out CNN at 4 workers x batch 16 and the held-out fortunes model at 4
+# workers x batch 16 (recorded after the stability rule), re-predicted by this build's
 # `gcu pilot predict` from their separately recorded pilots. At 10% pilots with measured
-# T_0, at least 90% of the decided cases must be right and no `reaches` false, as
-# recorded, with at least 7 decided (held out: 8 before the stability rule left
+# T_0, at least 90% of the decided cases must be right and no `reaches` false (one of 22
+# on the held-out fortunes setting), as recorded, with at least 7 decided (held out: 8 before the stability rule left
 # ef(topkc) at loss@100% `uncertain`: `never` at iteration 45, `uncertain` at 44); every prediction must use its pilot's own running figures. The held-out
 # setting is also joined with its own recorded validate grid (4 ranks x batch 16), and
 # fortunes with its 2-rank BERT grid: their end-to-end picks (and the held-out TTA
-# ranking) must stay as recorded. ~15 s.
+# ranking) must stay as recorded. ~45 s.
 set -eu
 PY=$1 SCRIPTS=$2 GCU=$3 DATA=$4 WORK=$5
 rm -rf "$WORK"; mkdir -p "$WORK"
-for name in tta-fortunes tta-fashion-mnist-4w; do
+for name in tta-fortunes tta-fashion-mnist-4w tta-fortunes-4w; do
   cp -r "$DATA/$name" "$WORK/$name"
   rm -f "$WORK/$name/summary.json" "$WORK/$name/table.md" "$WORK/$name/table-links.md"
   timing=()
@@ -21,8 +22,11 @@ for name in tta-fortunes tta-fashion-mnist-4w; do
     --pilots "$WORK/$name/pilots.jsonl" "${timing[@]}" > "$WORK/$name.out"
   jq -e '([.cases[].figures_over] | unique) == ["pilot"]' "$WORK/$name/summary.json" >/dev/null \
     || { echo "$name: predictions not from the pilots' own figures"; exit 1; }
-  jq -e '[.settings[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0]
-         | .decided >= 7 and .decided_right_fraction >= 0.9 and .false_reaches_fraction == 0' \
+  # The fortunes model at 4 workers x batch 16 (recorded after every rule was fixed) has
+  # one false `reaches` of 22 at 10% pilots (ef(topkc) at loss@50%) and 11 decided.
+  max_false=0; [ "$name" = tta-fortunes-4w ] && max_false=0.05
+  jq -e --argjson f "$max_false" '[.settings[] | select(.t0_source == "measured" and .pilot_fraction == 0.1)][0]
+         | .decided >= 7 and .decided_right_fraction >= 0.9 and .false_reaches_fraction <= $f' \
     "$WORK/$name/summary.json" >/dev/null \
     || { echo "$name: 10% pilots' decisions fell below the recorded figures"; cat "$WORK/$name/table.md"; exit 1; }
 done
