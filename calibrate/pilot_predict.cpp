@@ -197,20 +197,19 @@ Json prediction_json(const model::ProgressPrediction& p, double w, const std::se
 
 // The stability rule (PilotPredictOptions::stable_looks): a decided status that one of
 // the pilot's prefixes ending up to looks - 1 evaluations earlier does not reach becomes
-// `uncertain`. Prefixes shorter than kMinLookEvals evaluations are not looked at.
-void require_stable(model::ProgressPrediction& p, const Runs& base, const Runs& s, const std::string& spec,
-                    const std::set<int>& its, const model::ProgressOptions& po, int looks) {
+// `uncertain`. `predict_at` predicts from the evaluations at the iterations given.
+// Prefixes shorter than kMinLookEvals evaluations are not looked at.
+template <class PredictAt>
+void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int looks, const PredictAt& predict_at) {
   constexpr size_t kMinLookEvals = 6;
   if (looks <= 1 || p.status == model::PilotStatus::Uncertain) return;
   std::set<int> prefix = its;
   for (int j = 1; j < looks && prefix.size() > kMinLookEvals; ++j) {
     prefix.erase(std::prev(prefix.end()));
-    std::vector<model::LossCurve> bc, sc;
-    aligned_curves(base, s, spec, prefix, bc, sc);
-    const model::ProgressPrediction q = model::predict_progress(bc, sc, po);
-    if (q.status == p.status) continue;
+    const model::PilotStatus q = predict_at(prefix).status;
+    if (q == p.status) continue;
     p.evidence.push_back(std::string("unstable: `") + model::pilot_status_name(p.status) + "` at the pilot's end (iteration " +
-                         std::to_string(*its.rbegin()) + "), `" + model::pilot_status_name(q.status) +
+                         std::to_string(*its.rbegin()) + "), `" + model::pilot_status_name(q) +
                          "` with the pilot ending at iteration " + std::to_string(*prefix.rbegin()));
     p.status = model::PilotStatus::Uncertain;
     p.seeds_cannot_settle = false;  // a decision on a threshold's edge is what more seeds settle
@@ -233,15 +232,18 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
   Json out = Json::object();
   for (const auto& spec : pl.order) {
     const Runs& s = by[spec];
-    std::vector<model::LossCurve> bc, sc;
-    aligned_curves(base, s, spec, its, bc, sc);
     double w = 0;
     for (double e : s.rel_error) w += e / s.rel_error.size();
     model::ProgressOptions po = progress_options(o, spec, s, b_simple, w);
     if (o.one_seed_term && std::isfinite(seed_sigma)) po.seed_log_sigma = seed_sigma;
-    model::ProgressPrediction p = model::predict_progress(bc, sc, po);
-    require_stable(p, base, s, spec, its, po, o.stable_looks);
-    out[spec] = prediction_json(p, w, its, bc.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
+    const auto predict_at = [&](const std::set<int>& at) {
+      std::vector<model::LossCurve> bc, sc;
+      aligned_curves(base, s, spec, at, bc, sc);
+      return model::predict_progress(bc, sc, po);
+    };
+    model::ProgressPrediction p = predict_at(its);
+    require_stable(p, its, o.stable_looks, predict_at);
+    out[spec] = prediction_json(p, w, its, s.evals.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
   }
   return out;
 }

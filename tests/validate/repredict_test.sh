@@ -15,20 +15,23 @@ rm -rf "$WORK"; mkdir -p "$WORK"
 # Re-predicting is independent per recording: JOBS at a time (default 2, this machine's
 # cores), logs in $WORK/<rec>.repredict.log; then every recording is checked in order.
 JOBS=${REPREDICT_TEST_JOBS:-2}
-RECS=() MEDS=() MAXS=()
-check() { RECS+=("$1"); MEDS+=("$2"); MAXS+=("$3"); }  # recording, max median, max max
+CHECKS=()
+check() { CHECKS+=("$*"); }  # recording, max median, max max
 run_all() {
-  local i rec pids=() failed=0
-  for i in "${!RECS[@]}"; do
-    rec=${RECS[i]}
+  local c pid rec med max pids=() failed=0
+  for c in "${CHECKS[@]}"; do
+    read -r rec med max <<< "$c"
     ( bash "$SCRIPT" "$DATA/$rec" "$WORK/$rec" "$GCU" > "$WORK/$rec.repredict.log" 2>&1 \
         || { echo "repredict failed on $rec:"; tail -20 "$WORK/$rec.repredict.log"; exit 1; } ) &
     pids+=($!)
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
   done
-  for i in "${pids[@]}"; do wait "$i" || failed=1; done
+  for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
   [ "$failed" = 0 ] || exit 1
-  for i in "${!RECS[@]}"; do verify "${RECS[i]}" "${MEDS[i]}" "${MAXS[i]}"; done
+  for c in "${CHECKS[@]}"; do
+    read -r rec med max <<< "$c"
+    verify "$rec" "$med" "$max"
+  done
 }
 verify() {  # recording, max median, max max
   local rec=$1 med=$2 max=$3 out=$WORK/$1
