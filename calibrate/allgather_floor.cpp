@@ -6,6 +6,7 @@
 #include "calibrate/stats.h"
 #include "compressors/registry.h"
 #include "trainer/runtime/pg_communicator.h"
+#include "util/clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -15,9 +16,7 @@
 namespace gcu::calibrate {
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using util::now_s;
 
 struct Bucket {
   int64_t elements = 0;

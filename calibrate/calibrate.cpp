@@ -8,6 +8,7 @@
 #include "compressors/registry.h"
 #include "model/profile.h"
 #include "model/profile_json.h"
+#include "util/clock.h"
 #include "util/iso_time.h"
 #include "util/output_file.h"
 
@@ -208,10 +209,6 @@ const std::vector<std::string>& calibration_steps() {
   static const std::vector<std::string> steps = {"compute", "gamma",           "collectives", "codecs",
                                                  "errors",  "codec-gradients", "contention",  "convergence"};
   return steps;
-}
-
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 double CalibrationRun::left() {

@@ -12,6 +12,7 @@
 #include "calibrate/compute.h"
 #include "calibrate/group.h"
 #include "calibrate/state.h"
+#include "util/clock.h"
 
 #include <memory>
 #include <optional>
@@ -77,7 +78,7 @@ struct CalibrationRun {
   std::optional<GradientSet> gradients;    // rank 0: collected by the first step that needs them
 };
 
-double now_s();
+using util::now_s;  // util/clock.h
 
 // calibrate_steps.cpp: one function per step of calibration_steps().
 void step_compute(CalibrationRun& run);

@@ -3,6 +3,7 @@
 
 #include "calibrate/group_impl.h"
 #include "calibrate/stats.h"
+#include "util/clock.h"
 
 #include <torch/torch.h>
 
@@ -21,9 +22,7 @@ using compress::CollectiveKind;
 
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using util::now_s;
 
 // Buffers for one collective call of nccl-tests size `bytes` (float elements).
 struct Buffers {

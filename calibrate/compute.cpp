@@ -5,10 +5,11 @@
 #include "compressors/registry.h"
 #include "model/buckets.h"
 #include "trainer/data/dataset.h"
+#include "trainer/models/registry.h"
 #include "trainer/runtime/gpu.h"
 #include "trainer/runtime/pg_communicator.h"
 #include "trainer/runtime/reducer.h"
-#include "trainer/models/registry.h"
+#include "util/clock.h"
 
 #include <torch/torch.h>
 
@@ -26,9 +27,7 @@
 namespace gcu::calibrate {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using util::now_s;
 
 void sync(const torch::Device& d) {
   if (d.is_cuda()) torch::cuda::synchronize();

@@ -8,6 +8,7 @@
 #include "model/tta.h"
 #include "trainer/data/dataset.h"
 #include "trainer/models/registry.h"
+#include "util/clock.h"
 
 #include <torch/torch.h>
 
@@ -31,9 +32,7 @@ std::string pct(double r) {
   return b;
 }
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using util::now_s;
 
 struct RunResult {
   std::vector<std::pair<int, double>> eval;  // (iteration, held-out loss)

@@ -6,6 +6,7 @@
 #include "trainer/data/dataset.h"
 #include "trainer/data/fortunes.h"
 #include "trainer/models/registry.h"
+#include "util/clock.h"
 
 #include <torch/torch.h>
 
@@ -17,9 +18,7 @@
 namespace gcu::calibrate {
 namespace {
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using util::now_s;
 
 // The task's data: per-worker training sources for a seed, and the fixed held-out batch.
 struct TaskData {

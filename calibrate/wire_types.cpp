@@ -6,6 +6,7 @@
 #include "compressors/registry.h"
 #include "trainer/runtime/gloo_wire.h"
 #include "trainer/runtime/pg_communicator.h"
+#include "util/clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -16,9 +17,7 @@
 namespace gcu::calibrate {
 
 namespace {
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+using util::now_s;
 
 // Gradient-like values, not zeros: a software half <-> float conversion takes a fast path
 // for zeros (measured: 3.3 ns/element with zeros, far less than the trainer sees). Values

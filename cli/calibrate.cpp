@@ -129,7 +129,7 @@ void setup_calibrate(CLI::App& app) {
   });
 }
 
-const Registrar reg{"calibrate", 40, &setup_calibrate};
+const Registrar reg_calibrate{"calibrate", 40, &setup_calibrate};
 
 }  // namespace
 }  // namespace gcu::cli

@@ -46,6 +46,6 @@ srun instead (docs/trainer.md).)");
   });
 }
 
-const gcu::cli::Registrar reg{"launch", 41, &setup_launch};
+const gcu::cli::Registrar reg_launch{"launch", 41, &setup_launch};
 
 }  // namespace

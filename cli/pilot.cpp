@@ -197,7 +197,7 @@ void setup_pilot(CLI::App& app) {
   });
 }
 
-const Registrar reg{"pilot", 45, &setup_pilot};
+const Registrar reg_pilot{"pilot", 45, &setup_pilot};
 
 }  // namespace
 }  // namespace gcu::cli

@@ -118,7 +118,7 @@ void setup_schemes(CLI::App& app) {
   sub->callback([o] { run_schemes(*o); });
 }
 
-const Registrar reg{"schemes", 40, &setup_schemes};
+const Registrar reg_schemes{"schemes", 40, &setup_schemes};
 
 }  // namespace
 }  // namespace gcu::cli

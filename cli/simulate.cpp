@@ -292,7 +292,7 @@ void setup_simulate(CLI::App& app) {
   s->callback([o, cross, ratio, trade, rec] { dispatch(*o, cross, ratio, trade, rec); });
 }
 
-const Registrar reg{"simulate", 10, &setup_simulate};
+const Registrar reg_simulate{"simulate", 10, &setup_simulate};
 
 }  // namespace
 }  // namespace gcu::cli

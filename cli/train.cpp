@@ -139,6 +139,6 @@ void setup_train(CLI::App& app) {
   });
 }
 
-const gcu::cli::Registrar reg{"train", 40, &setup_train};
+const gcu::cli::Registrar reg_train{"train", 40, &setup_train};
 
 }  // namespace

@@ -160,7 +160,7 @@ Examples:
   });
 }
 
-const Registrar reg{"validate", 45, &setup_validate};
+const Registrar reg_validate{"validate", 45, &setup_validate};
 
 }  // namespace
 }  // namespace gcu::cli

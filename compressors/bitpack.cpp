@@ -24,7 +24,7 @@ namespace {
 
 static_assert(std::endian::native == std::endian::little, "wire formats assume little endian");
 
-constexpr int64_t kParallelMin = 1 << 16;  // elements; below this OpenMP costs more than it saves
+constexpr int64_t kBitpackParallelMin = 1 << 16;  // elements; below this OpenMP costs more than it saves
 
 
 // Runs fn(begin, end, segment) over segments [k0, k1) in blocks that never cross a
@@ -35,7 +35,7 @@ void for_segment_blocks(const std::vector<int64_t>& seg, size_t k0, size_t k1, F
   const int64_t B = seg[k0], E = seg[k1];
   if (E <= B) return;
   const int64_t first = B / kBlock, nb = (E - 1) / kBlock + 1 - first;
-#pragma omp parallel for if (E - B > kParallelMin) schedule(static)
+#pragma omp parallel for if (E - B > kBitpackParallelMin) schedule(static)
   for (int64_t i = 0; i < nb; ++i) {
     int64_t b = std::max(B, (first + i) * kBlock);
     const int64_t e = std::min(E, (first + i + 1) * kBlock);
@@ -268,7 +268,7 @@ void scales_range(const float* x, const std::vector<int64_t>& seg, size_t k0, si
     std::vector<double> chunk_ss(static_cast<size_t>(nc));
     float mx = 0;
     int64_t bad = 0;
-#pragma omp parallel for reduction(+ : bad) reduction(max : mx) if (e - b > kParallelMin) schedule(static)
+#pragma omp parallel for reduction(+ : bad) reduction(max : mx) if (e - b > kBitpackParallelMin) schedule(static)
     for (int64_t c = 0; c < nc; ++c) {
       const int64_t rb = b + c * kRun;
       float m1;
@@ -323,7 +323,7 @@ void pack_codes(const uint8_t* codes, int64_t n, int width, int64_t wb, int64_t 
   constexpr int64_t kWords = 4096;
   if (full > wb) {
     const int64_t nchunks = (full - wb + kWords - 1) / kWords;
-#pragma omp parallel for if ((full - wb) * per > kParallelMin) schedule(static)
+#pragma omp parallel for if ((full - wb) * per > kBitpackParallelMin) schedule(static)
     for (int64_t c = 0; c < nchunks; ++c) {
       const int64_t b = wb + c * kWords, e = std::min(full, b + kWords);
       if (width == 2) pack_w2(codes, b, e, words);

@@ -21,13 +21,13 @@
 namespace gcu::compress::bits {
 namespace {
 
-constexpr int64_t kParallelMin = 1 << 16;  // elements; below this OpenMP costs more than it saves
+constexpr int64_t kSignsParallelMin = 1 << 16;  // elements; below this OpenMP costs more than it saves
 
 
 double pack_signs_scalar(const float* x, int64_t n, uint64_t* words) {
   double total = 0;
   const int64_t nw = sign_words(n);
-#pragma omp parallel for reduction(+ : total) if (n > kParallelMin) schedule(static)
+#pragma omp parallel for reduction(+ : total) if (n > kSignsParallelMin) schedule(static)
   for (int64_t w = 0; w < nw; ++w) {
     const int64_t b = w * 64, e = std::min(n, b + 64);
     uint64_t word = 0;
@@ -50,7 +50,7 @@ __attribute__((target("avx2"))) double pack_signs_avx2(const float* x, int64_t n
   const __m256 absmask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
   constexpr int64_t kRun = 16;  // words per float partial sum (1024 elements)
   const int64_t runs = (full + kRun - 1) / kRun;
-#pragma omp parallel for reduction(+ : total) if (n > kParallelMin) schedule(static)
+#pragma omp parallel for reduction(+ : total) if (n > kSignsParallelMin) schedule(static)
   for (int64_t run = 0; run < runs; ++run) {
     __m256 acc = _mm256_setzero_ps();
     const int64_t we = std::min(full, (run + 1) * kRun);
@@ -92,7 +92,7 @@ __attribute__((target("avx2"))) void vote_signs_avx2(const uint64_t* all, int64_
   const int64_t nw = sign_words(n);
   const __m256i P = _mm256_set1_epi32(p);
   const __m256 vpos = _mm256_set1_ps(pos), vneg = _mm256_set1_ps(neg), vtie = _mm256_set1_ps(tie);
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
+#pragma omp parallel for if (n > kSignsParallelMin) schedule(static)
   for (int64_t w = 0; w < nw; ++w) {
     for (int g = 0; g < 8; ++g) {
       const int64_t i0 = w * 64 + 8 * g;
@@ -116,7 +116,7 @@ __attribute__((target("avx2"))) void vote_signs_avx2(const uint64_t* all, int64_
 __attribute__((target("avx2"))) void sum_signs_avx2(const uint64_t* all, int64_t stride, int p,
                                                     int64_t n, const float* scale, float* out) {
   const int64_t nw = sign_words(n);
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
+#pragma omp parallel for if (n > kSignsParallelMin) schedule(static)
   for (int64_t w = 0; w < nw; ++w) {
     for (int g = 0; g < 8; ++g) {
       const int64_t i0 = w * 64 + 8 * g;
@@ -159,7 +159,7 @@ void vote_signs(const uint64_t* all, int64_t stride, int p, int64_t n, float pos
 #ifdef GCU_HAVE_X86
   if (have_avx2()) return vote_signs_avx2(all, stride, p, n, pos, neg, tie, out);
 #endif
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
+#pragma omp parallel for if (n > kSignsParallelMin) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     int cnt = 0;
     for (int r = 0; r < p; ++r) cnt += bit_of(all + r * stride, i);
@@ -173,7 +173,7 @@ void sum_signs(const uint64_t* all, int64_t stride, int p, int64_t n, const floa
 #ifdef GCU_HAVE_X86
   if (have_avx2()) return sum_signs_avx2(all, stride, p, n, scale, out);
 #endif
-#pragma omp parallel for if (n > kParallelMin) schedule(static)
+#pragma omp parallel for if (n > kSignsParallelMin) schedule(static)
   for (int64_t i = 0; i < n; ++i) {
     float acc = 0;
     for (int r = 0; r < p; ++r) acc += bit_of(all + r * stride, i) ? -scale[r] : scale[r];

@@ -9,7 +9,7 @@
 
 namespace gcu::compress {
 namespace {
-constexpr uint64_t kSalt = 0x646763ULL;  // "dgc"
+constexpr uint64_t kDgcSalt = 0x646763ULL;  // "dgc"
 }
 
 std::string DgcCompressor::spec() const {
@@ -25,7 +25,7 @@ int64_t DgcCompressor::select(const float* x, int64_t n, int64_t bucket, uint64_
                               float* values, int32_t* indices) {
   const int64_t K = sparse::kept_count(n, k_);
   const int64_t S = sparse::kept_count(n, sample_);
-  const uint64_t key = rng::stream_key(seed_, static_cast<uint64_t>(bucket), step, kSalt);
+  const uint64_t key = rng::stream_key(seed_, static_cast<uint64_t>(bucket), step, kDgcSalt);
   std::vector<uint32_t> keys(S);
   for (int64_t j = 0; j < S; ++j) {
     const uint64_t s = (static_cast<uint64_t>(rng::bits32(key, static_cast<uint64_t>(j))) *

@@ -11,7 +11,7 @@
 
 namespace gcu::compress {
 namespace {
-const char* kMagic = "gcu.efsignsgd/1";
+const char* kEfSignSgdMagic = "gcu.efsignsgd/1";
 
 float scale_of(const std::vector<uint64_t>& words, int64_t n) {
   return bits_float(static_cast<uint32_t>(words[bits::sign_words(n)]));
@@ -101,7 +101,7 @@ void EfSignSgdCompressor::roundtrip(int64_t bucket_index, const float* in, float
 
 // State: magic, u64 count, then per bucket: i64 index, u64 length, length floats.
 std::vector<uint8_t> EfSignSgdCompressor::save_state() const {
-  StateWriter w(kMagic);
+  StateWriter w(kEfSignSgdMagic);
   w.put(uint64_t{residual_.size()});
   for (const auto& [index, e] : residual_) {
     w.put(index);
@@ -113,7 +113,7 @@ std::vector<uint8_t> EfSignSgdCompressor::save_state() const {
 
 void EfSignSgdCompressor::load_state(const std::vector<uint8_t>& state) {
   if (state.empty()) { residual_.clear(); return; }
-  StateReader r(state, kMagic, "efsignsgd");
+  StateReader r(state, kEfSignSgdMagic, "efsignsgd");
   std::map<int64_t, std::vector<float>> res;
   const auto count = r.get<uint64_t>();
   for (uint64_t k = 0; k < count; ++k) {

@@ -16,7 +16,7 @@
 
 namespace gcu::compress::lowp {
 namespace {
-constexpr int64_t kParallelMin = 1 << 16;  // below this, OpenMP start-up costs more than it saves
+constexpr int64_t kLowPrecisionParallelMin = 1 << 16;  // below this, OpenMP start-up costs more than it saves
 
 inline uint32_t fbits(float f) { uint32_t u; std::memcpy(&u, &f, 4); return u; }
 inline float bitsf(uint32_t u) { float f; std::memcpy(&f, &u, 4); return f; }
@@ -126,7 +126,7 @@ __attribute__((target("avx2,f16c"))) void from_half_f16c(const uint16_t* src, fl
 // Runs fn(lo, hi) over [0, n) split into one contiguous range per OpenMP thread.
 template <class F>
 void split(int64_t n, F fn) {
-#pragma omp parallel if (n >= kParallelMin)
+#pragma omp parallel if (n >= kLowPrecisionParallelMin)
   {
 #ifdef _OPENMP
     const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -151,7 +151,7 @@ void to_half(const float* src, uint16_t* dst, int64_t n, float scale) {
 #ifdef GCU_HAVE_F16C_PATH
   if (cpu_has_f16c()) return split(n, [&](int64_t lo, int64_t hi) { to_half_f16c(src, dst, lo, hi, scale); });
 #endif
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
   for (int64_t i = 0; i < n; ++i) dst[i] = f2h(src[i] * scale);  // (NaN * s stays NaN)
 }
 void from_half(const uint16_t* src, float* dst, int64_t n, float scale) {
@@ -160,29 +160,29 @@ void from_half(const uint16_t* src, float* dst, int64_t n, float scale) {
     return split(n, [&](int64_t lo, int64_t hi) { from_half_f16c(src, dst, lo, hi, scale, scale != 1.0f); });
 #endif
   if (scale == 1.0f) {  // no multiply: keeps NaN payloads bit-exact
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
     for (int64_t i = 0; i < n; ++i) dst[i] = h2f(src[i]);
     return;
   }
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
   for (int64_t i = 0; i < n; ++i) dst[i] = h2f(src[i]) * scale;
 }
 void to_bf16(const float* src, uint16_t* dst, int64_t n, float scale) {
   if (scale == 1.0f) {  // keeps NaN payload bits, as half.h's float_to_bf16 does
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
     for (int64_t i = 0; i < n; ++i) dst[i] = f2bf(src[i]);
     return;
   }
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
   for (int64_t i = 0; i < n; ++i) dst[i] = f2bf(src[i] * scale);
 }
 void from_bf16(const uint16_t* src, float* dst, int64_t n, float scale) {
   if (scale == 1.0f) {
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
     for (int64_t i = 0; i < n; ++i) dst[i] = bf2f(src[i]);
     return;
   }
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kLowPrecisionParallelMin)
   for (int64_t i = 0; i < n; ++i) dst[i] = bf2f(src[i]) * scale;
 }
 

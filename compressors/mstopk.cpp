@@ -10,11 +10,11 @@
 
 namespace gcu::compress {
 namespace {
-constexpr int64_t kParallelMin = 1 << 18;
+constexpr int64_t kMstopkParallelMin = 1 << 18;
 
 int64_t count_ge(const float* x, int64_t n, float thr) {
   int64_t c = 0;
-#pragma omp parallel for simd reduction(+ : c) schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd reduction(+ : c) schedule(static) if (n >= kMstopkParallelMin)
   for (int64_t i = 0; i < n; ++i) c += std::fabs(x[i]) >= thr ? 1 : 0;
   return c;
 }
@@ -125,7 +125,7 @@ void MstopkCompressor::select(const float* x, int64_t n, float* values, int32_t*
   double sum = 0.0;
   int32_t kmax = 0;
 #pragma omp parallel for simd reduction(+ : sum) reduction(max : kmax) schedule(static) \
-    if (n >= kParallelMin)
+    if (n >= kMstopkParallelMin)
   for (int64_t i = 0; i < n; ++i) {
     const int32_t key = static_cast<int32_t>(sparse::mag_key(x[i]));
     sum += static_cast<double>(std::fabs(x[i]));

@@ -24,8 +24,8 @@
 
 namespace gcu::compress {
 namespace {
-const char* kMagic = "gcu.powersgd/1";
-constexpr uint64_t kSalt = ~uint64_t{0};
+const char* kPowerSgdMagic = "gcu.powersgd/1";
+constexpr uint64_t kPowerSgdSalt = ~uint64_t{0};
 
 using ColMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
 
@@ -45,7 +45,7 @@ void for_matrices(const PowerSgdPlan& pl, Fn fn) {
   for (int64_t i = 0; i < k; ++i) fn(pl.matrices[i], true);
 }
 
-constexpr int64_t kParallelMin = 1 << 16;
+constexpr int64_t kPowerSgdParallelMin = 1 << 16;
 
 // P[:, c0..c0+4) rows [b, e) = M rows [b, e) * Q[:, c0..c0+g) (g <= 4 columns).
 GCU_CLONES void mq_rows(const float* M, int64_t rows, int64_t cols, const float* Q, int64_t c0,
@@ -184,14 +184,14 @@ bool have_avx2_fma() {
 }
 #endif
 
-bool split(const PowerSgdPlan::Matrix& m, bool parallel) {
-  return parallel && m.rows * m.cols > kParallelMin && m.rows >= 8;
+bool split_rows(const PowerSgdPlan::Matrix& m, bool parallel) {
+  return parallel && m.rows * m.cols > kPowerSgdParallelMin && m.rows >= 8;
 }
 
 void matrix_mq(const float* M, const PowerSgdPlan::Matrix& m, const float* Q, float* P, bool parallel) {
   for (int64_t c0 = 0; c0 < m.rank; c0 += 4) {
     const int64_t g = std::min<int64_t>(4, m.rank - c0);
-#pragma omp parallel for if (split(m, parallel)) schedule(static)
+#pragma omp parallel for if (split_rows(m, parallel)) schedule(static)
     for (int64_t blk = 0; blk < (m.rows + 63) / 64; ++blk)
       mq_rows(M, m.rows, m.cols, Q, c0, g, P, blk * 64, std::min(m.rows, blk * 64 + 64));
   }
@@ -201,7 +201,7 @@ void matrix_mtp(const float* M, const PowerSgdPlan::Matrix& m, const float* P, f
   const int64_t qn = m.cols * m.rank;
   std::fill(Q, Q + qn, 0.0f);
 #ifdef _OPENMP
-  if (split(m, parallel) && omp_get_max_threads() > 1) {
+  if (split_rows(m, parallel) && omp_get_max_threads() > 1) {
     const int T = omp_get_max_threads();
     std::vector<float> part(static_cast<size_t>(T - 1) * qn, 0.0f);
 #pragma omp parallel num_threads(T)
@@ -226,7 +226,7 @@ void matrix_pqt(float* M, const PowerSgdPlan::Matrix& m, const float* P, const f
 #else
   stream = false;
 #endif
-#pragma omp parallel for if (split(m, parallel)) schedule(static)
+#pragma omp parallel for if (split_rows(m, parallel)) schedule(static)
   for (int64_t blk = 0; blk < (m.rows + 63) / 64; ++blk) {
 #ifdef GCU_PSGD_STREAM
     if (stream) {
@@ -271,7 +271,7 @@ void prepare_q(std::vector<float>& q, const PowerSgdPlan& pl, const PowerSgdPara
                           std::to_string(q.size()) + " (layout changed?)");
   if (q.empty() || !prm.warm_start) {
     q.resize(static_cast<size_t>(pl.q_numel));
-    const uint64_t key = rng::stream_key(prm.seed, static_cast<uint64_t>(index), step, kSalt);
+    const uint64_t key = rng::stream_key(prm.seed, static_cast<uint64_t>(index), step, kPowerSgdSalt);
     for (int64_t j = 0; j < pl.q_numel; ++j) q[j] = rng::normal(key, static_cast<uint64_t>(j));
   }
 }
@@ -436,7 +436,7 @@ void PowerSgdCompressor::roundtrip(int64_t bucket_index, const float* in, float*
 
 // State: magic, u64 count, then per bucket: i64 index, u64 steps, u64 q length, floats.
 std::vector<uint8_t> PowerSgdCompressor::save_state() const {
-  StateWriter w(kMagic);
+  StateWriter w(kPowerSgdMagic);
   w.put(uint64_t{state_.size()});
   for (const auto& [index, st] : state_) {
     w.put(index);
@@ -449,7 +449,7 @@ std::vector<uint8_t> PowerSgdCompressor::save_state() const {
 
 void PowerSgdCompressor::load_state(const std::vector<uint8_t>& state) {
   if (state.empty()) { state_.clear(); return; }
-  StateReader r(state, kMagic, "powersgd");
+  StateReader r(state, kPowerSgdMagic, "powersgd");
   std::map<int64_t, BucketState> res;
   const auto count = r.get<uint64_t>();
   for (uint64_t k = 0; k < count; ++k) {

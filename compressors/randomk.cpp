@@ -9,7 +9,7 @@
 
 namespace gcu::compress {
 namespace {
-constexpr uint64_t kSalt = 0x72616e646bULL;  // "randk": all ranks draw the same indices
+constexpr uint64_t kRandomkSalt = 0x72616e646bULL;  // "randk": all ranks draw the same indices
 
 int ceil_log2(uint64_t n) {
   int b = 0;
@@ -38,7 +38,7 @@ std::vector<int32_t> RandomkCompressor::indices(int64_t bucket, uint64_t step, i
   const int64_t K = sparse::kept_count(n, k_);
   std::vector<int32_t> idx(K);
   if (K == 0) return idx;
-  const uint64_t key = rng::stream_key(seed_, static_cast<uint64_t>(bucket), step, kSalt);
+  const uint64_t key = rng::stream_key(seed_, static_cast<uint64_t>(bucket), step, kRandomkSalt);
   const int h = std::max(1, (ceil_log2(static_cast<uint64_t>(n)) + 1) / 2);
   const uint64_t mask = (uint64_t{1} << h) - 1;
   const uint64_t un = static_cast<uint64_t>(n);

@@ -11,12 +11,12 @@
 namespace gcu::compress::sparse {
 namespace {
 constexpr int64_t kSmallN = 4096;        // below: nth_element path
-constexpr int64_t kParallelMin = 1 << 18; // below: one thread
+constexpr int64_t kSparseParallelMin = 1 << 18; // below: one thread
 constexpr int kBins = 1 << 16;
 
 int num_threads_for(int64_t n) {
 #ifdef _OPENMP
-  return n >= kParallelMin ? omp_get_max_threads() : 1;
+  return n >= kSparseParallelMin ? omp_get_max_threads() : 1;
 #else
   (void)n;
   return 1;
@@ -172,7 +172,7 @@ void select_topk(const float* x, int64_t n, int64_t k, float* values, int32_t* i
 
 void scatter_add(const float* values, const int32_t* indices, int64_t total, float* out,
                  int64_t n, float scale) {
-#pragma omp parallel for simd schedule(static) if (n >= kParallelMin)
+#pragma omp parallel for simd schedule(static) if (n >= kSparseParallelMin)
   for (int64_t i = 0; i < n; ++i) out[i] = 0.0f;
   for (int64_t j = 0; j < total; ++j) out[indices[j]] += values[j] * scale;
 }

@@ -22,7 +22,7 @@ namespace gcu::compress {
 namespace {
 
 constexpr uint64_t kRotationSalt = ~uint64_t{0};
-constexpr int64_t kParallelMin = 1 << 16;
+constexpr int64_t kThcParallelMin = 1 << 16;
 constexpr int64_t kChunk = sumsq::kChunk;  // 2^15 (sumsq.h); chunks never cross a multiple of 2^32: 32-bit lanes inside
 constexpr int64_t kTile = 4096;      // lanes per quantize tile (multiple of 64)
 
@@ -30,7 +30,7 @@ constexpr int64_t kTile = 4096;      // lanes per quantize tile (multiple of 64)
 template <class Fn>
 void for_chunks(int64_t m, Fn fn) {
   const int64_t nc = (m + kChunk - 1) / kChunk;
-#pragma omp parallel for if (m > kParallelMin) schedule(static)
+#pragma omp parallel for if (m > kThcParallelMin) schedule(static)
   for (int64_t c = 0; c < nc; ++c) fn(c * kChunk, std::min(m, (c + 1) * kChunk));
 }
 
@@ -65,7 +65,7 @@ GCU_CLONES_WIDE void levels(const float* yb, int64_t b, int64_t e, float R, floa
 
 // levels() for a range R so small (subnormal) that G / (2R) overflows float ((y + R) * inf
 // would be Inf or NaN, converted to int: UB): the same formula in double.
-void levels_tiny(const float* yb, int64_t b, int64_t e, float R, uint32_t G, uint64_t kq, uint16_t* qb) {
+void thc_levels_tiny(const float* yb, int64_t b, int64_t e, float R, uint32_t G, uint64_t kq, uint16_t* qb) {
   const uint32_t klo = static_cast<uint32_t>(kq), khi = hi_key(kq, b);
   const uint32_t base = static_cast<uint32_t>(b), len = static_cast<uint32_t>(e - b);
   const double inv = static_cast<double>(G) / (2.0 * static_cast<double>(R));
@@ -213,7 +213,7 @@ void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float
 #else
     const bool stream = false;
 #endif
-#pragma omp parallel for if (m > kParallelMin) schedule(static)
+#pragma omp parallel for if (m > kThcParallelMin) schedule(static)
     for (int64_t wb = 0; wb < full; wb += kWords) {
       const int64_t we = std::min(full, wb + kWords);
 #if defined(__x86_64__)
@@ -228,7 +228,7 @@ void unpack_lanes(const uint64_t* words, int64_t m, int w, int k, float R, float
       z[j] = -R + static_cast<float>(static_cast<uint32_t>((words[full] >> ((j - full * k) * w)) & mask)) / p * step;
     return;
   }
-#pragma omp parallel for if (m > kParallelMin) schedule(static)
+#pragma omp parallel for if (m > kThcParallelMin) schedule(static)
   for (int64_t i = 0; i < nw; ++i) {
     const int64_t b = i * k;
     const int cnt = static_cast<int>(std::min<int64_t>(k, m - b));
@@ -318,7 +318,7 @@ float ThcCompressor::rotate(const float* x, int64_t n, const ThcGeometry& g, uin
   float mx = 0;
   chunk_ss_.resize(static_cast<size_t>(nc));
   double* cs = chunk_ss_.data();
-#pragma omp parallel for reduction(max : mx) if (len > kParallelMin) schedule(static)
+#pragma omp parallel for reduction(max : mx) if (len > kThcParallelMin) schedule(static)
   for (int64_t c = 0; c < nc; ++c) {
     float cm;
     range_stats(y, c * kChunk, std::min(len, (c + 1) * kChunk), &cm, &cs[c]);
@@ -347,7 +347,7 @@ void ThcCompressor::quantize(float R, const ThcGeometry& g, int64_t n, uint64_t 
   const int k = g.lanes_per_word;
   const int64_t tile_words = std::max<int64_t>(1, kTile / k), tiles = (g.words + tile_words - 1) / tile_words;
   static const std::vector<float> zeros(static_cast<size_t>(kTile) + 64, 0.0f);
-#pragma omp parallel for if (g.m > kParallelMin) schedule(static)
+#pragma omp parallel for if (g.m > kThcParallelMin) schedule(static)
   for (int64_t t = 0; t < tiles; ++t) {
     alignas(64) uint16_t q[kTile + 64];
     const int64_t wb = t * tile_words, we = std::min(g.words, wb + tile_words);
@@ -356,7 +356,7 @@ void ThcCompressor::quantize(float R, const ThcGeometry& g, int64_t n, uint64_t 
       e = std::min(ee, (b / kChunk + 1) * kChunk);
       if (b < real) e = std::min(e, real);
       const float* yb = b < real ? y + b : zeros.data();
-      if (std::isinf(inv)) levels_tiny(yb, b, e, R, G, kq, q + (b - eb));
+      if (std::isinf(inv)) thc_levels_tiny(yb, b, e, R, G, kq, q + (b - eb));
       else levels(yb, b, e, R, inv, G, kq, q + (b - eb));
     }
     pack_tile(q, ee - eb, g.lane_bits, k, words + wb);

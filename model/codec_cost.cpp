@@ -42,7 +42,7 @@ const ParamPoint* nearest(const std::vector<ParamPoint>& pts, double x, bool log
   return best;
 }
 
-std::string num(double v) {
+std::string num4g(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%.4g", v);
   return b;
@@ -138,7 +138,7 @@ void carry_floors(ResolvedCodec& r, const std::string& spec, const Family& f, bo
     if (!best) return;
     r.fit.*which = best->fit.*which;
     r.assumptions.push_back(std::string(name) + " of " + spec + " assumed equal to the measured " + f.key + "=" +
-                            num(best->x) + "'s (the nearest " + f.key + " with one measured)");
+                            num4g(best->x) + "'s (the nearest " + f.key + " with one measured)");
   };
   take(&CodecFit::allreduce_floor, "allreduce_floor");
   take(&CodecFit::allgather_floor, "allgather_floor");
@@ -163,13 +163,13 @@ ResolvedCodec from_family(const std::string& spec, const Index& index) {
   const std::string how = std::string("(linear in ") + (log_scale ? "log10 " : "") + k + ")";
   const std::string lead = "encode/decode cost of " + spec + " ";
   if (f.points.size() == 1) {
-    r.assumptions.push_back(lead + "assumed equal to the measured " + k + "=" + num(f.points[0].x) +
+    r.assumptions.push_back(lead + "assumed equal to the measured " + k + "=" + num4g(f.points[0].x) +
                             " (the only " + k + " measured)");
     return r;
   }
   const size_t i = segment(f.points, f.x);
-  const std::string lo = num(f.points[i].x), hi = num(f.points[i + 1].x);
-  const std::string range = k + "=" + num(f.points.front().x) + ".." + num(f.points.back().x);
+  const std::string lo = num4g(f.points[i].x), hi = num4g(f.points[i + 1].x);
+  const std::string range = k + "=" + num4g(f.points.front().x) + ".." + num4g(f.points.back().x);
   if (f.x < f.points.front().x || f.x > f.points.back().x)
     r.assumptions.push_back(lead + "extrapolated " + how + " from " + k + "=" + lo + ".." + hi +
                             " measured (outside the measured " + range + "; coefficients kept >= 0)");
@@ -199,8 +199,8 @@ ResolvedCodec ef_overhead(const std::string& spec, const Index& index) {
   if (n > 0) {
     r.fit.encode.per_element_s /= n;
     r.fit.decode.per_element_s /= n;
-    r.notes.push_back(lead + num(r.fit.encode.per_element_s * 1e12) + " ps/element encode, +" +
-                      num(r.fit.decode.per_element_s * 1e12) + " ps/element decode, measured (" + pairs + ")");
+    r.notes.push_back(lead + num4g(r.fit.encode.per_element_s * 1e12) + " ps/element encode, +" +
+                      num4g(r.fit.decode.per_element_s * 1e12) + " ps/element decode, measured (" + pairs + ")");
     return r;
   }
   const std::string cast = compress::Registry::instance().baseline(compress::Baseline::FP16).name;
@@ -209,11 +209,11 @@ ResolvedCodec ef_overhead(const std::string& spec, const Index& index) {
                      cast + "\" fit to assume it from: add field compressors.\"" + spec + "\"");
   const Seconds c = index.at(cast)->encode.per_element_s;
   r.fit = ef_overhead_from_cast(c);
-  r.assumptions.push_back(lead + num(r.fit.encode.per_element_s * 1e12) + " ps/element encode, +" +
-                          num(r.fit.decode.per_element_s * 1e12) + " ps/element decode (assumed, no ef(...) fit "
-                          "measured: " + num(kEfEncodeBytesPerElement) + " + " + num(kEfDecodeBytesPerElement) +
+  r.assumptions.push_back(lead + num4g(r.fit.encode.per_element_s * 1e12) + " ps/element encode, +" +
+                          num4g(r.fit.decode.per_element_s * 1e12) + " ps/element decode (assumed, no ef(...) fit "
+                          "measured: " + num4g(kEfEncodeBytesPerElement) + " + " + num4g(kEfDecodeBytesPerElement) +
                           " bytes/element of fp32 residual traffic at the speed of the profile's " + cast +
-                          " encode, " + num(kCastEncodeBytesPerElement) + " bytes/element in " + num(c * 1e12) + " ps)");
+                          " encode, " + num4g(kCastEncodeBytesPerElement) + " bytes/element in " + num4g(c * 1e12) + " ps)");
   return r;
 }
 

@@ -25,7 +25,7 @@ std::string num_text(double v) {
 std::string at(const std::string& path, const std::string& key) { return util::pointer_child(path, key); }
 std::string at(const std::string& path, size_t i) { return util::pointer_child(path, i); }
 
-[[noreturn]] void fail(const std::string& path, const std::string& expected, const std::string& got) {
+[[noreturn]] void reject(const std::string& path, const std::string& expected, const std::string& got) {
   throw ProfileError(path, expected, got);
 }
 
@@ -39,7 +39,7 @@ constexpr double kMaxBandwidthGbps = 1e9;
 constexpr double kMaxFactor = 1e6;           // gamma, contention, iterations factors
 
 void require(bool ok, const std::string& path, const std::string& expected, double got) {
-  if (!ok) fail(path, expected, num_text(got));
+  if (!ok) reject(path, expected, num_text(got));
 }
 void positive(double v, const std::string& path, const std::string& what, double max = kMaxSeconds) {
   require(std::isfinite(v) && v > 0 && v <= max, path, what + " (a number > 0 and <= " + num_text(max) + ")", v);
@@ -52,7 +52,7 @@ void check_scheme_key(const std::string& key, const std::string& path) {
   try {
     (void)compress::SchemeArgs::parse(key);
   } catch (const std::exception& e) {
-    fail(path, "a scheme spec such as \"powersgd:rank=4\" as the key", "\"" + key + "\" (" + e.what() + ")");
+    reject(path, "a scheme spec such as \"powersgd:rank=4\" as the key", "\"" + key + "\" (" + e.what() + ")");
   }
 }
 
@@ -60,7 +60,7 @@ void check_scheme_key(const std::string& key, const std::string& path) {
 // for inter). An absent level reads as bandwidth 0 without fits.
 void check_level(const LinkLevel& l, const std::string& path, bool needed, const std::string& why) {
   if (l.bandwidth_gbps == 0 && l.collectives.empty()) {
-    if (needed) fail(path, "a link level {bandwidth_gbps, alpha_s} (" + why + ")", "nothing (the level is missing)");
+    if (needed) reject(path, "a link level {bandwidth_gbps, alpha_s} (" + why + ")", "nothing (the level is missing)");
     return;
   }
   require(std::isfinite(l.bandwidth_gbps) && l.bandwidth_gbps >= kMinBandwidthGbps &&
@@ -70,7 +70,7 @@ void check_level(const LinkLevel& l, const std::string& path, bool needed, const
   static const std::set<std::string> kinds = {"allreduce", "allgather", "reducescatter", "broadcast"};
   for (const auto& [k, fits] : l.collectives) {
     const std::string kp = at(at(path, "collectives"), k);
-    if (!kinds.count(k)) fail(kp, "one of allreduce, allgather, reducescatter, broadcast", "\"" + k + "\"");
+    if (!kinds.count(k)) reject(kp, "one of allreduce, allgather, reducescatter, broadcast", "\"" + k + "\"");
     for (size_t i = 0; i < fits.size(); ++i) {
       const SizeRangeFit& s = fits[i];
       const std::string ip = at(kp, i);
@@ -96,13 +96,13 @@ void check_cluster(const Cluster& c) {
           c.gpus_per_node);
   check_level(c.intra, "/cluster/levels/intra", c.gpus_per_node > 1, "needed with gpus_per_node > 1");
   check_level(c.inter, "/cluster/levels/inter", c.nodes > 1, "needed with nodes > 1");
-  if (c.algorithms.empty()) fail("/cluster/algorithms", "at least one of \"ring\", \"tree\", \"ps\"", "an empty list");
+  if (c.algorithms.empty()) reject("/cluster/algorithms", "at least one of \"ring\", \"tree\", \"ps\"", "an empty list");
   std::set<std::string> seen;
   for (size_t i = 0; i < c.algorithms.size(); ++i) {
     const std::string& a = c.algorithms[i];
     if (a != "ring" && a != "tree" && a != "ps")
-      fail(at("/cluster/algorithms", i), "one of \"ring\", \"tree\", \"ps\"", "\"" + a + "\"");
-    if (!seen.insert(a).second) fail(at("/cluster/algorithms", i), "each algorithm once", "\"" + a + "\" again");
+      reject(at("/cluster/algorithms", i), "one of \"ring\", \"tree\", \"ps\"", "\"" + a + "\"");
+    if (!seen.insert(a).second) reject(at("/cluster/algorithms", i), "each algorithm once", "\"" + a + "\" again");
   }
   require(std::isfinite(c.gamma) && c.gamma >= 1 && c.gamma <= kMaxFactor, "/cluster/gamma",
           "a number >= 1 (backward slowdown under overlapped communication)", c.gamma);
@@ -121,45 +121,45 @@ void check_cluster(const Cluster& c) {
     for (auto t : compress::kWireTypes)
       if (type == compress::wire_type_name(t)) nominal = compress::wire_type_bytes(t);
     if (nominal == 0)
-      fail(path, "a wire type (f32, f16, bf16, i32, i16, i8, u8, u32, u64)", "\"" + util::printable(type, 40) + "\"");
+      reject(path, "a wire type (f32, f16, bf16, i32, i16, i8, u8, u32, u64)", "\"" + util::printable(type, 40) + "\"");
     require(bytes >= nominal && bytes <= 8 && (bytes & (bytes - 1)) == 0, path,
             "1, 2, 4 or 8 bytes, at least the type's own " + std::to_string(nominal), bytes);
   }
 }
 
 void check_model(const Model& m) {
-  if (m.name.empty()) fail("/model/name", "a non-empty name", "\"\"");
-  if (m.tensors.empty()) fail("/model/tensors", "at least one tensor", "an empty list");
+  if (m.name.empty()) reject("/model/name", "a non-empty name", "\"\"");
+  if (m.tensors.empty()) reject("/model/tensors", "at least one tensor", "an empty list");
   std::set<std::string> names;
   int64_t total = 0;
   for (size_t i = 0; i < m.tensors.size(); ++i) {
     const TensorInfo& t = m.tensors[i];
     const std::string ip = at("/model/tensors", i);
-    if (t.name.empty()) fail(at(ip, "name"), "a non-empty name", "\"\"");
-    if (!names.insert(t.name).second) fail(at(ip, "name"), "a name not used by another tensor", "\"" + t.name + "\" again");
+    if (t.name.empty()) reject(at(ip, "name"), "a non-empty name", "\"\"");
+    if (!names.insert(t.name).second) reject(at(ip, "name"), "a name not used by another tensor", "\"" + t.name + "\" again");
     int64_t n = 1;
     for (size_t d = 0; d < t.shape.size(); ++d) {
       require(t.shape[d] >= 1, at(at(ip, "shape"), d), "a dimension >= 1", static_cast<double>(t.shape[d]));
       // Checked: a 64-bit product could wrap to a negative count or to 0.
       if (__builtin_mul_overflow(n, t.shape[d], &n) || n > kMaxElements)
-        fail(at(ip, "shape"), "dimensions whose product (the tensor's size) is at most 2^50 elements",
+        reject(at(ip, "shape"), "dimensions whose product (the tensor's size) is at most 2^50 elements",
              "a product above that (exceeded at dimension " + std::to_string(d) + ")");
     }
     if (__builtin_add_overflow(total, n, &total) || total > kMaxElements)
-      fail(ip, "tensors whose sizes sum to at most 2^50 elements", "a larger sum at this tensor");
+      reject(ip, "tensors whose sizes sum to at most 2^50 elements", "a larger sum at this tensor");
   }
   if (m.parameters != total)
-    fail("/model/parameters",
+    reject("/model/parameters",
          "the sum of the tensor sizes in /model/tensors (" + std::to_string(total) + ")",
          std::to_string(m.parameters));
-  if (m.compute.empty()) fail("/model/compute", "at least one compute entry (one per batch size)", "an empty list");
+  if (m.compute.empty()) reject("/model/compute", "at least one compute entry (one per batch size)", "an empty list");
   std::set<int> batches;
   for (size_t i = 0; i < m.compute.size(); ++i) {
     const ComputeEntry& e = m.compute[i];
     const std::string ip = at("/model/compute", i);
     require(e.batch_size >= 1, at(ip, "batch_size"), "a batch size >= 1", e.batch_size);
     if (!batches.insert(e.batch_size).second)
-      fail(at(ip, "batch_size"), "a batch size not listed in another /model/compute entry",
+      reject(at(ip, "batch_size"), "a batch size not listed in another /model/compute entry",
            std::to_string(e.batch_size) + " again");
     non_negative(e.forward_s, at(ip, "forward_s"), "a time in seconds");
     positive(e.backward_s, at(ip, "backward_s"), "a time in seconds");
@@ -168,7 +168,7 @@ void check_model(const Model& m) {
     if (e.ready_s.empty()) continue;
     const std::string rp = at(ip, "ready_s");
     if (e.ready_s.size() != m.tensors.size())
-      fail(rp, std::to_string(m.tensors.size()) + " entries (one per tensor in /model/tensors)",
+      reject(rp, std::to_string(m.tensors.size()) + " entries (one per tensor in /model/tensors)",
            std::to_string(e.ready_s.size()) + " entries");
     for (size_t k = 0; k < e.ready_s.size(); ++k) {
       const double r = e.ready_s[k];
@@ -198,10 +198,10 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
     require(c.measured_n >= 0, kp + "/measured_n", "a number of elements >= 0", static_cast<double>(c.measured_n));
     if (c.allreduce_floor)
       if (const auto p = collective_floor_problem(*c.allreduce_floor))
-        fail(kp + "/allreduce_floor" + p->field, p->expected, p->got);
+        reject(kp + "/allreduce_floor" + p->field, p->expected, p->got);
     if (c.allgather_floor)
       if (const auto p = collective_floor_problem(*c.allgather_floor))
-        fail(kp + "/allgather_floor" + p->field, p->expected, p->got);
+        reject(kp + "/allgather_floor" + p->field, p->expected, p->got);
   }
 }
 
@@ -299,7 +299,7 @@ std::optional<FieldProblem> collective_floor_problem(const CollectiveFloor& f) {
 
 void validate_profile(const Profile& p) {
   if (p.schema != kProfileSchema)
-    fail("/schema", std::string("\"") + kProfileSchema + "\"", "\"" + p.schema + "\"");
+    reject("/schema", std::string("\"") + kProfileSchema + "\"", "\"" + p.schema + "\"");
   check_cluster(p.cluster);
   check_model(p.model);
   positive(p.ddp.first_bucket_bytes, "/ddp/first_bucket_bytes", "a size in bytes", 1e15);
@@ -347,7 +347,7 @@ void check_indices(const Json& j, const std::string& ptr, const std::string& ass
       const bool digits = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos;
       at_ptr += "/" + token;
       if (digits && token != "0")
-        fail(util::printable(at_ptr, 200),
+        reject(util::printable(at_ptr, 200),
              "index 0 of a new array (from --set " + util::printable(assignment, 100) + ")",
              util::quote(token, 40));
     } else if (cur->is_array()) {
@@ -355,7 +355,7 @@ void check_indices(const Json& j, const std::string& ptr, const std::string& ass
       const bool digits = !token.empty() && token.size() < 19 && token.find_first_not_of("0123456789") == std::string::npos;
       const size_t index = digits ? std::stoull(token) : 0;
       if (token != "-" && (!digits || index > cur->size()))
-        fail(util::printable(here, 200),
+        reject(util::printable(here, 200),
              "an index <= " + std::to_string(cur->size()) + " (an existing element, or one past the end to append; "
              "from --set " + util::printable(assignment, 100) + ")",
              util::quote(token, 40));

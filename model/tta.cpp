@@ -9,7 +9,7 @@
 namespace gcu::model {
 
 namespace {
-std::string num(double v) {
+std::string tta_num(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
@@ -73,10 +73,10 @@ std::string batch_scaling_assumption(const Profile& p) {
   const BatchScaling b = batch_scaling(p, 0);
   if (!(b.reference_batch > 0)) return "TTA: iterations to target taken as measured (no reference global batch)";
   std::string s = "TTA: iterations to target scale with the global batch B as S(B) = S_min (1 + B_crit/B) "
-                  "(McCandlish et al. 2018): the convergence figures hold at B0 = " + num(b.reference_batch) +
+                  "(McCandlish et al. 2018): the convergence figures hold at B0 = " + tta_num(b.reference_batch) +
                   (b.reference_defaulted ? " (the profile's nodes x GPUs per node x batch per GPU)"
                                          : " (convergence.baseline_global_batch)") +
-                  ", B_crit = " + num(b.critical_batch) +
+                  ", B_crit = " + tta_num(b.critical_batch) +
                   (b.critical_defaulted ? " (convergence.critical_batch_size absent: taken = B0)"
                                         : " (convergence.critical_batch_size)");
   if (b.critical_batch == 0) s += "; B_crit = 0: iterations do not depend on the global batch";
@@ -100,8 +100,8 @@ IterationsEstimate scaled(IterationsEstimate e, const BatchScaling& b) {
     *e.iterations *= b.factor;
     if (e.iterations_lo) *e.iterations_lo *= b.factor;
     if (e.iterations_hi) *e.iterations_hi *= b.factor;
-    e.basis += "; global batch " + num(b.global_batch) + " vs " + num(b.reference_batch) + " measured: iterations x" +
-               num(b.factor);
+    e.basis += "; global batch " + tta_num(b.global_batch) + " vs " + tta_num(b.reference_batch) + " measured: iterations x" +
+               tta_num(b.factor);
   }
   return e;
 }
@@ -157,7 +157,7 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
   if (f && f->reaches_target && !*f->reaches_target) return never("measured: never reached the target");
   if (f && f->iterations) {
     if (!(*f->iterations > 0))
-      throw ModelError("convergence.schemes.\"" + scheme + "\".iterations = " + num(*f->iterations) +
+      throw ModelError("convergence.schemes.\"" + scheme + "\".iterations = " + tta_num(*f->iterations) +
                        " must be > 0");
     IterationsEstimate e;
     e.iterations = *f->iterations;
@@ -166,7 +166,7 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
     return e;
   }
   if (!(conv.baseline_iterations > 0))
-    throw ModelError("convergence.baseline_iterations = " + num(conv.baseline_iterations) +
+    throw ModelError("convergence.baseline_iterations = " + tta_num(conv.baseline_iterations) +
                      ": needed (> 0) to predict time-to-accuracy of '" + scheme + "'");
   if (f && f->pilot) return from_pilot(*f->pilot, conv.baseline_iterations);
   double m = 1;
@@ -186,24 +186,24 @@ IterationsEstimate unscaled(const Convergence& conv, const std::string& scheme,
         throw ModelError("convergence.schemes.\"" + scheme + "\": error feedback needs relative_error_ef or relative_error");
       const double delta = 1.0 - *e;
       m = ef_multiplier(delta, k.ef_scale);
-      basis = std::string(kFallback) + "error feedback, delta=" + num(delta);
+      basis = std::string(kFallback) + "error feedback, delta=" + tta_num(delta);
     } else if (!traits.biased) {
       if (!e_plain)
         throw ModelError("convergence.schemes.\"" + scheme + "\".relative_error is missing");
       m = unbiased_multiplier(*e_plain, world, k.variance_scale);
-      basis = std::string(kFallback) + "unbiased, w=" + num(*e_plain) + ", p=" + std::to_string(world);
+      basis = std::string(kFallback) + "unbiased, w=" + tta_num(*e_plain) + ", p=" + std::to_string(world);
     } else {
       if (!e_plain)
         throw ModelError("convergence.schemes.\"" + scheme + "\".relative_error is missing");
       if (*e_plain > k.max_biased_error)
-        return never(std::string(kFallback) + "biased without error feedback, relative error " + num(*e_plain) + " > " +
-                     num(k.max_biased_error));
+        return never(std::string(kFallback) + "biased without error feedback, relative error " + tta_num(*e_plain) + " > " +
+                     tta_num(k.max_biased_error));
       m = biased_multiplier(*e_plain, k.biased_scale);
-      basis = std::string(kFallback) + "biased without error feedback, e=" + num(*e_plain);
+      basis = std::string(kFallback) + "biased without error feedback, e=" + tta_num(*e_plain);
     }
   }
   if (!std::isfinite(m) || m > k.max_multiplier)
-    return never(basis + ": iterations multiplier " + num(m) + " above " + num(k.max_multiplier));
+    return never(basis + ": iterations multiplier " + tta_num(m) + " above " + tta_num(k.max_multiplier));
   // No measurable compression error (e.g. fp16's ~1e-8): the constants do not matter.
   if (std::fabs(m - 1) < 1e-6 && is_fallback_basis(basis)) basis.erase(0, std::string(kFallback).size());
   IterationsEstimate e;

@@ -38,7 +38,7 @@ bool valid_utf8(const std::string& s) {
   return true;
 }
 
-const char* kProfile = "data/profiles/v100-resnet50.json";
+const char* kV100Profile = "data/profiles/v100-resnet50.json";
 
 class Hostile : public ::testing::Test {
  protected:
@@ -50,7 +50,7 @@ class Hostile : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string at(const std::string& name) const { return (dir_ / name).string(); }
-  json shipped() const { return json::parse(slurp(fs::path(GCU_SOURCE_DIR) / kProfile)); }
+  json shipped() const { return json::parse(slurp(fs::path(GCU_SOURCE_DIR) / kV100Profile)); }
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(at(name), std::ios::binary) << text;
     return at(name);
@@ -83,11 +83,11 @@ TEST_F(Hostile, ModelNameInPlotTitleNeverRuns) {
 // --- output-file policy ----------------------------------------------------------------
 TEST_F(Hostile, OutputToAFifoOrASymlinkIsRefused) {
   ASSERT_EQ(::mkfifo(at("fifo").c_str(), 0600), 0);  // never /dev/null itself
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " -o '" + at("fifo") + "'"), "a FIFO");
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " -o '" + at("fifo") + "'"), "a FIFO");
   EXPECT_TRUE(fs::is_fifo(at("fifo")));
   write("victim", "keep");
   fs::create_symlink(at("victim"), at("link.csv"));
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --csv '" + at("link.csv") + "'"), "symbolic link");
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --csv '" + at("link.csv") + "'"), "symbolic link");
   EXPECT_TRUE(fs::is_symlink(at("link.csv")));
   EXPECT_EQ(slurp(at("victim")), "keep");
   size_t n = 0;
@@ -97,13 +97,13 @@ TEST_F(Hostile, OutputToAFifoOrASymlinkIsRefused) {
 
 TEST_F(Hostile, MissingDirectoryIsAnErrorUnlessMkdir) {
   const std::string f = at("no/such/dir/x.csv");
-  const Result r = gcu(std::string("simulate -p ") + kProfile + " --csv '" + f + "'");
+  const Result r = gcu(std::string("simulate -p ") + kV100Profile + " --csv '" + f + "'");
   expect_clear_error(r, "does not exist");
   EXPECT_NE(r.out.find("--mkdir"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(at("no")));
-  EXPECT_EQ(gcu(std::string("simulate -p ") + kProfile + " --mkdir --csv '" + f + "'").rc, 0);
+  EXPECT_EQ(gcu(std::string("simulate -p ") + kV100Profile + " --mkdir --csv '" + f + "'").rc, 0);
   EXPECT_TRUE(fs::is_regular_file(f));
-  const Result out = gcu(std::string("simulate -p ") + kProfile + " --format csv -o -");
+  const Result out = gcu(std::string("simulate -p ") + kV100Profile + " --format csv -o -");
   EXPECT_EQ(out.rc, 0);
   EXPECT_EQ(out.out.find("wrote"), std::string::npos) << "'-' is stdout, not a file named '-'";
   EXPECT_FALSE(fs::exists(fs::path(GCU_SOURCE_DIR) / "-"));
@@ -160,17 +160,17 @@ TEST_F(Hostile, DeepEfNestingIsALimitNotACrash) {
   for (int i = 0; i < 20000; ++i) spec += "ef(";
   spec += "none";
   spec.append(20000, ')');
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " -s '" + spec + "'"), "nested more than");
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " -s '" + spec + "'"), "nested more than");
 }
 
 TEST_F(Hostile, SetIndexFarPastTheEndIsRefused) {
-  const Result r = gcu(std::string("simulate -p ") + kProfile + " --set /model/tensors/0/shape/100000000=1");
+  const Result r = gcu(std::string("simulate -p ") + kV100Profile + " --set /model/tensors/0/shape/100000000=1");
   expect_clear_error(r, "an index <= 1");
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --set model.compute.99999999999999.forward_s=1"),
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --set model.compute.99999999999999.forward_s=1"),
                      "an index <=");
   // Found by the set fuzzer: an index below a key that does not exist yet (nlohmann would
   // create the array and pad it with nulls up to the index).
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --set cluster.levels.0.new_key.99999999999=1"),
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --set cluster.levels.0.new_key.99999999999=1"),
                      "index 0 of a new array");
 }
 
@@ -195,29 +195,29 @@ TEST_F(Hostile, ValuesThatWouldOverflowAreRefused) {
 }
 
 TEST_F(Hostile, NonFiniteCommandLineNumbersAreRefused) {
-  const Result w = gcu(std::string("simulate ratio -p ") + kProfile + " --within inf");
+  const Result w = gcu(std::string("simulate ratio -p ") + kV100Profile + " --within inf");
   expect_clear_error(w, "--within");
   EXPECT_EQ(w.out.find("-nan"), std::string::npos) << w.out;
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --bandwidth nan"), "--bandwidth");
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --compute-speedup 1e999"), "--compute-speedup");
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --sweep bandwidth_gbps=1,nan"), "not a finite number");
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --bandwidth nan"), "--bandwidth");
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --compute-speedup 1e999"), "--compute-speedup");
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --sweep bandwidth_gbps=1,nan"), "not a finite number");
 }
 
 // --- unbounded work ------------------------------------------------------------------------
 TEST_F(Hostile, SweepPointsAndCandidatesAreLimited) {
-  expect_clear_error(gcu(std::string("simulate -p ") + kProfile + " --sweep bandwidth_gbps=1:40:1000000"),
+  expect_clear_error(gcu(std::string("simulate -p ") + kV100Profile + " --sweep bandwidth_gbps=1:40:1000000"),
                      "limit of 10000");
   std::string pat = "topk:k={0.1|0.01}";
   for (int i = 0; i < 40; ++i) pat += ",x={1|2}";
   std::string many = "thc:bits={1|2}";
   for (int i = 0; i < 40; ++i) many += ":bits={1|2}";
-  expect_clear_error(gcu(std::string("simulate recommend -p ") + kProfile + " --candidates '" + many + "'"),
+  expect_clear_error(gcu(std::string("simulate recommend -p ") + kV100Profile + " --candidates '" + many + "'"),
                      "more than 10000");
 }
 
 // --- messages --------------------------------------------------------------------------------
 TEST_F(Hostile, NumberOverflowNamesFileAndField) {
-  std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kProfile);
+  std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kV100Profile);
   json j = json::parse(text);
   j["cluster"]["gamma"] = 1.05;
   text = j.dump();
@@ -231,7 +231,7 @@ TEST_F(Hostile, NumberOverflowNamesFileAndField) {
 }
 
 TEST_F(Hostile, ShortSaneMessages) {
-  const Result g = gcu(std::string("simulate -p ") + kProfile + " --gpus 0");
+  const Result g = gcu(std::string("simulate -p ") + kV100Profile + " --gpus 0");
   expect_clear_error(g, "--gpus");
   EXPECT_LT(g.out.size(), 300u) << g.out;
   json w = shipped();
@@ -253,7 +253,7 @@ TEST_F(Hostile, ShortSaneMessages) {
 }
 
 TEST_F(Hostile, DuplicateKeysAreErrors) {
-  std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kProfile);
+  std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kV100Profile);
   const auto pos = text.find("\"gamma\"");
   ASSERT_NE(pos, std::string::npos);
   text.insert(pos, "\"gamma\": 1.5, ");

@@ -1,6 +1,7 @@
 #include "compressors/powersgd.h"
 #include "compressors/rng.h"
 #include "counting_comm.h"
+#include "test_data.h"
 
 #include <Eigen/Dense>
 #include <gtest/gtest.h>
@@ -14,13 +15,7 @@ using namespace gcu::compress::testing;
 namespace {
 using RowMat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-std::vector<float> randn(int64_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& e : v) e = d(gen);
-  return v;
-}
+using gcu::compress::testing::gaussian;
 
 // Thin Q factor by Householder QR (a different orthogonalization than the scheme's).
 Eigen::MatrixXd orth(const Eigen::MatrixXd& a) {
@@ -91,7 +86,7 @@ TEST(PowerSgd, EqualsTheReferenceLowRankApproximationGivenTheSameQ) {
   for (int64_t j = 0; j < pl.q_numel; ++j) q[j] = rng::normal(key, j);
   for (int stepno = 0; stepno < 2; ++stepno) {
     std::vector<std::vector<float>> in;
-    for (int r = 0; r < p; ++r) in.push_back(randn(n, 100 * stepno + r));
+    for (int r = 0; r < p; ++r) in.push_back(gaussian(n, 100 * stepno + r));
     const auto want = reference(pl, in, q);
     auto out = in;
     g.run([&](Communicator& c) {
@@ -112,7 +107,7 @@ TEST(PowerSgd, EqualsTheReferenceLowRankApproximationGivenTheSameQ) {
 
 TEST(PowerSgd, ReproducesALowRankMatrixAndZeros) {
   const int64_t rows = 40, cols = 30;
-  const auto a = randn(rows * 2, 1), b = randn(cols * 2, 2);
+  const auto a = gaussian(rows * 2, 1), b = gaussian(cols * 2, 2);
   std::vector<float> m(rows * cols), out(rows * cols);
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) m[i * cols + j] = a[2 * i] * b[2 * j] + a[2 * i + 1] * b[2 * j + 1];
@@ -127,7 +122,7 @@ TEST(PowerSgd, ReproducesALowRankMatrixAndZeros) {
 
 TEST(PowerSgd, StateRoundTripsAndColdStartRedrawsQ) {
   const BucketLayout layout{{{16, 16}, {4}}};
-  const auto x = randn(260, 3), y = randn(260, 4);
+  const auto x = gaussian(260, 3), y = gaussian(260, 4);
   std::vector<float> o1(260), o2(260);
   auto c = make_compressor("powersgd:rank=2");
   c->roundtrip(0, x.data(), o1.data(), layout);
@@ -150,7 +145,7 @@ TEST(PowerSgd, StateRoundTripsAndColdStartRedrawsQ) {
 
 TEST(PowerSgd, NonFinitePropagatesIdenticallyAndQIsRedrawn) {
   const BucketLayout layout{{{8, 8}, {3}}};
-  std::vector<float> a = randn(67, 5), b = randn(67, 6);
+  std::vector<float> a = gaussian(67, 5), b = gaussian(67, 6);
   a[10] = NAN;
   std::vector<std::unique_ptr<Compressor>> comps;
   for (int r = 0; r < 2; ++r) comps.push_back(make_compressor("powersgd:rank=1"));
@@ -184,7 +179,7 @@ TEST(PowerSgd, LargeMatricesAndManySmallOnesMatchTheReference) {
     prm.rank = 5;  // more than one group of four columns
     const auto pl = PowerSgdPlan::of(prm, layout);
     const int64_t n = layout.numel();
-    std::vector<std::vector<float>> in{randn(n, 77)};
+    std::vector<std::vector<float>> in{gaussian(n, 77)};
     std::vector<float> q(pl.q_numel);
     const uint64_t key = rng::stream_key(0, 0, 0, ~uint64_t{0});
     for (int64_t j = 0; j < pl.q_numel; ++j) q[j] = rng::normal(key, j);

@@ -1,6 +1,7 @@
 #include "compressors/bitpack.h"
 #include "compressors/qsgd.h"
 #include "counting_comm.h"
+#include "test_data.h"
 
 #include <gtest/gtest.h>
 
@@ -11,13 +12,7 @@ using namespace gcu::compress;
 using namespace gcu::compress::testing;
 
 namespace {
-std::vector<float> randn(int64_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& e : v) e = d(gen);
-  return v;
-}
+using gcu::compress::testing::gaussian;
 }  // namespace
 
 TEST(Qsgd, CodeWidthIsTheSmallestPowerOfTwoWithASignBit) {
@@ -33,7 +28,7 @@ TEST(Qsgd, UnbiasedOverManySeeds) {
   // Mean of C(x) over many independent draws approaches x (variance / draws).
   for (const char* spec : {"qsgd:levels=3", "qsgd:levels=127", "qsgd:levels=7,bucket=16"}) {
     const int64_t n = 67;
-    const auto x = randn(n, 3);
+    const auto x = gaussian(n, 3);
     const BucketLayout layout = BucketLayout::flat(n);
     auto c = make_compressor(spec);
     const int draws = 4000;
@@ -56,7 +51,7 @@ TEST(Qsgd, StepAveragesDecodedContributionsAndMatchesPlan) {
   const BucketLayout layout{{{4, 5}, {7}, {0}, {3}}};  // several tensors, one empty
   const int64_t n = layout.numel();
   std::vector<std::vector<float>> in;
-  for (int r = 0; r < p; ++r) in.push_back(randn(n, 11 + r));
+  for (int r = 0; r < p; ++r) in.push_back(gaussian(n, 11 + r));
   for (const char* spec : {"qsgd:levels=127", "qsgd:levels=1", "qsgd:levels=5,bucket=8"}) {
     const auto res = run_step(spec, in, layout);
     auto c = make_compressor(spec);
@@ -97,7 +92,7 @@ TEST(Qsgd, ExactForLevelValuesAndSafeOnZerosAndNonFinite) {
 
 TEST(Qsgd, LocalContributionEqualsOwnDecodedCodes) {
   const BucketLayout layout = BucketLayout::flat(33);
-  const auto x = randn(33, 5);
+  const auto x = gaussian(33, 5);
   LocalGroup g(1);
   g.run([&](Communicator& comm) {
     auto c = make_compressor("qsgd:levels=3");

@@ -21,7 +21,7 @@
 using namespace gcu::compress;
 
 namespace {
-uint32_t bits_of(float f) {
+uint32_t float_bits(float f) {
   uint32_t u;
   std::memcpy(&u, &f, 4);
   return u;
@@ -82,7 +82,7 @@ TEST(Sumsq, GpuWarpOrderEqualsCpuRunPartial) {
     for (unsigned seed = 0; seed < 20; ++seed) {
       auto x = gcu::compress::testing::gaussian(len, seed, 1.0f, true);
       if (seed % 3 == 0) x[len / 2] = 3e-39f;  // a denormal square rounds to 0 on both
-      EXPECT_EQ(bits_of(gpu_warp_run(x.data(), 0, len)), bits_of(sumsq::run_partial(x.data(), 0, len)))
+      EXPECT_EQ(float_bits(gpu_warp_run(x.data(), 0, len)), float_bits(sumsq::run_partial(x.data(), 0, len)))
           << "run of " << len << " elements, seed " << seed;
     }
   }
@@ -98,7 +98,7 @@ TEST(Sumsq, GpuSegmentNormsEqualQsgdScalesBitForBit) {
     std::vector<float> cpu(seg.size() - 1);
     bits::segment_scales(x.data(), seg, true, cpu.data());
     for (size_t k = 0; k + 1 < seg.size(); ++k) {
-      EXPECT_EQ(bits_of(cpu[k]), bits_of(gpu_segment_norm(x, seg[k], seg[k + 1])))
+      EXPECT_EQ(float_bits(cpu[k]), float_bits(gpu_segment_norm(x, seg[k], seg[k + 1])))
           << "segment " << k << " of block " << block;
       EXPECT_EQ(static_cast<float>(std::sqrt(sumsq::total(x.data(), seg[k], seg[k + 1]))), cpu[k]);
     }

@@ -1,6 +1,7 @@
 #include "compressors/hadamard.h"
 #include "compressors/thc.h"
 #include "counting_comm.h"
+#include "test_data.h"
 
 #include <gtest/gtest.h>
 
@@ -12,18 +13,12 @@ using namespace gcu::compress;
 using namespace gcu::compress::testing;
 
 namespace {
-std::vector<float> randn(int64_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& e : v) e = d(gen);
-  return v;
-}
+using gcu::compress::testing::gaussian;
 }  // namespace
 
 TEST(Hadamard, PartialStagesEqualTheKroneckerMatrixAndAreAnInvolutionUpTo2PowT) {
   const int64_t block = 64, m = 128;  // t up to 6: the fused 8-point, two-stage and single-stage paths
-  const auto x = randn(m, 1);
+  const auto x = gaussian(m, 1);
   for (int t : {0, 1, 2, 3, 4, 5, 6}) {
     std::vector<float> y = x;
     fwht_blocks(y.data(), m, block, t);
@@ -74,7 +69,7 @@ TEST(Thc, IntegerSumNeverOverflowsAtTheWorstCaseForTheStatedP) {
 
 TEST(Thc, UnbiasedWithFullAndPartialRotation) {
   const int64_t n = 37;  // padded to 64
-  const auto x = randn(n, 4);
+  const auto x = gaussian(n, 4);
   const BucketLayout layout = BucketLayout::flat(n);
   for (const char* spec : {"thc:bits=2,rot=full", "thc:bits=4,rot=2", "thc:bits=3,rot=0"}) {
     auto c = make_compressor(spec);
@@ -97,7 +92,7 @@ TEST(Thc, FineGridIsAccurateAndStepAveragesTheLocalContributions) {
   const BucketLayout layout{{{10, 10}, {30}}};
   const int64_t n = layout.numel();
   std::vector<std::vector<float>> in;
-  for (int r = 0; r < p; ++r) in.push_back(randn(n, 20 + r));
+  for (int r = 0; r < p; ++r) in.push_back(gaussian(n, 20 + r));
   for (const char* spec : {"thc:bits=12,rot=full", "thc:bits=12,rot=3,block=32"}) {
     std::vector<std::unique_ptr<Compressor>> comps;
     for (int r = 0; r < p; ++r) comps.push_back(make_compressor(spec));

@@ -16,7 +16,7 @@ using namespace gcu::compress::testing;
 namespace {
 // Reference: chunks chosen by summed squared norms over all ranks; result = sum of the
 // ranks' values on those chunks / p.
-std::vector<double> reference(const std::vector<std::vector<float>>& in, double k, int64_t chunk) {
+std::vector<double> topkc_reference(const std::vector<std::vector<float>>& in, double k, int64_t chunk) {
   const int p = static_cast<int>(in.size());
   const int64_t n = static_cast<int64_t>(in[0].size());
   const int64_t m = (n + chunk - 1) / chunk;
@@ -45,7 +45,7 @@ TEST(Topkc, ResultIsSumOverWorkersOfAgreedChunks) {
       for (int r = 0; r < p; ++r) in.push_back(gaussian(n, 7 * r + n, 1.0f, true));
       const std::string spec = "topkc:k=0.25,chunk=64";
       auto res = run_step(spec, in, layout);
-      const auto expect = reference(in, 0.25, chunk);
+      const auto expect = topkc_reference(in, 0.25, chunk);
       auto plan = make_compressor(spec)->plan(layout, p);
       for (int r = 0; r < p; ++r) {
         expect_calls_match_plan(res.calls[r], plan);

@@ -3,12 +3,23 @@
 // inputs, not results.
 #pragma once
 
+#include "compressors/registry.h"
 #include "model/profile.h"
 
 #include <string>
 #include <vector>
 
 namespace gcu::model::testing {
+
+// Whether the compressor registry knows `spec` (tests of schemes added later skip).
+inline bool scheme_registered(const std::string& spec) {
+  try {
+    compress::make_compressor(spec);
+    return true;
+  } catch (const compress::CompressorError&) {
+    return false;
+  }
+}
 
 // A profile with `k` equal tensors of `elems` FP32 elements each (backward order),
 // one compute entry, flat links, ring only, gamma 1.

@@ -132,17 +132,10 @@ TEST(Iteration, TimelineIsConsistent) {
   EXPECT_TRUE(pred.predict().timeline.empty());
 }
 
-bool registered(const std::string& s) {
-  try {
-    compress::make_compressor(s);
-    return true;
-  } catch (const compress::CompressorError&) {
-    return false;
-  }
-}
+using testing::scheme_registered;
 
 TEST(Iteration, AfterBackwardAndOverlappedFp16) {
-  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  if (!scheme_registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   // fp16 fit: encode = decode = 1e-4 + 1e-10 n; n = 8e6: 9e-4 each. All-reduce of 16e6 B:
   // 3e-5 + 1.5*16e6*8e-11 = 1.95e-3. Chain = 9e-4 + 1.95e-3 + 9e-4 = 3.75e-3.
   Profile p = four_buckets();
@@ -165,7 +158,7 @@ TEST(Iteration, AfterBackwardAndOverlappedFp16) {
 // max(link time + per-element extra, floor). Above the link's time the floor sets the
 // call; a slow enough link hides the floor but not the per-element extra.
 TEST(Iteration, CollectiveFloorIsMaxOfLinkAndFloor) {
-  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  if (!scheme_registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   Profile p = four_buckets();
   p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
   const auto plain = Predictor(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward)).predict();
@@ -205,7 +198,7 @@ TEST(Iteration, ClosedFormContentionFormula) {
 }
 
 TEST(Iteration, EventEqualsContentionClosedFormWhenStreamNeverStarves) {
-  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  if (!scheme_registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   // fp16 overlapped: per chain encode + decode x = 2 * 9e-4, all-reduce c = 1.95e-3 (see
   // AfterBackwardAndOverlappedFp16). The first three buckets are ready at once and backward
   // ends exactly at a chain boundary (W = m (x + c/gamma)): the event model then meets the
@@ -341,7 +334,7 @@ TEST(Iteration, SetupOverridesAndErrors) {
 }
 
 TEST(Iteration, PowerSgdRunsDependentCollectivesInOrder) {
-  if (!registered("powersgd:rank=4")) GTEST_SKIP() << "powersgd not registered yet";
+  if (!scheme_registered("powersgd:rank=4")) GTEST_SKIP() << "powersgd not registered yet";
   Profile p = testing::tiny_profile(2, 1, 1, 4);
   p.model.tensors = {{"w", {1024, 512}}, {"b", {1024}}};
   p.compressors["powersgd:rank=4"] = {{1e-4, 0}, {1e-4, 0, 0}, 0};
@@ -398,7 +391,7 @@ TEST(Iteration, MoreBandwidthIsNeverSlowerOnBert) {
   Profile p = testing::bert_base_profile();
   std::vector<std::string> schemes = {"none"};
   for (const char* s : {"fp16", "topk:k=0.01", "signsgd", "powersgd:rank=4"})
-    if (registered(s)) {
+    if (scheme_registered(s)) {
       schemes.push_back(s);
       p.compressors[s] = {{1e-3, 1e-10}, {1e-3, 1e-10, 1e-12}, 0};
     }

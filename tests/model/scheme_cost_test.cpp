@@ -1,6 +1,7 @@
 // Per-scheme cost plans (model/scheme_cost.h): wire bytes from the registry against direct
 // counts, codec fits, errors. Schemes not yet registered are skipped with a message.
 #include "model/scheme_cost.h"
+#include "fixtures.h"
 
 #include "compressors/registry.h"
 
@@ -9,16 +10,9 @@
 namespace gcu::model {
 namespace {
 
-bool registered(const std::string& spec) {
-  try {
-    compress::make_compressor(spec);
-    return true;
-  } catch (const compress::CompressorError&) {
-    return false;
-  }
-}
+using testing::scheme_registered;
 #define REQUIRE_SCHEME(s) \
-  if (!registered(s)) GTEST_SKIP() << "scheme '" << s << "' is not registered yet"
+  if (!scheme_registered(s)) GTEST_SKIP() << "scheme '" << s << "' is not registered yet"
 
 std::vector<Bucket> two_buckets() {
   return plan_buckets({{"w", {1000, 300}}, {"b", {1000}}, {"w2", {512, 512}}});
@@ -193,7 +187,7 @@ TEST(SchemeCost, AllGatherFloorGoesToTheBucketsAllGathersByBytes) {
 TEST(SchemeCost, HigherCompressionNeverSendsMoreBytes) {
   auto bs = plan_buckets({{"w", {4096, 1024}}, {"b", {4096}}, {"w2", {1024, 1024}}});
   auto check = [&](const std::string& hi, const std::string& lo) {
-    if (!registered(hi) || !registered(lo)) return;
+    if (!scheme_registered(hi) || !scheme_registered(lo)) return;
     auto f = fits_for({hi, lo});
     const double bh = plan_scheme(hi, bs, 16, f).wire_bytes;
     const double bl = plan_scheme(lo, bs, 16, f).wire_bytes;

@@ -8,14 +8,14 @@
 namespace gcu::model {
 namespace {
 
-Convergence conv() {
+Convergence pilot_conv() {
   Convergence c;
   c.baseline_iterations = 1000;
   return c;
 }
 
 TEST(TtaPilot, ReachesWithInterval) {
-  Convergence c = conv();
+  Convergence c = pilot_conv();
   c.schemes["qsgd"].pilot = PilotFigures{"reaches", "pilot-multiplier", 1.5, 1.2, 1.9, false, {}};
   c.schemes["qsgd"].relative_error = 3.0;  // the constants would say something else: the pilot wins
   const auto e = iterations_to_target(c, "qsgd", {}, 8, {});
@@ -31,7 +31,7 @@ TEST(TtaPilot, ReachesWithInterval) {
 }
 
 TEST(TtaPilot, NeverAndUncertain) {
-  Convergence c = conv();
+  Convergence c = pilot_conv();
   c.schemes["signsgd"].pilot = PilotFigures{"never", "pilot-lag", std::nullopt, std::nullopt, std::nullopt, false,
                                             {"plateau: fitted asymptote 0.9 above the target 0.5"}};
   c.schemes["terngrad"].pilot = PilotFigures{"uncertain", "pilot-lag", 2.0, 1.1, 9.0, true, {"misfit"}};
@@ -48,7 +48,7 @@ TEST(TtaPilot, NeverAndUncertain) {
 }
 
 TEST(TtaPilot, ConstantsAreMarkedFallback) {
-  Convergence c = conv();
+  Convergence c = pilot_conv();
   c.schemes["ef(topk:k=0.01)"] = {0.93, 0.5, true, std::nullopt, std::nullopt};
   c.schemes["fp16"] = {1e-8, std::nullopt, std::nullopt, std::nullopt, std::nullopt};
   const auto e = iterations_to_target(c, "ef(topk:k=0.01)", {true, true, true}, 8, {});

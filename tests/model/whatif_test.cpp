@@ -13,14 +13,7 @@
 namespace gcu::model {
 namespace {
 
-bool registered(const std::string& s) {
-  try {
-    compress::make_compressor(s);
-    return true;
-  } catch (const compress::CompressorError&) {
-    return false;
-  }
-}
+using testing::scheme_registered;
 
 // 2 nodes x 4 GPUs, 4 buckets of 32e6 B; fp16 with a large codec cost (2 ms per bucket).
 Profile profile() {
@@ -34,7 +27,7 @@ TEST(WhatIf, BandwidthSweepRows) {
   r.axis = Axis::Bandwidth;
   r.values = {1, 10, 40};
   r.schemes = {"none"};
-  if (registered("fp16")) r.schemes.push_back("fp16");
+  if (scheme_registered("fp16")) r.schemes.push_back("fp16");
   auto rows = sweep(profile(), r);
   ASSERT_EQ(rows.size(), r.values.size() * r.schemes.size());
   EXPECT_EQ(rows[0].x, 1);
@@ -153,7 +146,7 @@ TEST(WhatIf, RatioNeededIsTightAgainstDirectEvaluation) {
 }
 
 TEST(WhatIf, CodecTrade) {
-  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  if (!scheme_registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   model::Setup s;
   s.scheme = "fp16";
   s.mode = CompressionMode::AfterBackward;
@@ -165,7 +158,7 @@ TEST(WhatIf, CodecTrade) {
 }
 
 TEST(WhatIf, CrossoverConsistentWithDirectEvaluation) {
-  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  if (!scheme_registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   const Profile p = profile();
   model::Setup s;
   s.mode = CompressionMode::AfterBackward;
@@ -198,7 +191,7 @@ TEST(WhatIf, ExpandCandidates) {
 }
 
 TEST(WhatIf, TtaCrossoverAccountsForIterations) {
-  if (!registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
+  if (!scheme_registered("fp16")) GTEST_SKIP() << "fp16 not registered yet";
   // fp16 needing 2x the iterations can never win on TTA unless twice as fast per
   // iteration: its crossover moves to lower bandwidth (or vanishes).
   Profile p = profile();
@@ -218,12 +211,12 @@ TEST(WhatIf, TtaCrossoverAccountsForIterations) {
 TEST(WhatIf, RecommendationOrder) {
   Profile p = profile();
   std::vector<std::string> cands = {"nosuchscheme", "none"};
-  if (registered("topk:k=0.01")) {
+  if (scheme_registered("topk:k=0.01")) {
     cands.push_back("topk:k=0.01");
     p.compressors["topk:k=0.01"] = {{1e-3, 0}, {1e-3, 0, 0}, 0};
     p.convergence.schemes["topk:k=0.01"] = {0.95, std::nullopt, false, std::nullopt, std::nullopt};
   }
-  if (registered("fp16")) cands.push_back("fp16");
+  if (scheme_registered("fp16")) cands.push_back("fp16");
   auto rec = recommend(p, cands, model::Setup{}, {}, Metric::Tta);
   ASSERT_EQ(rec.size(), cands.size());
   EXPECT_TRUE(rec.back().skipped.find("nosuchscheme") != std::string::npos) << rec.back().skipped;
@@ -238,7 +231,7 @@ TEST(WhatIf, RecommendationOrder) {
 }
 
 TEST(WhatIf, RecommendationRanksUncertainAfterReaching) {
-  if (!registered("fp16") || !registered("topk:k=0.01")) GTEST_SKIP() << "fp16 or topk not registered";
+  if (!scheme_registered("fp16") || !scheme_registered("topk:k=0.01")) GTEST_SKIP() << "fp16 or topk not registered";
   // topk's pilot is undecided but its point estimate is the fastest TTA; fp16 reaches the
   // target for sure, slower. By TTA fp16 comes first, topk next (still ranked, not dropped),
   // the never-reaching one last; by iteration time the status does not matter.

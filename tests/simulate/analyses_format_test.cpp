@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-model::Profile tiny() { return model::profile_from_json(test::tiny_profile_json()); }
+using test::tiny_profile;
 const AnalysisBase kBase{{}, {}, "tiny.json"};
 
 std::vector<std::string> lines(const std::string& s) {
@@ -38,7 +38,7 @@ void common_fields(const json& j, const std::string& analysis) {
 }
 
 TEST(AnalysesFormat, CrossoverJsonAndCsv) {
-  const auto r = run_crossover(tiny(), kBase, {"topk:k=0.1", "fp16"}, "none", 0.1, 100, model::Metric::Tta);
+  const auto r = run_crossover(tiny_profile(), kBase, {"topk:k=0.1", "fp16"}, "none", 0.1, 100, model::Metric::Tta);
   const json j = json::parse(crossover_json(r));
   common_fields(j, "crossover");
   EXPECT_EQ(j["parameters"]["metric"], "tta");
@@ -63,7 +63,7 @@ TEST(AnalysesFormat, CrossoverJsonAndCsv) {
 }
 
 TEST(AnalysesFormat, RatioJsonAndCsv) {
-  const auto r = run_ratio(tiny(), kBase, {"none", "fp16"}, 0.1);
+  const auto r = run_ratio(tiny_profile(), kBase, {"none", "fp16"}, 0.1);
   const json j = json::parse(ratio_json(r));
   common_fields(j, "ratio");
   EXPECT_DOUBLE_EQ(j["parameters"]["within"].get<double>(), 0.1);
@@ -80,7 +80,7 @@ TEST(AnalysesFormat, RatioJsonAndCsv) {
 }
 
 TEST(AnalysesFormat, TradeJsonAndCsv) {
-  const auto r = run_trade(tiny(), kBase, "topk:k=0.1", {1, 2, 4}, 0.5);
+  const auto r = run_trade(tiny_profile(), kBase, "topk:k=0.1", {1, 2, 4}, 0.5);
   const json j = json::parse(trade_json(r));
   common_fields(j, "trade");
   EXPECT_EQ(j["parameters"]["scheme"], "topk:k=0.1");
@@ -95,7 +95,7 @@ TEST(AnalysesFormat, TradeJsonAndCsv) {
 }
 
 TEST(AnalysesFormat, RecommendJsonAndCsvListSkippedWithReason) {
-  const auto r = run_recommend(tiny(), kBase, {"none", "fp16", "topk:k=0.1", "signsgd"}, model::Metric::Tta, 1);
+  const auto r = run_recommend(tiny_profile(), kBase, {"none", "fp16", "topk:k=0.1", "signsgd"}, model::Metric::Tta, 1);
   const json j = json::parse(recommend_json(r));
   common_fields(j, "recommend");
   ASSERT_EQ(j["rows"].size(), 4u);  // all candidates, whatever --top says
@@ -130,7 +130,7 @@ TEST(AnalysesFormat, CsvQuotesSpecsWithCommas) {
 }
 
 TEST(AnalysesFormat, FormatDispatchAndParse) {
-  const auto r = run_trade(tiny(), kBase, "topk:k=0.1", {1}, 1);
+  const auto r = run_trade(tiny_profile(), kBase, "topk:k=0.1", {1}, 1);
   EXPECT_EQ(format_analysis(r, OutputFormat::Csv), trade_csv(r));
   EXPECT_EQ(format_analysis(r, OutputFormat::Json), trade_json(r));
   EXPECT_EQ(format_analysis(r, OutputFormat::Table), trade_text(r));

@@ -10,10 +10,10 @@
 namespace gcu::simulate {
 namespace {
 
-model::Profile tiny() { return model::profile_from_json(test::tiny_profile_json()); }
+using test::tiny_profile;
 
 TEST(Analyses, Crossover) {
-  const std::string s = crossover_text(run_crossover(tiny(), {{}, {}, "tiny.json"}, {"topk:k=0.1"}, "none", 0.1, 100,
+  const std::string s = crossover_text(run_crossover(tiny_profile(), {{}, {}, "tiny.json"}, {"topk:k=0.1"}, "none", 0.1, 100,
                                                       model::Metric::Iteration));
   EXPECT_NE(s.find("crossover (Gbps)"), std::string::npos) << s;
   EXPECT_NE(s.find("topk:k=0.1"), std::string::npos) << s;
@@ -21,19 +21,19 @@ TEST(Analyses, Crossover) {
 }
 
 TEST(Analyses, Ratio) {
-  const std::string s = ratio_text(run_ratio(tiny(), {{}, {}, "tiny.json"}, {"none", "fp16"}, 0.1));
+  const std::string s = ratio_text(run_ratio(tiny_profile(), {{}, {}, "tiny.json"}, {"none", "fp16"}, 0.1));
   EXPECT_NE(s.find("ratio needed"), std::string::npos) << s;
   EXPECT_NE(s.find("10%"), std::string::npos) << s;
 }
 
 TEST(Analyses, Trade) {
-  const std::string s = trade_text(run_trade(tiny(), {{}, {}, "tiny.json"}, "topk:k=0.1", {1, 2, 4}, 1));
+  const std::string s = trade_text(run_trade(tiny_profile(), {{}, {}, "tiny.json"}, "topk:k=0.1", {1, 2, 4}, 1));
   EXPECT_NE(s.find("codec speed-up k"), std::string::npos) << s;
   EXPECT_EQ(std::count(s.begin(), s.end(), '\n') >= 5, true) << s;
 }
 
 TEST(Analyses, RecommendRanksAndListsSkipped) {
-  const std::string s = recommend_text(run_recommend(tiny(), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1", "signsgd"},
+  const std::string s = recommend_text(run_recommend(tiny_profile(), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1", "signsgd"},
                                                         model::Metric::Iteration, 0));
   EXPECT_NE(s.find("rank"), std::string::npos) << s;
   EXPECT_NE(s.find("best: "), std::string::npos) << s;
@@ -41,7 +41,7 @@ TEST(Analyses, RecommendRanksAndListsSkipped) {
 }
 
 TEST(Analyses, RecommendResultRanksAllAndTopOnlyTrimsTheReport) {
-  const auto r = run_recommend(tiny(), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1"}, model::Metric::Iteration, 1);
+  const auto r = run_recommend(tiny_profile(), {{}, {}, "tiny.json"}, {"none", "fp16", "topk:k=0.1"}, model::Metric::Iteration, 1);
   ASSERT_EQ(r.rows.size(), 3u);
   for (size_t i = 0; i < r.rows.size(); ++i) EXPECT_EQ(r.rows[i].rank, int(i) + 1);
   for (size_t i = 1; i < r.rows.size(); ++i)
@@ -77,7 +77,7 @@ TEST(Analyses, ContextFollowsTheSetup) {
   a.setup.nodes = 1;
   a.setup.gpus_per_node = 2;
   a.cond.inter_bandwidth_gbps = 25;
-  const auto r = run_ratio(tiny(), a, {"none"}, 0.2);
+  const auto r = run_ratio(tiny_profile(), a, {"none"}, 0.2);
   EXPECT_EQ(r.context.nodes, 1);
   EXPECT_EQ(r.context.gpus_per_node, 2);
   EXPECT_EQ(r.context.batch_size, 32);

@@ -19,7 +19,7 @@ ResultTable table(const char* sweep) {
   return run_simulation(model::profile_from_json(test::tiny_profile_json()), r);
 }
 
-std::vector<std::string> lines(const std::string& s) {
+std::vector<std::string> format_lines(const std::string& s) {
   std::vector<std::string> out;
   std::istringstream in(s);
   for (std::string l; std::getline(in, l);) out.push_back(l);
@@ -48,7 +48,7 @@ TEST(Format, TableHasColumnsAndEveryScheme) {
 }
 
 TEST(Format, TableColumnsAreAligned) {
-  const auto ls = lines(align_columns({{"a", "1"}, {"long name", "12345"}}));
+  const auto ls = format_lines(align_columns({{"a", "1"}, {"long name", "12345"}}));
   ASSERT_EQ(ls.size(), 2u);
   EXPECT_EQ(ls[0].size(), ls[1].size());
   EXPECT_EQ(ls[0], "a              1");
@@ -56,7 +56,7 @@ TEST(Format, TableColumnsAreAligned) {
 
 TEST(Format, CsvHeaderAndOneRowPerPointAndScheme) {
   const auto t = table("bandwidth_gbps=1:10:5");
-  const auto ls = lines(format_csv(t));
+  const auto ls = format_lines(format_csv(t));
   ASSERT_EQ(ls.size(), 1 + 5 * 3u);
   const auto header = fields(ls[0]);
   EXPECT_EQ(header, csv_header());

@@ -11,7 +11,7 @@
 namespace gcu::simulate {
 namespace {
 
-model::Profile tiny() { return model::profile_from_json(test::tiny_profile_json()); }
+using test::tiny_profile;
 
 RunRequest req(std::vector<std::string> schemes) {
   RunRequest r;
@@ -20,7 +20,7 @@ RunRequest req(std::vector<std::string> schemes) {
 }
 
 TEST(Run, OnePointSpeedupsAgainstBothBaselines) {
-  const auto t = run_simulation(tiny(), req({"none", "fp16", "topk:k=0.1"}));
+  const auto t = run_simulation(tiny_profile(), req({"none", "fp16", "topk:k=0.1"}));
   ASSERT_EQ(t.rows.size(), 3u);
   EXPECT_FALSE(t.sweep.has_value());
   EXPECT_EQ(t.schemes, (std::vector<std::string>{"none", "fp16", "topk:k=0.1"}));
@@ -38,7 +38,7 @@ TEST(Run, OnePointSpeedupsAgainstBothBaselines) {
 }
 
 TEST(Run, BaselinesComputedWhenNotRequested) {
-  const auto t = run_simulation(tiny(), req({"topk:k=0.1"}));
+  const auto t = run_simulation(tiny_profile(), req({"topk:k=0.1"}));
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_TRUE(t.rows[0].vs_fp32.has_value());
   EXPECT_TRUE(t.rows[0].vs_fp16.has_value());
@@ -57,7 +57,7 @@ TEST(Run, NoFp16FitMeansNoVsFp16) {
 TEST(Run, BandwidthSweepRowsAndMonotonicity) {
   RunRequest r = req({"none", "topk:k=0.1"});
   r.sweep = parse_sweep("bandwidth_gbps=1:16:4");
-  const auto t = run_simulation(tiny(), r);
+  const auto t = run_simulation(tiny_profile(), r);
   ASSERT_EQ(t.rows.size(), 8u);
   for (size_t i = 0; i < t.rows.size(); ++i) {
     EXPECT_EQ(t.rows[i].scheme, i % 2 ? "topk:k=0.1" : "none");
@@ -69,7 +69,7 @@ TEST(Run, BandwidthSweepRowsAndMonotonicity) {
 }
 
 TEST(Run, GpusAxisUsesWholeNodesOrOneNode) {
-  const auto p = tiny();
+  const auto p = tiny_profile();
   EXPECT_EQ(nodes_for_gpus(p, 1), std::make_pair(1, 1));
   EXPECT_EQ(nodes_for_gpus(p, 2), std::make_pair(1, 2));
   EXPECT_EQ(nodes_for_gpus(p, 8), std::make_pair(4, 2));
@@ -82,7 +82,7 @@ TEST(Run, GpusAxisUsesWholeNodesOrOneNode) {
 }
 
 TEST(Run, GpusSweepConflictsAndBadCountsNameTheValues) {
-  const auto p = tiny();  // 2 GPUs per node
+  const auto p = tiny_profile();  // 2 GPUs per node
   RunRequest r = req({"none"});
   r.sweep = parse_sweep("gpus=2,4,8");
   r.gpus = 4;
@@ -111,7 +111,7 @@ TEST(Run, GpusSweepConflictsAndBadCountsNameTheValues) {
 TEST(Run, TtaRescaledAlongGpusSweepWithAssumptionStated) {
   RunRequest r = req({"none"});
   r.sweep = parse_sweep("gpus=4,8");  // B0 = 4 x 32 = 128 = B_crit: 8 GPUs take 0.75 of the iterations
-  const auto t = run_simulation(tiny(), r);
+  const auto t = run_simulation(tiny_profile(), r);
   ASSERT_EQ(t.rows.size(), 2u);
   ASSERT_TRUE(t.rows[0].tta && t.rows[1].tta);
   EXPECT_DOUBLE_EQ(*t.rows[0].tta->iterations, 1000);
@@ -123,7 +123,7 @@ TEST(Run, TtaRescaledAlongGpusSweepWithAssumptionStated) {
   r.with_tta = false;
   // Without TTA no B_crit line; what is left is the collective fits (calibrated at 4
   // ranks) used at 8.
-  const auto a = run_simulation(tiny(), r).assumptions;
+  const auto a = run_simulation(tiny_profile(), r).assumptions;
   ASSERT_EQ(a.size(), 1u);
   EXPECT_NE(a[0].find("the collective fits were measured at 4 ranks; the algorithm formulas extrapolate them to 8"),
             std::string::npos)
@@ -132,16 +132,16 @@ TEST(Run, TtaRescaledAlongGpusSweepWithAssumptionStated) {
 
 TEST(Run, UnknownSchemeIsAnError) {
   try {
-    run_simulation(tiny(), req({"nosuchscheme"}));
+    run_simulation(tiny_profile(), req({"nosuchscheme"}));
     FAIL() << "no error";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("nosuchscheme"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(run_simulation(tiny(), req({})), SimulateError);
+  EXPECT_THROW(run_simulation(tiny_profile(), req({})), SimulateError);
 }
 
 TEST(Run, TimelinesForEachScheme) {
-  const auto its = predict_timelines(tiny(), req({"none", "topk:k=0.1", "none"}));
+  const auto its = predict_timelines(tiny_profile(), req({"none", "topk:k=0.1", "none"}));
   ASSERT_EQ(its.size(), 2u);  // duplicates dropped
   for (const auto& it : its) {
     EXPECT_FALSE(it.timeline.empty());

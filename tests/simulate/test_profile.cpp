@@ -43,4 +43,6 @@ model::Json tiny_profile_json() {
   })");
 }
 
+model::Profile tiny_profile() { return model::profile_from_json(tiny_profile_json()); }
+
 }  // namespace gcu::test

@@ -10,4 +10,7 @@ namespace gcu::test {
 
 model::Json tiny_profile_json();
 
+// tiny_profile_json() read as a Profile.
+model::Profile tiny_profile();
+
 }  // namespace gcu::test

@@ -14,7 +14,7 @@ namespace gcu::trainer {
 
 namespace {
 
-double since(RunClock::time_point t) { return std::chrono::duration<double>(RunClock::now() - t).count(); }
+double seconds_since(RunClock::time_point t) { return std::chrono::duration<double>(RunClock::now() - t).count(); }
 double between(RunClock::time_point a, RunClock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
@@ -135,17 +135,17 @@ bool evaluate(TrainRun& r, double loss) {
   r.watchdog->beat("evaluation");
   const auto e0 = RunClock::now();
   p.last_acc = test_accuracy(*r.net, *r.eval, *r.comm);
-  p.eval_s += since(e0);
+  p.eval_s += seconds_since(e0);
   const bool hit = r.opt.target_acc > 0 && p.last_acc >= r.opt.target_acc && !p.reached;
   if (hit) {
     p.reached = true;
     p.tta_s = r.state.train_time_s;
-    p.tta_wall_s = since(p.wall0);
+    p.tta_wall_s = seconds_since(p.wall0);
     p.tta_iter = p.iter + 1;
   }
   r.log->write({{"type", "eval"}, {"iter", p.iter + 1}, {"test_acc", p.last_acc},
-                {"train_time_s", r.state.train_time_s}, {"wall_s", since(p.wall0)},
-                {"eval_s", since(e0)}, {"loss", loss}});
+                {"train_time_s", r.state.train_time_s}, {"wall_s", seconds_since(p.wall0)},
+                {"eval_s", seconds_since(e0)}, {"loss", loss}});
   if (r.lead() && !r.opt.quiet)
     std::fprintf(stderr, "iter %lld  loss %.4f  test acc %.4f  train time %.2f s\n",
                  static_cast<long long>(p.iter + 1), loss, p.last_acc, r.state.train_time_s);
@@ -174,7 +174,7 @@ void finish_run(TrainRun& r) {
                      {"iter_time_median_s", total.median},
                      {"train_time_s", r.state.train_time_s},
                      {"eval_time_s", p.eval_s},
-                     {"wall_s", since(p.wall0)},
+                     {"wall_s", seconds_since(p.wall0)},
                      {"loss_first", p.loss_first},
                      {"loss_last", p.loss_last},
                      {"final_test_acc", p.last_acc >= 0 ? nlohmann::json(p.last_acc) : nlohmann::json()},
