@@ -98,6 +98,11 @@ Examples:
                   "calibration's. With --reuse, the recorded probes. off: the profile's compute (docs/validation.md §2)")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
+  sub->add_option("--error-goal", o.error_goal,
+                  "the |error| of the total you need the model within (0.05 = 5%): a noise-limited cell whose "
+                  "error's 80% interval stays inside it counts as within the goal, one reaching past it as open "
+                  "(the summary's goal_check; docs/validation.md §2)")
+      ->capture_default_str();
   sub->add_flag("--no-measure-links", opt->no_measure, "skip the link-rate measurement");
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();
   sub->add_option("--gcu", o.gcu, "gcu binary the ranks run (default: this one)");

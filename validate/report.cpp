@@ -155,6 +155,16 @@ std::string format_table(const Report& r) {
     if (p.one_round > 0) o << ", " << p.one_round << " with one round (no spread to scale)";
     o << "\n";
   }
+  if (s.goal_check.noise_limited > 0) {
+    const GoalCheck& g = s.goal_check;
+    o << "noise-limited cells against the " << num(g.goal * 100, "%.3g")
+      << "% goal (--error-goal; the far end of each one's 80% error interval, docs/validation.md §2): "
+      << g.within << " of " << g.noise_limited << " within it (the model within the goal there, the exact error "
+      << "hidden by the noise), " << g.open << " open (" << num(g.open_fraction * 100, "%.0f")
+      << "% of the ok cells: the noise reaches past the goal)";
+    if (std::isfinite(g.max_bound)) o << "; largest bound " << num(g.max_bound * 100, "%.1f") << "%";
+    o << "\n";
+  }
   if (std::isfinite(s.forward_measured_over_predicted))
     o << "compute against the calibration (median over the cells, measured / predicted): forward "
       << num(s.forward_measured_over_predicted, "%.3f") << ", backward "
@@ -202,7 +212,7 @@ std::string format_csv(const Report& r) {
       << "_p90_s,error_" << n;
   }
   o << ",speed_sensitivity_s,speed_coefficient,mean_speed,adjusted_total_s,adjusted_error_total,adjusted_uncertainty,"
-       "message\n";
+       "error_bound,message\n";
   for (const auto& c : r.cells) {
     o << c.cell.id << "," << csvq(c.cell.model) << "," << csvq(c.cell.scheme) << "," << c.cell.link.name << ","
       << (c.cell.link.unlimited() ? "" : num(c.cell.link.nominal_gbps, "%.6g")) << ","
@@ -229,7 +239,7 @@ std::string format_csv(const Report& r) {
         << num(c.speed.value, "%.6g") << "," << num(c.speed.error, "%.6g") << "," << num(c.speed.uncertainty, "%.6g");
     else
       o << ",,,,,,";
-    o << "," << csvq(c.message) << "\n";
+    o << "," << (std::isfinite(error_bound(c)) ? num(error_bound(c), "%.6g") : "") << "," << csvq(c.message) << "\n";
   }
   return o.str();
 }
@@ -291,7 +301,7 @@ std::string format_json(const Report& r) {
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data},
                {"exclude_rounds", o.exclude_rounds}, {"speed_adjust", o.speed_adjust},
-               {"compute_probes", o.compute_probes}};
+               {"compute_probes", o.compute_probes}, {"error_goal", o.error_goal}};
   j["statistic"] = o.statistic;
   json links = json::array();
   for (const auto& l : r.links)
@@ -350,6 +360,7 @@ std::string format_json(const Report& r) {
     x["round_reference"] = c.round_reference;
     x["noise_limited"] = c.noise_limited;
     x["rounds_to_count"] = rounds_json(c);
+    x["error_bound"] = jnum(error_bound(c));
     x["rounds"] = c.rounds;
     x["round_values"] = c.round_values;
     x["round_ids"] = c.round_ids;
@@ -391,6 +402,10 @@ std::string format_json(const Report& r) {
                                  {"noise_limited_fraction_at_4x", rp.noise_limited_fraction_4x},
                                  {"calibration_limited", rp.calibration_limited}, {"beyond", rp.beyond},
                                  {"one_round", rp.one_round}, {"max_rounds", kRoundsPlanMax}};
+  const GoalCheck& gc = s.goal_check;
+  j["summary"]["goal_check"] = {{"goal", gc.goal}, {"noise_limited", gc.noise_limited}, {"within", gc.within},
+                                {"open", gc.open}, {"open_fraction", gc.open_fraction},
+                                {"max_bound", jnum(gc.max_bound)}};
   json drift = json::array();
   for (double d : s.round_drift) drift.push_back(jnum(d));
   j["summary"]["round_drift"] = drift;

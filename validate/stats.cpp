@@ -115,7 +115,7 @@ std::vector<double> round_drift(const std::vector<CellResult>& cells, int rounds
   return d;
 }
 
-Summary summarize(const std::vector<CellResult>& cells) {
+Summary summarize(const std::vector<CellResult>& cells, double error_goal) {
   Summary s;
   std::vector<std::vector<double>> scheme_errs, link_errs;
   for (const auto& c : cells)
@@ -176,6 +176,7 @@ Summary summarize(const std::vector<CellResult>& cells) {
   abs_median_max(errs, s.median_abs_error, s.max_abs_error);
   abs_median_max(all, s.median_abs_error_all, s.max_abs_error_all);
   s.rounds_plan = plan_rounds(cells);
+  s.goal_check = check_goal(cells, error_goal);
   return s;
 }
 

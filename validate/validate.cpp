@@ -93,6 +93,9 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
       throw ValidateError("--exclude-rounds " + std::to_string(k) + ": rounds are 1.." + std::to_string(o.repeats) +
                           " (--repeats)");
   if (int(o.exclude_rounds.size()) >= o.repeats) throw ValidateError("--exclude-rounds leaves no round");
+  if (!(o.error_goal > 0 && o.error_goal < 10))
+    throw ValidateError("--error-goal " + std::to_string(o.error_goal) +
+                        ": expected a relative error above 0 and below 10 (0.05 is 5%)");
   return o;
 }
 
@@ -532,7 +535,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   finish_cells(o, rep, profile, preds, load_sum, res, log);
   rep.options = o;
   rep.cells = std::move(res);
-  rep.summary = summarize(rep.cells);
+  rep.summary = summarize(rep.cells, o.error_goal);
   rep.summary.round_drift = round_drift(rep.cells, o.repeats);
   warn_machine_drift(rep.summary, log);
   write_reports(rep, profile, log);

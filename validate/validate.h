@@ -20,6 +20,9 @@
 
 namespace gcu::validate {
 
+// The default of --error-goal (ValidateOptions::error_goal, GoalCheck).
+inline constexpr double kDefaultErrorGoal = 0.05;
+
 struct ValidateOptions {
   GridSpec grid;
   std::string profile;             // gcu.profile/1; with `calibrate` written here (default out_dir/profile.json)
@@ -57,6 +60,9 @@ struct ValidateOptions {
   // --exclude-rounds (1-based; with --reuse): rounds left out of every cell, e.g. one the
   // round-drift check (Summary::round_drift) showed the whole machine slower in.
   std::vector<int> exclude_rounds;
+  // --error-goal: the |error| of the total the user needs the model within (the issue's
+  // median goal, 5%); a noise-limited cell is judged against it (GoalCheck below).
+  double error_goal = kDefaultErrorGoal;
   std::string command_line;        // recorded in the report
 };
 
@@ -167,6 +173,25 @@ struct RoundsPlan {
 };
 RoundsPlan plan_rounds(const std::vector<CellResult>& cells);
 
+// What a noise-limited cell still says (docs/validation.md §2, "Noise-limited cells against
+// a goal"; goal_check.cpp). Its error cannot be told from the noise, but the noise is
+// bounded: the far end of the error's 80% interval, |judged error| + hypot(judged
+// uncertainty, calibration uncertainty) / 2 (both are widths of 80% intervals), is an
+// upper bound on |error| at 90% one-sided confidence. A noise-limited cell whose bound is
+// within the goal shows the model within the goal there; one whose bound is beyond it
+// leaves the question open: only those are cells the noise kept from being judged.
+// The bound of an ok cell with a finite error (NaN otherwise), noise-limited or not.
+double error_bound(const CellResult& c);
+struct GoalCheck {
+  double goal = kDefaultErrorGoal;
+  int ok = 0, noise_limited = 0;
+  int within = 0;              // noise-limited, bound <= goal
+  int open = 0;                // noise-limited, bound > goal (or not finite)
+  double open_fraction = 0;    // open / ok
+  double max_bound = std::nan("");  // over the noise-limited cells (NaN: none)
+};
+GoalCheck check_goal(const std::vector<CellResult>& cells, double goal);
+
 struct Summary {
   std::vector<GroupErrors> by_scheme, by_link;  // in grid order
   int cells = 0, ok = 0, failed = 0, noise_limited = 0;
@@ -210,6 +235,7 @@ struct Summary {
   double median_abs_error_at_calibration_speed = std::nan(""), max_abs_error_at_calibration_speed = std::nan("");
   double median_error_at_calibration_speed = std::nan("");
   RoundsPlan rounds_plan;
+  GoalCheck goal_check;
 };
 
 // A forward ratio more than this from 1 is named in the log (calibration-to-grid drift).
@@ -249,7 +275,7 @@ void compute_stats(CellResult& r, const std::string& statistic = "mean");
 double student_t90(int df);
 // The width of the 80% interval of the mean of `v` (2+ values): 2 t90(n-1) s / sqrt(n).
 double round_interval_width(const std::vector<double>& v);
-Summary summarize(const std::vector<CellResult>& cells);
+Summary summarize(const std::vector<CellResult>& cells, double error_goal = kDefaultErrorGoal);
 
 
 // The `gcu train` command of one cell (rank 0's log at `log`) and the `gcu calibrate`
