@@ -43,6 +43,9 @@ verify() {  # recording, max median, max max
     '.summary.unadjusted.median_abs_error_total_all_ok <= $med and .summary.unadjusted.max_abs_error_total_all_ok <= $max
      and (.summary.speed_adjustment_shift | fabs) <= 0.02
      and ([.cells[] | .error.total | isfinite] | all)
+     and (.summary.goal_check | .within + .open == .noise_limited)
+     and .summary.goal_check.noise_limited == .summary.noise_limited
+     and ([.cells[] | .error_bound | isfinite] | all)
      and ([.cells[] | .calibration_noise | .draws >= 30 and .p10 > 0 and .p10 <= .p90
            and (.uncertainty | isfinite)] | all)' "$out/validate.json" >/dev/null \
     || { echo "$rec: accuracy regressed beyond median $med / max $max"; jq .summary "$out/validate.json" | head -12; exit 1; }
