@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits forty-three recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits forty-six recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max; the raw errors, `summary.unadjusted`, which the bounds were set
@@ -96,6 +96,10 @@ check cpu-2rank-resnet18-flows2 0.035 0.166
 # The scale-out pair (docs/validation.md §5), a noisy hour (rounds 17% apart).
 check cpu-2rank-resnet18-scale 0.109 0.268
 check cpu-4rank-resnet18-scale 0.116 0.201
+# The goal's five links (docs/validation.md §5, 2026-11-27): ten schemes at 2 ranks, the
+# all-gather schemes at 4 (raw 3.5% / 16.9% and 2.8% / 9.7%).
+check cpu-2rank-resnet18-5links 0.040 0.179
+check cpu-4rank-resnet18-allgather 0.033 0.108
 run_all
 # The recorded compute probes (gcu.validate/7) are read back and predict the cells: four
 # per grid, every one ok, and each cell's predicted forward is the probes' median.
