@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -73,6 +74,13 @@ double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkR
 
 namespace {
 
+// --error-goal as given, for its error message (%g: 0.05, nan, -1).
+std::string goal_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
 // The options with their defaults filled in; throws ValidateError on a bad combination.
 ValidateOptions checked_options(const ValidateOptions& opt) {
   ValidateOptions o = opt;
@@ -95,7 +103,7 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
                           " (--repeats)");
   if (int(o.exclude_rounds.size()) >= o.repeats) throw ValidateError("--exclude-rounds leaves no round");
   if (!(o.error_goal > 0 && o.error_goal < 10))
-    throw ValidateError("--error-goal " + std::to_string(o.error_goal) +
+    throw ValidateError("--error-goal " + goal_text(o.error_goal) +
                         ": expected a relative error above 0 and below 10 (0.05 is 5%)");
   return o;
 }

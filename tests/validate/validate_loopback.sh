@@ -100,8 +100,17 @@ $R2 --reuse --exclude-rounds 1 2> "$DIR-r2-ex.log" || { cat "$DIR-r2-ex.log"; ex
 jq -e '.grid.exclude_rounds == [1] and .summary.round_drift[0] == null and .cells[0].rounds == 1
        and .cells[0].round_ids == [1] and (.compute_probes.probes | map(.round)) == [2]' "$DIR-r2/validate.json" >/dev/null \
   || { echo "--exclude-rounds 1 not applied"; jq '{grid, s: .summary.round_drift, c: .cells[0].round_ids}' "$DIR-r2/validate.json"; exit 1; }
-for bad in "--exclude-rounds 1" "--reuse --exclude-rounds 3" "--reuse --exclude-rounds 1,2"; do
+for bad in "--exclude-rounds 1" "--reuse --exclude-rounds 3" "--reuse --exclude-rounds 1,2" \
+           "--reuse --error-goal 0" "--reuse --error-goal nan" "--reuse --error-goal -0.05"; do
   if $R2 $bad 2> "$DIR-r2-bad.log"; then echo "validate $bad was accepted"; exit 1; fi
-  grep -q "exclude-rounds" "$DIR-r2-bad.log" || { echo "no clear error for $bad"; cat "$DIR-r2-bad.log"; exit 1; }
+  opt=${bad##*--}; opt=${opt%% *}
+  grep -q -- "--$opt" "$DIR-r2-bad.log" || { echo "no clear error for $bad"; cat "$DIR-r2-bad.log"; exit 1; }
 done
+# The goal check (docs/validation.md §2): --error-goal reaches the report, and within +
+# open is the noise-limited count.
+$R2 --reuse --error-goal 0.3 2> "$DIR-r2-goal.log" || { cat "$DIR-r2-goal.log"; exit 1; }
+jq -e '.grid.error_goal == 0.3 and .summary.goal_check.goal == 0.3
+       and (.summary.goal_check | .within + .open) == .summary.noise_limited
+       and ([.cells[] | .error_bound | type == "number"] | all)' "$DIR-r2/validate.json" >/dev/null \
+  || { echo "--error-goal not applied"; jq '.summary.goal_check' "$DIR-r2/validate.json"; exit 1; }
 echo "validate loopback OK"; grep -A3 "^scheme" "$DIR/validate.txt"
