@@ -3,6 +3,8 @@
 #include "validate/report.h"
 #include "validate/validate.h"
 
+#include "round_cells.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,32 +14,9 @@
 namespace gcu::validate {
 namespace {
 
-// A cell whose rounds measured `rounds_s` (10 iterations at each value), predicted
-// `predicted_s`, with the calibration's p10-p90 `calibration` wide; statistics as validate
-// computes them.
+// The cells of the rounds-plan tests (round_cells.h): rounds, a prediction, calibration noise.
 CellResult goal_cell(const std::vector<double>& rounds_s, double predicted_s, double calibration = 0) {
-  CellResult c;
-  c.ok = true;
-  c.cell.scheme = "none";
-  c.cell.link = parse_link("1gbit");
-  c.predicted[size_t(Component::Total)] = predicted_s;
-  for (double v : rounds_s) {
-    for (int i = 0; i < 10; ++i) {
-      Breakdown b{};
-      b[size_t(Component::Total)] = v;
-      c.samples.push_back(b);
-    }
-    c.round_values.push_back(v);
-    c.round_ids.push_back(int(c.round_ids.size()));
-  }
-  c.rounds = int(rounds_s.size());
-  if (calibration > 0) {
-    c.calibration_draws = 200;
-    c.predicted_p10 = predicted_s * (1 - calibration / 2);
-    c.predicted_p90 = predicted_s * (1 + calibration / 2);
-  }
-  compute_stats(c, "mean");
-  return c;
+  return round_cells::cell_with_rounds(rounds_s, predicted_s, calibration);
 }
 
 TEST(GoalCheck, BoundIsErrorPlusHalfTheNoiseInterval) {

@@ -2,6 +2,8 @@
 // grid's plan (validate.h: rounds_to_count, plan_rounds).
 #include "validate/validate.h"
 
+#include "round_cells.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,32 +12,7 @@
 namespace gcu::validate {
 namespace {
 
-// A cell with one round per value (10 iterations at exactly that value each), predicted
-// `predicted_s`, its statistics computed as validate computes them.
-CellResult cell_with_rounds(const std::vector<double>& rounds_s, double predicted_s, double calibration = 0) {
-  CellResult c;
-  c.ok = true;
-  c.cell.scheme = "none";
-  c.predicted[size_t(Component::Total)] = predicted_s;
-  for (double v : rounds_s) {
-    for (int i = 0; i < 10; ++i) {
-      Breakdown b{};
-      b[size_t(Component::Total)] = v;
-      c.samples.push_back(b);
-    }
-    c.round_values.push_back(v);
-    c.round_ids.push_back(int(c.round_ids.size()));
-  }
-  c.rounds = int(rounds_s.size());
-  if (calibration > 0) {  // the predicted total's p10-p90 over redrawn calibrations
-    c.calibration_draws = 200;
-    c.predicted_p10 = predicted_s * (1 - calibration / 2);
-    c.predicted_p90 = predicted_s * (1 + calibration / 2);
-  }
-  compute_stats(c, "mean");
-  EXPECT_NEAR(c.calibration_uncertainty, calibration, 1e-12);
-  return c;
-}
+using round_cells::cell_with_rounds;
 
 double scale(int n) { return student_t90(n - 1) / std::sqrt(double(n)); }
 
