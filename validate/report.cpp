@@ -239,7 +239,8 @@ std::string format_csv(const Report& r) {
         << num(c.speed.value, "%.6g") << "," << num(c.speed.error, "%.6g") << "," << num(c.speed.uncertainty, "%.6g");
     else
       o << ",,,,,,";
-    o << "," << (std::isfinite(error_bound(c)) ? num(error_bound(c), "%.6g") : "") << "," << csvq(c.message) << "\n";
+    const double bound = error_bound(c);
+    o << "," << (std::isfinite(bound) ? num(bound, "%.6g") : "") << "," << csvq(c.message) << "\n";
   }
   return o.str();
 }

@@ -14,8 +14,8 @@
 
 namespace gcu::validate {
 
-// By cell id: the load average and involuntary context switches of an earlier run.
-// --reuse: what the logs do not hold, from the earlier report (load, context switches, wall time).
+// --reuse: what the logs do not hold, from the earlier report, by cell id: the load
+// average, involuntary context switches and wall time of the earlier run.
 struct PriorCell {
   double load = 0;
   long nivcsw = -1;

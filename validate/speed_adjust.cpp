@@ -16,6 +16,8 @@ double CellResult::judged_error() const {
 
 double CellResult::judged_uncertainty() const { return speed.applied ? speed.uncertainty : uncertainty; }
 
+double CellResult::judged_noise() const { return std::hypot(judged_uncertainty(), calibration_uncertainty); }
+
 namespace {
 
 // Every round of the cell has a finite, positive reference and value.
@@ -170,7 +172,7 @@ void apply_speed_adjustment(std::vector<CellResult>& cells, const std::string& s
         f != fit.end() && f->second.second > 0 ? std::clamp(f->second.first / f->second.second, 0.0, 2.0) : 1.0;
     if (use[i]) adjust_cell(c, groups.at(group_key(c)), statistic);
     const double e = c.judged_error();
-    c.noise_limited = std::isfinite(e) && std::hypot(c.judged_uncertainty(), c.calibration_uncertainty) > std::abs(e);
+    c.noise_limited = std::isfinite(e) && c.judged_noise() > std::abs(e);
   }
 }
 

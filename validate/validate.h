@@ -141,6 +141,9 @@ struct CellResult {
   // speed-adjusted ones when the adjustment applied, else the raw ones.
   double judged_error() const;
   double judged_uncertainty() const;
+  // hypot(judged uncertainty, calibration_uncertainty): the width of the judged error's 80%
+  // interval, measurement and calibration together; the noise test compares it with |error|.
+  double judged_noise() const;
 };
 
 // |error| of the total over a group of ok cells (one scheme, or one link).
