@@ -210,6 +210,7 @@ nlohmann::ordered_json run_record(const PilotOptions& o, const Workers& w, const
   run["relative_error"] = f.rel.value_or(0.0);
   run["relative_error_scale_optimal"] = f.rel_opt.value_or(0.0);
   run["error_feedback"] = w.ef;
+  if (o.branch_at > 0) run["branch_at"] = o.branch_at;
   return run;
 }
 
@@ -233,17 +234,28 @@ void run_pilot(const PilotOptions& o, const std::string& spec_in, uint64_t seed,
   Sums s;
   bool diverged = false;
   int last = 0;
+  const int b = std::max(0, o.branch_at);
   evaluate(*net, task, o, w.spec, seed, 0, figures(o, w.p, s), sink);
-  for (int it = 1; it <= o.iterations; ++it) {
+  for (int it = 1; it <= b + o.iterations; ++it) {
     const double lr = o.warmup > 0 ? o.lr * std::min(1.0, double(it) / o.warmup) : o.lr;
     for (auto& g : opt.param_groups()) static_cast<torch::optim::SGDOptions&>(g.options()).lr(lr);
     worker_gradients(*net, opt, params, data, w);
     add_noise_scale(w, s);
+    if (it <= b) {  // the baseline's step up to the branch point: the workers' plain mean
+      load_gradient(params, w.mean);
+      opt.step();
+      last = it;
+      if (it == b) {  // the branch point: its evaluation, and the figures from here on
+        s = Sums{};
+        evaluate(*net, task, o, w.spec, seed, it, figures(o, w.p, s), sink);
+      }
+      continue;
+    }
     compressed_step(w, group, s);
     load_gradient(params, w.grads[0]);
     opt.step();
     last = it;
-    if (is_eval_iteration(it, o.eval_resolution)) {
+    if (is_eval_iteration(it - b, o.eval_resolution)) {
       const double loss = evaluate(*net, task, o, w.spec, seed, it, figures(o, w.p, s), sink);
       if (!std::isfinite(loss)) {
         diverged = true;
@@ -276,6 +288,8 @@ void check_pilot_options(const PilotOptions& o) {
   if (o.workers < 2) throw std::invalid_argument("pilot: need >= 2 workers (the noise-scale estimator), got " + std::to_string(o.workers));
   if (o.seeds.empty() || o.schemes.empty() || o.iterations < 1)
     throw std::invalid_argument("pilot: need schemes, seeds and iterations >= 1");
+  if (o.branch_at < 0)
+    throw std::invalid_argument("pilot: --branch-at " + std::to_string(o.branch_at) + " must be >= 0");
 }
 
 nlohmann::ordered_json pilot_config_record(const PilotOptions& o) {
@@ -286,6 +300,7 @@ nlohmann::ordered_json pilot_config_record(const PilotOptions& o) {
                              {"momentum", o.momentum}, {"warmup", o.warmup}, {"eval_resolution", o.eval_resolution},
                              {"eval_samples", o.eval_samples}};
   if (o.stop_loss) cfg["stop_loss"] = *o.stop_loss;
+  if (o.branch_at > 0) cfg["branch_at"] = o.branch_at;
   return cfg;
 }
 

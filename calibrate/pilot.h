@@ -46,6 +46,13 @@ struct PilotOptions {
   double eval_resolution = 0.04;        // relative spacing of evaluations (is_eval_iteration)
   int eval_samples = 1000;              // the fixed held-out subset
   std::optional<double> stop_loss;      // stop a run once its held-out loss is <= this
+  // A late pilot (a branch): every run first trains the baseline's step (the workers'
+  // plain mean, no compression) for branch_at iterations, then the scheme for
+  // `iterations` more from that state. Evaluations from the branch point on (spaced as
+  // is_eval_iteration over the iterations since it); the noise scale and the scheme's
+  // error over the branch only. 0: a pilot from the start. What it is for: schemes whose
+  // pace changes after an early pilot (docs/validation-tta.md, "Late pilots").
+  int branch_at = 0;
 };
 
 // The task's default model spec.

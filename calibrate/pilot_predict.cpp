@@ -4,7 +4,9 @@
 #include "compressors/registry.h"
 #include "model/progress_fit.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -33,17 +35,28 @@ struct Runs {
 
 Json opt_num(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); }
 
-// The eval and run records grouped by scheme, schemes in order of first appearance.
+// The eval and run records grouped by scheme, schemes in order of first appearance; the
+// late pilots' run records (after a config with branch_at > 0) apart: scheme -> branch
+// point -> each seed's relative error over the branch.
 struct Pilots {
   std::map<std::string, Runs> by;
   std::vector<std::string> order;
+  std::map<std::string, std::map<int, std::vector<double>>> late;
 };
 
 Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
   Pilots pl;
+  int branch_at = 0;  // of the latest config record: its runs are late pilots
   for (const auto& r : records) {
     const std::string type = r.at("type").get<std::string>();
+    if (type == "config") branch_at = r.value("branch_at", 0);
     if (type != "eval" && type != "run") continue;
+    if (branch_at > 0) {
+      if (type == "run" && r.contains("relative_error") && r["relative_error"].is_number() &&
+          std::isfinite(r["relative_error"].get<double>()))
+        pl.late[r.at("scheme").get<std::string>()][branch_at].push_back(r["relative_error"].get<double>());
+      continue;
+    }
     const std::string spec = r.at("scheme").get<std::string>();
     if (!pl.by.count(spec)) pl.order.push_back(spec);
     Runs& x = pl.by[spec];
@@ -217,6 +230,39 @@ void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int 
   }
 }
 
+// The late pilots' correction (PilotPredictOptions::late) of a multiplier-basis estimate
+// with T_0 known: the branch point closest to T_0 / 2 below T_0, and the scheme's mean
+// relative error there against the pilot's `w`. Adds a "late" object and a note; the
+// interval scales with the estimate.
+void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, double w, double max_multiplier) {
+  const Json& t0j = j.at("baseline_iterations");
+  if (!t0j.is_number() || !j.at("iterations").is_number() || j.at("basis") != "pilot-multiplier") return;
+  const double t0 = t0j.get<double>(), est = j["iterations"].get<double>();
+  if (!(t0 > 0) || !(est > 0) || !std::isfinite(w) || !(w > 1e-6)) return;
+  int at = 0;
+  for (const auto& [b, errs] : branches)
+    if (b < t0 && !errs.empty() && (at == 0 || std::abs(b - t0 / 2) < std::abs(at - t0 / 2))) at = b;
+  if (at == 0) return;
+  double e = 0;
+  for (double x : branches.at(at)) e += x / branches.at(at).size();
+  const double rho = est / t0, ratio = e / w;
+  const double rho_late = std::clamp(1 + (rho - 1) * ratio, 1.0 / max_multiplier, max_multiplier);
+  const double adjusted = est + (rho_late - rho) * (t0 - at);
+  if (!(adjusted > 0) || !std::isfinite(adjusted)) return;
+  const double f = adjusted / est;
+  j["iterations"] = adjusted;
+  j["multiplier"] = adjusted / t0;
+  if (j.at("interval").is_array()) j["interval"] = Json::array({j["interval"][0].get<double>() * f, j["interval"][1].get<double>() * f});
+  j["late"] = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
+               {"multiplier_late", rho_late}, {"seeds", branches.at(at).size()}};
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's; the "
+                "multiplier after it %.3g (the pilot's %.3g)",
+                at, e, ratio, rho_late, rho);
+  j["evidence"].push_back(buf);
+}
+
 }  // namespace
 
 Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
@@ -244,6 +290,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     model::ProgressPrediction p = predict_at(its);
     require_stable(p, its, o.stable_looks, predict_at);
     out[spec] = prediction_json(p, w, its, s.evals.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
+    if (o.late && pl.late.count(spec)) apply_late(out[spec], pl.late.at(spec), w, o.max_multiplier);
   }
   return out;
 }

@@ -47,6 +47,14 @@ struct PilotPredictOptions {
   // pilot's own decision only. Default 3: the pilot and its two shorter prefixes
   // (docs/model.md §4.2, docs/validation-tta.md "Decisions stable under the pilot's length").
   int stable_looks = 3;
+  // Late pilots (records of `gcu pilot run --branch-at N` among the inputs): each scheme
+  // on from the baseline's state at iteration N. Their relative error against the pilot's
+  // rescales a multiplier-basis estimate's excess for the iterations after N (the branch
+  // point among them closest to T_0/2, below T_0): rho_late = 1 + (rho - 1) e_late /
+  // e_pilot, iterations = rho T_0 + (rho_late - rho)(T_0 - N). What it is for: PowerSGD's
+  // error falls during a pilot (warm-started factors converge) and grows later in
+  // training (docs/validation-tta.md, "Late pilots"). off: late records are ignored.
+  bool late = true;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}

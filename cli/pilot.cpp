@@ -36,6 +36,7 @@ struct PilotPredictCli {
   std::string profile, write_profile;
   std::vector<double> extrapolation_sigma{o.extrapolation_sigma_lo, o.extrapolation_sigma_hi};
   std::string biased_rule = "on";
+  std::string late = "on";
   std::string one_seed_term = "on";
 };
 
@@ -78,6 +79,10 @@ void setup_pilot(CLI::App& app) {
   r->add_option("--lr", o.lr, "SGD learning rate")->capture_default_str();
   r->add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
   r->add_option("--warmup", o.warmup, "Linear warm-up iterations")->capture_default_str();
+  r->add_option("--branch-at", o.branch_at,
+                "A late pilot: train the baseline's step (plain mean) for N iterations, then each scheme "
+                "for --iterations more from that state (0: from the start)")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   r->add_option("--eval-resolution", o.eval_resolution, "Relative spacing of evaluations")->capture_default_str();
   r->add_option("--eval-samples", o.eval_samples, "Size of the fixed held-out subset")->capture_default_str();
   r->add_option("--stop-loss", run->stop_loss, "Stop a run once its held-out loss is <= this (0: never)");
@@ -162,6 +167,11 @@ void setup_pilot(CLI::App& app) {
                 "A reaches / never must also be the decision of the pilot's prefixes ending 1 .. N-1 "
                 "evaluations earlier, or it is 'uncertain' (evidence: unstable); 1: the pilot's own decision")
       ->check(CLI::Range(1, 20))->capture_default_str();
+  p->add_option("--late", pred->late,
+                "on: records of late pilots (gcu pilot run --branch-at N) among the inputs rescale a "
+                "multiplier's excess after N by the scheme's relative error there against the pilot's; off: "
+                "they are ignored (docs/model.md 4.2)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {
@@ -169,6 +179,7 @@ void setup_pilot(CLI::App& app) {
     pred->o.extrapolation_sigma_lo = pred->extrapolation_sigma.at(0);
     pred->o.extrapolation_sigma_hi = pred->extrapolation_sigma.at(1);
     pred->o.biased_rule = pred->biased_rule == "on";
+    pred->o.late = pred->late == "on";
     pred->o.one_seed_term = pred->one_seed_term == "on";
     if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;

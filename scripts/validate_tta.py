@@ -74,8 +74,11 @@ def separate_pilots(path, cfg, schemes, seeds, cv):
             (r["type"] in ("eval", "run") and r["scheme"] in schemes and r["seed"] in seeds)]
     truth = {(s, x): dict(pts) for s in schemes for x, pts in cv[s].items()}
     diff = 0.0
+    branch_at = 0  # late pilots (gcu pilot run --branch-at) follow the baseline to their branch point
     for r in recs:
-        if r["type"] == "eval" and r["loss"] is not None:
+        if r["type"] == "config":
+            branch_at = r.get("branch_at", 0)
+        if r["type"] == "eval" and r["loss"] is not None and not branch_at:
             ref = truth.get((r["scheme"], r["seed"]), {}).get(r["iteration"])
             if ref is not None:
                 diff = max(diff, abs(ref - r["loss"]))

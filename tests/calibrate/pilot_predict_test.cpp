@@ -97,6 +97,59 @@ TEST(PilotPredict, TruncatedPilotUsesItsOwnRunningFigures) {
   EXPECT_DOUBLE_EQ(t["qsgd"]["relative_error"].get<double>(), 0.0);
 }
 
+// Late pilots (records after a config with branch_at): the scheme's relative error there
+// against the pilot's rescales the multiplier's excess after the branch point closest to
+// T_0 / 2 (below T_0); the interval scales with the estimate; off, or no branch below
+// T_0, or the lag basis (the baseline): as without them.
+TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, "ef(topk:k=0.01)", 1.5);
+  for (auto& e : r)
+    if (e["type"] == "run" && e["scheme"] == "ef(topk:k=0.01)") e["relative_error"] = 0.2;
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  const auto before = predict_from_pilots(r, o)["ef(topk:k=0.01)"];
+  ASSERT_EQ(before["basis"], "pilot-multiplier");
+  const double rho = before["iterations"].get<double>() / 3000;
+  const auto late_runs = [&](int branch_at, double err) {
+    r.push_back({{"type", "config"}, {"branch_at", branch_at}});
+    for (int seed = 1; seed <= 3; ++seed) {
+      r.push_back({{"type", "eval"}, {"scheme", "ef(topk:k=0.01)"}, {"seed", seed}, {"iteration", branch_at + 10},
+                   {"loss", 5.0}, {"accuracy", 0.1}, {"relative_error", err}});  // not a pilot point
+      r.push_back({{"type", "run"}, {"scheme", "ef(topk:k=0.01)"}, {"seed", seed}, {"relative_error", err},
+                   {"branch_at", branch_at}});
+      r.push_back({{"type", "run"}, {"scheme", "none"}, {"seed", seed}, {"relative_error", 0.0}, {"branch_at", branch_at}});
+    }
+  };
+  late_runs(3500, 0.9);  // beyond T_0: never used
+  EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"], before);
+  late_runs(1200, 0.6);  // x3 the pilot's error, 300 from T_0 / 2
+  late_runs(400, 0.1);   // farther from T_0 / 2
+  const auto t = predict_from_pilots(r, o);
+  const auto& k = t["ef(topk:k=0.01)"];
+  ASSERT_TRUE(k.contains("late")) << k.dump();
+  EXPECT_EQ(k["late"]["branch_at"], 1200);
+  EXPECT_NEAR(k["late"]["error_ratio"].get<double>(), 3.0, 1e-12);
+  const double rho_late = 1 + (rho - 1) * 3;
+  EXPECT_NEAR(k["late"]["multiplier_late"].get<double>(), rho_late, 1e-9);
+  EXPECT_NEAR(k["iterations"].get<double>(), rho * 3000 + (rho_late - rho) * (3000 - 1200), 1e-6);
+  const double f = k["iterations"].get<double>() / before["iterations"].get<double>();
+  EXPECT_NEAR(k["interval"][0].get<double>(), before["interval"][0].get<double>() * f, 1e-6);
+  EXPECT_NEAR(k["interval"][1].get<double>(), before["interval"][1].get<double>() * f, 1e-6);
+  EXPECT_NE(k["evidence"].back().get<std::string>().find("late pilot"), std::string::npos);
+  EXPECT_EQ(k["status"], before["status"]);
+  EXPECT_FALSE(t["none"].contains("late"));  // no error, lag basis
+  o.late = false;
+  EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"], before);
+  // A branch point at or above T_0 is never used: with T_0 = 1000 only the one at 400.
+  o.late = true;
+  o.target = l0(1000);
+  o.baseline_iterations = 1000;
+  EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"]["late"]["branch_at"], 400);
+}
+
 TEST(PilotPredict, MissingBaselineOrSeedIsAnError) {
   std::vector<nlohmann::json> r;
   add_runs(r, "qsgd", 1.2);

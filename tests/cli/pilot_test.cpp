@@ -64,6 +64,49 @@ TEST(PilotCli, EvalRecordsCarryTheRunningFiguresAndPredictUsesThem) {
   fs::remove_all(dir);
 }
 
+// A late pilot (--branch-at N): every scheme follows the baseline's step to N (the same
+// state at N whatever the scheme), then its own for --iterations more; the evaluations
+// start at N, the relative error covers the branch only, and the records say where it
+// branched. A negative branch point is refused before the output is written.
+TEST(PilotCli, LatePilotBranchesFromTheBaselinesState) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "gcu built without LibTorch: no pilot subcommand";
+  const fs::path dir = fs::temp_directory_path() / ("gcu_pilot_late_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string runs = (dir / "late.jsonl").string();
+  const Result r = gcu("pilot run -o '" + runs + "' --schemes 'none;signsgd' --seeds 1 --branch-at 6 --iterations 4 --eval-samples 100");
+  ASSERT_EQ(r.rc, 0) << r.out.substr(0, 2000);
+  std::istringstream in(slurp(runs));
+  std::string line;
+  std::map<std::string, std::map<int, json>> evals;
+  std::map<std::string, json> run;
+  while (std::getline(in, line)) {
+    const json j = json::parse(line);
+    if (j["type"] == "config") EXPECT_EQ(j["branch_at"], 6) << line;
+    if (j["type"] == "eval") evals[j["scheme"]][j["iteration"].get<int>()] = j;
+    if (j["type"] == "run") run[j["scheme"]] = j;
+  }
+  ASSERT_EQ(evals.size(), 2u);
+  for (const auto& [spec, ev] : evals) {
+    std::set<int> its;
+    for (const auto& [i, e] : ev) its.insert(i);
+    EXPECT_EQ(its, (std::set<int>{0, 6, 7, 8, 9, 10})) << spec;  // the start, then the branch
+    EXPECT_EQ(run.at(spec)["iterations"], 10);
+    EXPECT_EQ(run.at(spec)["branch_at"], 6);
+  }
+  // The same state at the branch point; signSGD's own steps after it.
+  EXPECT_DOUBLE_EQ(evals["none"][6]["loss"].get<double>(), evals["signsgd"][6]["loss"].get<double>());
+  EXPECT_NE(evals["none"][10]["loss"].get<double>(), evals["signsgd"][10]["loss"].get<double>());
+  EXPECT_TRUE(evals["signsgd"][6]["relative_error"].is_null());  // nothing compressed before it
+  EXPECT_GT(run["signsgd"]["relative_error"].get<double>(), 0.1);
+  const std::string bad = (dir / "bad.jsonl").string();
+  const Result b = gcu("pilot run -o '" + bad + "' --schemes 'none' --seeds 1 --branch-at -3 --iterations 2");
+  EXPECT_NE(b.rc, 0);
+  EXPECT_NE(b.out.find("branch-at"), std::string::npos) << b.out;
+  EXPECT_FALSE(fs::exists(bad));
+  fs::remove_all(dir);
+}
+
 // The sequential design: the baseline runs every seed, each candidate the seeds its
 // "sequential" record lists (the first, and more only when the first said so), and
 // `gcu pilot predict` reads the file with its unequal seed counts. Bad combinations are
