@@ -234,7 +234,8 @@ void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int 
 // with T_0 known: the branch point closest to T_0 / 2 below T_0, and the scheme's mean
 // relative error there against the pilot's `w`. Adds a "late" object and a note; the
 // interval scales with the estimate.
-void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, double w, double max_multiplier) {
+void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, double w, double max_multiplier,
+                double min_ratio) {
   const Json& t0j = j.at("baseline_iterations");
   if (!t0j.is_number() || !j.at("iterations").is_number() || j.at("basis") != "pilot-multiplier") return;
   const double t0 = t0j.get<double>(), est = j["iterations"].get<double>();
@@ -246,6 +247,7 @@ void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, dou
   double e = 0;
   for (double x : branches.at(at)) e += x / branches.at(at).size();
   const double rho = est / t0, ratio = e / w;
+  if (ratio < min_ratio && ratio > 1 / min_ratio) return;
   const double rho_late = std::clamp(1 + (rho - 1) * ratio, 1.0 / max_multiplier, max_multiplier);
   const double adjusted = est + (rho_late - rho) * (t0 - at);
   if (!(adjusted > 0) || !std::isfinite(adjusted)) return;
@@ -290,7 +292,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     model::ProgressPrediction p = predict_at(its);
     require_stable(p, its, o.stable_looks, predict_at);
     out[spec] = prediction_json(p, w, its, s.evals.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
-    if (o.late && pl.late.count(spec)) apply_late(out[spec], pl.late.at(spec), w, o.max_multiplier);
+    if (o.late && pl.late.count(spec)) apply_late(out[spec], pl.late.at(spec), w, o.max_multiplier, o.late_min_ratio);
   }
   return out;
 }

@@ -55,6 +55,10 @@ struct PilotPredictOptions {
   // error falls during a pilot (warm-started factors converge) and grows later in
   // training (docs/validation-tta.md, "Late pilots"). off: late records are ignored.
   bool late = true;
+  // Only an error ratio beyond this (either way: e_late / w > r or < 1/r) rescales; closer
+  // to 1 is the seeds' noise (three seeds of one late pilot spread by ~10% in ln) and
+  // leaves the pilot's estimate as it is. 1: every ratio.
+  double late_min_ratio = 1.5;
 };
 
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}

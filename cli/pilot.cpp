@@ -172,6 +172,10 @@ void setup_pilot(CLI::App& app) {
                 "multiplier's excess after N by the scheme's relative error there against the pilot's; off: "
                 "they are ignored (docs/model.md 4.2)")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  p->add_option("--late-min-ratio", pred->o.late_min_ratio,
+                "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
+                "(closer: the seeds' noise); 1: always")
+      ->check(CLI::Range(1.0, 100.0))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {

@@ -3,6 +3,8 @@
 
   validate_tta.py targets BASELINE.jsonl T_FULL      -> targets JSON on stdout
   validate_tta.py pilot-length OUT_DIR               -> the longest pilot the protocol needs (iterations)
+  validate_tta.py late-branches OUT_DIR              -> "BRANCH ITERATIONS" per target: the late pilots
+                                                        (gcu pilot run --branch-at) at T_0/2
   validate_tta.py truth-noise OUT_DIR [--timing VALIDATE_JSON]... [--draws N] [--more-runs DIR]...
                                                      -> OUT_DIR/truth-noise.{json,md}: the goals' ceilings
                                                         under the ground truth's seed noise (tta_noise.py)
@@ -48,6 +50,16 @@ def protocol_pilot_length(out):
     if not reached:
         sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
     return longest_pilot(reached)[0]
+
+
+def late_branches(out):
+    """Late pilots the protocol runs (late-branches): per reached target, the branch point
+    round(T_0 / 2) and the 10% pilot's length, as "BRANCH ITERATIONS" lines."""
+    cv = curves(ground_truth(out))
+    if "none" not in cv:
+        sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
+    reached = reached_targets(cv, load_targets(out))
+    return sorted({(int(round(t0 / 2)), pilot_length(max(PILOT_FRACTIONS), t0)) for _, t0 in reached})
 
 
 def separate_pilots(path, cfg, schemes, seeds, cv):
@@ -340,6 +352,9 @@ if __name__ == "__main__":
     t.add_argument("t_full", type=float)
     pl = sub.add_parser("pilot-length", help="the longest pilot (iterations) the protocol's targets need")
     pl.add_argument("out")
+    lb = sub.add_parser("late-branches", help="the late pilots (gcu pilot run --branch-at) the protocol runs: "
+                                              "'BRANCH ITERATIONS' per target (T_0/2, the 10%% pilot's length)")
+    lb.add_argument("out")
     m = sub.add_parser("summary", help="score the predictions of a protocol directory")
     m.add_argument("out")
     m.add_argument("--gcu", default="build/cli/gcu")
@@ -379,6 +394,9 @@ if __name__ == "__main__":
         json.dump(targets(a.baseline, a.t_full), sys.stdout, indent=1)
     elif a.cmd == "pilot-length":
         print(protocol_pilot_length(a.out))
+    elif a.cmd == "late-branches":
+        for b, n in late_branches(a.out):
+            print(b, n)
     elif a.cmd == "truth-noise":
         try:
             truth_noise(a.out, a.timing, a.draws, a.more_runs)

@@ -17,7 +17,7 @@
 #   6. and truth-noise.json: what the ground truth's own seed noise allows any predictor
 #      (docs/validation-tta.md, "The ground truth's noise").
 # Environment: TASK (fashion-mnist | fortunes), SCHEMES (';'), SEEDS (','), T_FULL, CAP,
-# LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), OUT (directory),
+# LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), LATE (1: late pilots too), OUT (directory),
 # GCU (binary). Cost: (schemes x seeds) runs of <= CAP x T_FULL iterations each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,7 @@ BATCH=${BATCH:-32}
 WORKERS=${WORKERS:-2}
 EVAL_SAMPLES=${EVAL_SAMPLES:-500}
 JOBS=${JOBS:-2}
+LATE=${LATE:-0}
 OUT=${OUT:-data/validation/tta-$TASK}
 GCU=${GCU:-build/cli/gcu}
 export OMP_NUM_THREADS=1
@@ -64,8 +65,23 @@ if [ ! -s "$OUT/pilots.jsonl" ] || ! grep -q '"type":"run"' "$OUT/pilots.jsonl";
   "$GCU" pilot run "${common[@]}" --schemes "none;$SCHEMES" --iterations "$plen" -o "$OUT/pilots.jsonl"
 fi
 
+# 3b. with LATE=1, late pilots: every scheme from the baseline's state at T_0/2 of each
+#     target, for that target's 10% pilot length (docs/validation-tta.md, "Late pilots");
+#     gcu pilot predict reads them beside the pilots
+pilots="$OUT/pilots.jsonl"
+if [ "$LATE" = 1 ]; then
+  while read -r branch len; do
+    f="$OUT/late-$branch.jsonl"
+    if [ ! -s "$f" ] || [ "$(grep -c '"type":"run"' "$f")" -lt "$(( $(echo "none;$SCHEMES" | tr ';' '\n' | wc -l) * $(echo "$SEEDS" | tr ',' '\n' | wc -l) ))" ]; then
+      "$GCU" pilot run "${common[@]}" --schemes "none;$SCHEMES" --branch-at "$branch" --iterations "$len" -o "$f"
+    fi
+  done < <(python3 scripts/validate_tta.py late-branches "$OUT")
+  cat "$OUT/pilots.jsonl" "$OUT"/late-*.jsonl > "$OUT/pilots-late.jsonl"
+  pilots="$OUT/pilots-late.jsonl"
+fi
+
 # 4 + 5. predictions and the summary
-python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$OUT/pilots.jsonl"
+python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$pilots"
 # 6. the ground truth's own ceilings (iterations only; pass a gcu validate grid of the same
 #    model, ranks and batch with `validate_tta.py truth-noise OUT --timing` for seconds)
 python3 scripts/validate_tta.py truth-noise "$OUT"

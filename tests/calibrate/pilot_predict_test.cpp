@@ -148,6 +148,14 @@ TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
   o.target = l0(1000);
   o.baseline_iterations = 1000;
   EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"]["late"]["branch_at"], 400);
+  // An error ratio within late_min_ratio (default 1.5) of 1 is the seeds' noise: kept as
+  // the pilot's; with 1, every ratio rescales.
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  late_runs(1500, 0.24);  // x1.2, at T_0 / 2
+  EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"], before);
+  o.late_min_ratio = 1;
+  EXPECT_NEAR(predict_from_pilots(r, o)["ef(topk:k=0.01)"]["late"]["error_ratio"].get<double>(), 1.2, 1e-12);
 }
 
 TEST(PilotPredict, MissingBaselineOrSeedIsAnError) {
