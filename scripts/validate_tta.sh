@@ -17,7 +17,8 @@
 #   6. and truth-noise.json: what the ground truth's own seed noise allows any predictor
 #      (docs/validation-tta.md, "The ground truth's noise").
 # Environment: TASK (fashion-mnist | fortunes), SCHEMES (';'), SEEDS (','), T_FULL, CAP,
-# LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), LATE (1: late pilots too), OUT (directory),
+# LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), LATE (1: late pilots too) and
+# LATE_SEEDS (their seeds, default SEEDS; one seed scored the same), OUT (directory),
 # GCU (binary). Cost: (schemes x seeds) runs of <= CAP x T_FULL iterations each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +33,7 @@ WORKERS=${WORKERS:-2}
 EVAL_SAMPLES=${EVAL_SAMPLES:-500}
 JOBS=${JOBS:-2}
 LATE=${LATE:-0}
+LATE_SEEDS=${LATE_SEEDS:-$SEEDS}
 OUT=${OUT:-data/validation/tta-$TASK}
 GCU=${GCU:-build/cli/gcu}
 export OMP_NUM_THREADS=1
@@ -72,8 +74,9 @@ pilots="$OUT/pilots.jsonl"
 if [ "$LATE" = 1 ]; then
   while read -r branch len; do
     f="$OUT/late-$branch.jsonl"
-    if [ ! -s "$f" ] || [ "$(grep -c '"type":"run"' "$f")" -lt "$(( $(echo "none;$SCHEMES" | tr ';' '\n' | wc -l) * $(echo "$SEEDS" | tr ',' '\n' | wc -l) ))" ]; then
-      "$GCU" pilot run "${common[@]}" --schemes "none;$SCHEMES" --branch-at "$branch" --iterations "$len" -o "$f"
+    if [ ! -s "$f" ] || [ "$(grep -c '"type":"run"' "$f")" -lt "$(( $(echo "none;$SCHEMES" | tr ';' '\n' | wc -l) * $(echo "$LATE_SEEDS" | tr ',' '\n' | wc -l) ))" ]; then
+      "$GCU" pilot run --task "$TASK" --seeds "$LATE_SEEDS" --workers "$WORKERS" --batch-size "$BATCH" --lr "$LR" \
+        --eval-samples "$EVAL_SAMPLES" --threads 1 --schemes "none;$SCHEMES" --branch-at "$branch" --iterations "$len" -o "$f"
     fi
   done < <(python3 scripts/validate_tta.py late-branches "$OUT")
   cat "$OUT/pilots.jsonl" "$OUT"/late-*.jsonl > "$OUT/pilots-late.jsonl"
