@@ -4,7 +4,7 @@
 # pilots from the baseline at T_0/2 of the harder target, predicted by this build's
 # `gcu pilot predict` at that target's 10% pilot and measured T_0. PowerSGD rank 4's
 # error at the branch is >= 2x its pilot's, so its estimate rises toward the measured
-# iterations (1089 and 1010; 610 and 574 without the late pilots) and stays below them;
+# iterations (1089 and 1010; 610 and 635 without the late pilots) and stays below them;
 # a scheme whose error moved by less than 1.5x (THC, ef(topk)) keeps its estimate, QSGD
 # (its error fell, but its multiplier is ~1) moves by < 1%; --late off gives the pilots'
 # own. ~10 s.
