@@ -230,14 +230,15 @@ void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int 
   }
 }
 
-// The late pilots' correction (PilotPredictOptions::late) of a multiplier-basis estimate
-// with T_0 known: the branch point closest to T_0 / 2 below T_0, and the scheme's mean
-// relative error there against the pilot's `w`. Adds a "late" object and a note; the
-// interval scales with the estimate.
+// The late pilots' correction (PilotPredictOptions::late) of an estimate with T_0 known:
+// the branch point closest to T_0 / 2 below T_0, and the scheme's mean relative error
+// there against the pilot's `w`. A multiplier-basis estimate off par (|rho - 1| >= 0.05)
+// is rescaled, its interval with it; one on par (or the lag basis) whose error grew gets
+// only a note: no excess to rescale, its later pace is not known. Adds a "late" object.
 void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, double w, double max_multiplier,
                 double min_ratio) {
   const Json& t0j = j.at("baseline_iterations");
-  if (!t0j.is_number() || !j.at("iterations").is_number() || j.at("basis") != "pilot-multiplier") return;
+  if (!t0j.is_number() || !j.at("iterations").is_number()) return;
   const double t0 = t0j.get<double>(), est = j["iterations"].get<double>();
   if (!(t0 > 0) || !(est > 0) || !std::isfinite(w) || !(w > 1e-6)) return;
   int at = 0;
@@ -248,6 +249,19 @@ void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, dou
   for (double x : branches.at(at)) e += x / branches.at(at).size();
   const double rho = est / t0, ratio = e / w;
   if (ratio < min_ratio && ratio > 1 / min_ratio) return;
+  char buf[320];
+  if (j.at("basis") != "pilot-multiplier" || std::abs(rho - 1) < 0.05) {
+    if (ratio < min_ratio) return;  // an error that fell, on par: nothing to say
+    j["late"] = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
+                 {"rescaled", false}, {"seeds", branches.at(at).size()}};
+    std::snprintf(buf, sizeof buf,
+                  "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's, but the "
+                  "pilot sees the scheme on par with the baseline (no excess to rescale): its pace after "
+                  "iteration %d is not known",
+                  at, e, ratio, at);
+    j["evidence"].push_back(buf);
+    return;
+  }
   const double rho_late = std::clamp(1 + (rho - 1) * ratio, 1.0 / max_multiplier, max_multiplier);
   const double adjusted = est + (rho_late - rho) * (t0 - at);
   if (!(adjusted > 0) || !std::isfinite(adjusted)) return;
@@ -256,8 +270,7 @@ void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, dou
   j["multiplier"] = adjusted / t0;
   if (j.at("interval").is_array()) j["interval"] = Json::array({j["interval"][0].get<double>() * f, j["interval"][1].get<double>() * f});
   j["late"] = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
-               {"multiplier_late", rho_late}, {"seeds", branches.at(at).size()}};
-  char buf[256];
+               {"multiplier_late", rho_late}, {"rescaled", true}, {"seeds", branches.at(at).size()}};
   std::snprintf(buf, sizeof buf,
                 "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's; the "
                 "multiplier after it %.3g (the pilot's %.3g)",

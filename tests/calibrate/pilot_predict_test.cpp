@@ -140,7 +140,8 @@ TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
   EXPECT_NEAR(k["interval"][1].get<double>(), before["interval"][1].get<double>() * f, 1e-6);
   EXPECT_NE(k["evidence"].back().get<std::string>().find("late pilot"), std::string::npos);
   EXPECT_EQ(k["status"], before["status"]);
-  EXPECT_FALSE(t["none"].contains("late"));  // no error, lag basis
+  EXPECT_EQ(k["late"]["rescaled"], true);
+  EXPECT_FALSE(t["none"].contains("late"));  // no error
   o.late = false;
   EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"], before);
   // A branch point at or above T_0 is never used: with T_0 = 1000 only the one at 400.
@@ -156,6 +157,26 @@ TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
   EXPECT_EQ(predict_from_pilots(r, o)["ef(topk:k=0.01)"], before);
   o.late_min_ratio = 1;
   EXPECT_NEAR(predict_from_pilots(r, o)["ef(topk:k=0.01)"]["late"]["error_ratio"].get<double>(), 1.2, 1e-12);
+  // On par in the pilot (rho = 1: no excess) with an error that grew: a note, the
+  // estimate as it was.
+  std::vector<nlohmann::json> q;
+  add_runs(q, "none", 1.0);
+  add_runs(q, "powersgd:rank=4", 1.0);
+  for (auto& e : q)
+    if (e["type"] == "run" && e["scheme"] == "powersgd:rank=4") e["relative_error"] = 0.01;
+  PilotPredictOptions po;
+  po.target = l0(3000);
+  po.baseline_iterations = 3000;
+  const auto par = predict_from_pilots(q, po)["powersgd:rank=4"];
+  q.push_back({{"type", "config"}, {"branch_at", 1500}});
+  q.push_back({{"type", "run"}, {"scheme", "powersgd:rank=4"}, {"seed", 1}, {"relative_error", 0.08}, {"branch_at", 1500}});
+  const auto noted = predict_from_pilots(q, po)["powersgd:rank=4"];
+  EXPECT_EQ(noted["iterations"], par["iterations"]);
+  EXPECT_EQ(noted["interval"], par["interval"]);
+  EXPECT_EQ(noted["status"], par["status"]);
+  EXPECT_EQ(noted["late"]["rescaled"], false);
+  EXPECT_NEAR(noted["late"]["error_ratio"].get<double>(), 8.0, 1e-9);
+  EXPECT_NE(noted["evidence"].back().get<std::string>().find("no excess to rescale"), std::string::npos);
 }
 
 TEST(PilotPredict, MissingBaselineOrSeedIsAnError) {
