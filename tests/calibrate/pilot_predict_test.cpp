@@ -101,15 +101,26 @@ TEST(PilotPredict, TruncatedPilotUsesItsOwnRunningFigures) {
 // against the pilot's rescales the multiplier's excess after the branch point closest to
 // T_0 / 2 (below T_0); the interval scales with the estimate; off, or no branch below
 // T_0, or the lag basis (the baseline): as without them.
-TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
+// The baseline and `spec` at multiplier rho, its run records' relative error `err`.
+std::vector<nlohmann::json> runs_with_error(const std::string& spec, double rho, double err) {
   std::vector<nlohmann::json> r;
   add_runs(r, "none", 1.0);
-  add_runs(r, "ef(topk:k=0.01)", 1.5);
+  add_runs(r, spec, rho);
   for (auto& e : r)
-    if (e["type"] == "run" && e["scheme"] == "ef(topk:k=0.01)") e["relative_error"] = 0.2;
+    if (e["type"] == "run" && e["scheme"] == spec) e["relative_error"] = err;
+  return r;
+}
+
+PilotPredictOptions measured_t0(double t0) {
   PilotPredictOptions o;
-  o.target = l0(3000);
-  o.baseline_iterations = 3000;
+  o.target = l0(t0);
+  o.baseline_iterations = t0;
+  return o;
+}
+
+TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
+  std::vector<nlohmann::json> r = runs_with_error("ef(topk:k=0.01)", 1.5, 0.2);
+  PilotPredictOptions o = measured_t0(3000);
   const auto before = predict_from_pilots(r, o)["ef(topk:k=0.01)"];
   ASSERT_EQ(before["basis"], "pilot-multiplier");
   const double rho = before["iterations"].get<double>() / 3000;
@@ -159,14 +170,8 @@ TEST(PilotPredict, LatePilotsRescaleTheExcessAfterTheBranch) {
   EXPECT_NEAR(predict_from_pilots(r, o)["ef(topk:k=0.01)"]["late"]["error_ratio"].get<double>(), 1.2, 1e-12);
   // On par in the pilot (rho = 1: no excess) with an error that grew: a note, the
   // estimate as it was.
-  std::vector<nlohmann::json> q;
-  add_runs(q, "none", 1.0);
-  add_runs(q, "powersgd:rank=4", 1.0);
-  for (auto& e : q)
-    if (e["type"] == "run" && e["scheme"] == "powersgd:rank=4") e["relative_error"] = 0.01;
-  PilotPredictOptions po;
-  po.target = l0(3000);
-  po.baseline_iterations = 3000;
+  std::vector<nlohmann::json> q = runs_with_error("powersgd:rank=4", 1.0, 0.01);
+  const PilotPredictOptions po = measured_t0(3000);
   const auto par = predict_from_pilots(q, po)["powersgd:rank=4"];
   q.push_back({{"type", "config"}, {"branch_at", 1500}});
   q.push_back({{"type", "run"}, {"scheme", "powersgd:rank=4"}, {"seed", 1}, {"relative_error", 0.08}, {"branch_at", 1500}});
