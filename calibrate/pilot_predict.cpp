@@ -52,9 +52,8 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
     if (type == "config") branch_at = r.value("branch_at", 0);
     if (type != "eval" && type != "run") continue;
     if (branch_at > 0) {
-      if (type == "run" && r.contains("relative_error") && r["relative_error"].is_number() &&
-          std::isfinite(r["relative_error"].get<double>()))
-        pl.late[r.at("scheme").get<std::string>()][branch_at].push_back(r["relative_error"].get<double>());
+      const double e = type == "run" ? r.value("relative_error", kNan) : kNan;
+      if (std::isfinite(e)) pl.late[r.at("scheme").get<std::string>()][branch_at].push_back(e);
       continue;
     }
     const std::string spec = r.at("scheme").get<std::string>();
@@ -241,19 +240,22 @@ void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, dou
   if (!t0j.is_number() || !j.at("iterations").is_number()) return;
   const double t0 = t0j.get<double>(), est = j["iterations"].get<double>();
   if (!(t0 > 0) || !(est > 0) || !std::isfinite(w) || !(w > 1e-6)) return;
-  int at = 0;
+  int at = 0;  // every branch point listed has at least one seed's error
   for (const auto& [b, errs] : branches)
-    if (b < t0 && !errs.empty() && (at == 0 || std::abs(b - t0 / 2) < std::abs(at - t0 / 2))) at = b;
+    if (b < t0 && (at == 0 || std::abs(b - t0 / 2) < std::abs(at - t0 / 2))) at = b;
   if (at == 0) return;
+  const std::vector<double>& errs = branches.at(at);
   double e = 0;
-  for (double x : branches.at(at)) e += x / branches.at(at).size();
+  for (double x : errs) e += x / errs.size();
   const double rho = est / t0, ratio = e / w;
   if (ratio < min_ratio && ratio > 1 / min_ratio) return;
+  Json late = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
+               {"seeds", errs.size()}};
   char buf[320];
   if (j.at("basis") != "pilot-multiplier" || std::abs(rho - 1) < 0.05) {
     if (ratio < min_ratio) return;  // an error that fell, on par: nothing to say
-    j["late"] = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
-                 {"rescaled", false}, {"seeds", branches.at(at).size()}};
+    late["rescaled"] = false;
+    j["late"] = late;
     std::snprintf(buf, sizeof buf,
                   "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's, but the "
                   "pilot sees the scheme on par with the baseline (no excess to rescale): its pace after "
@@ -269,8 +271,9 @@ void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, dou
   j["iterations"] = adjusted;
   j["multiplier"] = adjusted / t0;
   if (j.at("interval").is_array()) j["interval"] = Json::array({j["interval"][0].get<double>() * f, j["interval"][1].get<double>() * f});
-  j["late"] = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
-               {"multiplier_late", rho_late}, {"rescaled", true}, {"seeds", branches.at(at).size()}};
+  late["multiplier_late"] = rho_late;
+  late["rescaled"] = true;
+  j["late"] = late;
   std::snprintf(buf, sizeof buf,
                 "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's; the "
                 "multiplier after it %.3g (the pilot's %.3g)",

@@ -41,25 +41,26 @@ from tta_truth import (PILOT_FRACTIONS, SAME_SETTINGS, complete_runs, curves, gr
 from tta_stats import kendall, quant
 
 
-def protocol_pilot_length(out):
-    """The longest pilot the protocol directory's targets need (pilot-length)."""
+def protocol_reached(out):
+    """The targets the protocol directory's baseline reaches, with its T_0 for each."""
     cv = curves(ground_truth(out))
     if "none" not in cv:
         sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
     reached = reached_targets(cv, load_targets(out))
     if not reached:
         sys.exit("validate_tta.py: the baseline reaches none of the targets in %s" % out)
-    return longest_pilot(reached)[0]
+    return reached
+
+
+def protocol_pilot_length(out):
+    """The longest pilot the protocol directory's targets need (pilot-length)."""
+    return longest_pilot(protocol_reached(out))[0]
 
 
 def late_branches(out):
     """Late pilots the protocol runs (late-branches): per reached target, the branch point
     round(T_0 / 2) and the 10% pilot's length, as "BRANCH ITERATIONS" lines."""
-    cv = curves(ground_truth(out))
-    if "none" not in cv:
-        sys.exit("validate_tta.py: %s has no runs of the baseline 'none'" % out)
-    reached = reached_targets(cv, load_targets(out))
-    return sorted({(int(round(t0 / 2)), pilot_length(max(PILOT_FRACTIONS), t0)) for _, t0 in reached})
+    return sorted({(int(round(t0 / 2)), pilot_length(max(PILOT_FRACTIONS), t0)) for _, t0 in protocol_reached(out)})
 
 
 def separate_pilots(path, cfg, schemes, seeds, cv):

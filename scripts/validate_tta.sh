@@ -72,9 +72,10 @@ fi
 #     gcu pilot predict reads them beside the pilots
 pilots="$OUT/pilots.jsonl"
 if [ "$LATE" = 1 ]; then
+  late_runs=$(( $(echo "none;$SCHEMES" | tr ';' '\n' | wc -l) * $(echo "$LATE_SEEDS" | tr ',' '\n' | wc -l) ))
   while read -r branch len; do
     f="$OUT/late-$branch.jsonl"
-    if [ ! -s "$f" ] || [ "$(grep -c '"type":"run"' "$f")" -lt "$(( $(echo "none;$SCHEMES" | tr ';' '\n' | wc -l) * $(echo "$LATE_SEEDS" | tr ',' '\n' | wc -l) ))" ]; then
+    if [ ! -s "$f" ] || [ "$(grep -c '"type":"run"' "$f")" -lt "$late_runs" ]; then
       "$GCU" pilot run --task "$TASK" --seeds "$LATE_SEEDS" --workers "$WORKERS" --batch-size "$BATCH" --lr "$LR" \
         --eval-samples "$EVAL_SAMPLES" --threads 1 --schemes "none;$SCHEMES" --branch-at "$branch" --iterations "$len" -o "$f"
     fi
