@@ -67,7 +67,9 @@ void setup_pilot(CLI::App& app) {
   auto run = std::make_shared<PilotRunCli>();
   auto* r = sub->add_subcommand("run", "Train every (scheme, seed) for a short budget; write JSON lines");
   auto& o = run->o;
-  r->add_option("-o,--output", run->output, "JSON lines file (gcu.pilot/1)")->required();
+  r->add_option("-o,--output", run->output,
+                "JSON lines file (gcu.pilot/1), written when every run has finished; - for stdout")
+      ->required();
   r->add_option("--task", o.task, "fashion-mnist | fortunes")->capture_default_str();
   r->add_option("--model", o.model_spec, "Model spec (default: the task's)");
   r->add_option("--schemes", o.schemes, "';'-separated specs; include the baselines none and fp16")->delimiter(';')
@@ -117,13 +119,36 @@ void setup_pilot(CLI::App& app) {
     } catch (const std::invalid_argument& e) {
       throw UsageError(e.what());
     }
-    std::ofstream out(run->output);
-    if (!out) throw UsageError("cannot write '" + run->output + "'");
-    const auto sink = [&](const nlohmann::ordered_json& j) { out << j.dump() << "\n" << std::flush; };
+    // The records go to a temporary file beside the output, renamed over it once every run
+    // has finished (util/output_file.h): a failed or interrupted run leaves the old file (or
+    // none), never a prefix that `gcu pilot predict` would read as a finished pilot. "-": stdout.
+    std::unique_ptr<util::AtomicFile> file;
+    try {
+      if (run->output != "-") file = std::make_unique<util::AtomicFile>(run->output);
+    } catch (const util::FileError& e) {
+      throw UsageError(e.what());
+    }
+    const auto sink = [&](const nlohmann::ordered_json& j) {
+      const std::string line = j.dump() + "\n";
+      if (file) {
+        file->write(line);
+        return;
+      }
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      std::fflush(stdout);
+    };
     const auto progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+    const auto commit = [&]() {
+      try {
+        if (file) file->commit();
+      } catch (const util::FileError& e) {
+        throw UsageError(e.what());
+      }
+    };
     try {
       if (!seq) {
         calibrate::run_pilots(run->o, sink, progress);
+        commit();
         return;
       }
       int runs = 0;
@@ -134,7 +159,8 @@ void setup_pilot(CLI::App& app) {
       }
       std::fprintf(stderr, "pilot: sequential design: %d runs of %zu in the full design\n", runs,
                    run->o.schemes.size() * run->o.seeds.size());
-    } catch (const std::invalid_argument& e) {
+      commit();
+    } catch (const std::invalid_argument& e) {  // util::FileError too (a write that failed)
       throw UsageError(e.what());
     }
   });

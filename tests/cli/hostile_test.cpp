@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace {
 namespace fs = std::filesystem;
@@ -125,33 +126,64 @@ TEST_F(Hostile, CalibrateAndTrainRefuseBadTargets) {
   EXPECT_EQ(slurp(at("victim")), "keep");
 }
 
-// SIGTERM while `gcu train` writes its log: the temporary file is removed and the process
+// SIGTERM while a long command writes `target` through a temporary file: the temporary
+// file is removed, the target keeps what it had (nothing, or `before`), and the process
 // still dies of the signal.
-TEST_F(Hostile, SigtermDuringTrainLeavesNoTemporaryFile) {
-  if (!have_torch_subcommands()) GTEST_SKIP() << "this gcu has no train (no LibTorch)";
-  const std::string log = at("run.jsonl");
+void expect_sigterm_leaves_target(const fs::path& dir, const std::string& target, std::vector<std::string> args,
+                                  const char* before) {
+  if (before) {
+    std::ofstream(target) << before;
+  }
+  std::vector<char*> argv{const_cast<char*>("gcu")};
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     (void)!::freopen("/dev/null", "w", stdout);
     (void)!::freopen("/dev/null", "w", stderr);
-    ::execl(GCU_BINARY, "gcu", "train", "--data", "synthetic", "--iters", "1000000", "--threads", "1", "--quiet",
-            "--log", log.c_str(), static_cast<char*>(nullptr));
+    ::execv(GCU_BINARY, argv.data());
     ::_exit(127);
   }
   auto temps = [&] {
     size_t n = 0;
-    for (const auto& e : fs::directory_iterator(dir_)) n += e.path().string().find(".tmp.") != std::string::npos;
+    for (const auto& e : fs::directory_iterator(dir)) n += e.path().string().find(".tmp.") != std::string::npos;
     return n;
   };
   for (int i = 0; i < 600 && temps() == 0; ++i) ::usleep(50'000);  // up to 30 s
-  ASSERT_EQ(temps(), 1u) << "the log's temporary file should exist while training";
-  ::kill(pid, SIGTERM);
+  ::usleep(500'000);                                                 // some records written to it
+  const size_t while_running = temps();
+  ::kill(pid, SIGTERM);  // before any assertion: never leave the child running
+  EXPECT_EQ(while_running, 1u) << "the output's temporary file should exist while the command runs";
   int status = 0;
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   EXPECT_EQ(temps(), 0u);
-  EXPECT_FALSE(fs::exists(log));
+  if (before) {
+    EXPECT_EQ(slurp(target), before);
+  } else {
+    EXPECT_FALSE(fs::exists(target));
+  }
+}
+
+TEST_F(Hostile, SigtermDuringTrainLeavesNoTemporaryFile) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "this gcu has no train (no LibTorch)";
+  const std::string log = at("run.jsonl");
+  expect_sigterm_leaves_target(dir_, log,
+                               {"train", "--data", "synthetic", "--iters", "1000000", "--threads", "1", "--quiet",
+                                "--log", log},
+                               nullptr);
+}
+
+// `gcu pilot run` writes its records the same way: an interrupted pilot never leaves a
+// prefix that `gcu pilot predict` would read as a finished one, and the earlier file stays.
+TEST_F(Hostile, SigtermDuringPilotRunKeepsTheEarlierRecords) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "this gcu has no pilot (no LibTorch)";
+  const std::string out = at("pilots.jsonl");
+  expect_sigterm_leaves_target(dir_, out,
+                               {"pilot", "run", "-o", out, "--schemes", "none", "--seeds", "1", "--iterations",
+                                "1000000", "--eval-samples", "50"},
+                               "{\"type\":\"earlier\"}\n");
 }
 
 // --- crashes ---------------------------------------------------------------------------
