@@ -1,6 +1,8 @@
 // Predictions from pilot records (pilot_predict.h).
 #include "calibrate/pilot_predict.h"
 
+#include "calibrate/pilot_late.h"
+
 #include "compressors/registry.h"
 #include "model/progress_fit.h"
 
@@ -36,13 +38,19 @@ struct Runs {
 Json opt_num(const std::optional<double>& v) { return v && std::isfinite(*v) ? Json(*v) : Json(nullptr); }
 
 // The eval and run records grouped by scheme, schemes in order of first appearance; the
-// late pilots' run records (after a config with branch_at > 0) apart: scheme -> branch
-// point -> each seed's relative error over the branch.
+// late pilots' records (after a config with branch_at > 0) apart: scheme -> branch point
+// -> each seed's relative error over the branch and its evaluations (pilot_late.h).
 struct Pilots {
   std::map<std::string, Runs> by;
   std::vector<std::string> order;
-  std::map<std::string, std::map<int, std::vector<double>>> late;
+  std::map<std::string, LateBranches> late;
 };
+
+// The metric of an eval record (NaN: a null loss, a run that diverged).
+double metric_of(const nlohmann::json& r, const PilotPredictOptions& o) {
+  if (o.metric == "error") return 1 - r.at("accuracy").get<double>();
+  return r.at("loss").is_null() ? kNan : r.at("loss").get<double>();
+}
 
 Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
   Pilots pl;
@@ -52,8 +60,12 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
     if (type == "config") branch_at = r.value("branch_at", 0);
     if (type != "eval" && type != "run") continue;
     if (branch_at > 0) {
-      const double e = type == "run" ? r.value("relative_error", kNan) : kNan;
-      if (std::isfinite(e)) pl.late[r.at("scheme").get<std::string>()][branch_at].push_back(e);
+      LateBranch& lb = pl.late[r.at("scheme").get<std::string>()][branch_at];
+      if (type == "eval") {
+        lb.evals[r.at("seed").get<uint64_t>()][r.at("iteration").get<int>()] = metric_of(r, o);
+      } else if (const double e = r.value("relative_error", kNan); std::isfinite(e)) {
+        lb.errors.push_back(e);
+      }
       continue;
     }
     const std::string spec = r.at("scheme").get<std::string>();
@@ -63,10 +75,7 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
     if (type == "eval") {
       const int it = r.at("iteration").get<int>();
       if (o.pilot_iterations > 0 && it > o.pilot_iterations) continue;
-      double v = kNan;
-      if (o.metric == "error") v = 1 - r.at("accuracy").get<double>();
-      else if (!r.at("loss").is_null()) v = r.at("loss").get<double>();
-      x.evals[seed][it] = v;
+      x.evals[seed][it] = metric_of(r, o);
       if (r.contains("relative_error")) {  // running figures (b_simple may be null early on)
         auto& f = x.so_far[seed];
         if (it >= f.iteration)
@@ -229,58 +238,6 @@ void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int 
   }
 }
 
-// The late pilots' correction (PilotPredictOptions::late) of an estimate with T_0 known:
-// the branch point closest to T_0 / 2 below T_0, and the scheme's mean relative error
-// there against the pilot's `w`. A multiplier-basis estimate off par (|rho - 1| >= 0.05)
-// is rescaled, its interval with it; one on par (or the lag basis) whose error grew gets
-// only a note: no excess to rescale, its later pace is not known. Adds a "late" object.
-void apply_late(Json& j, const std::map<int, std::vector<double>>& branches, double w, double max_multiplier,
-                double min_ratio) {
-  const Json& t0j = j.at("baseline_iterations");
-  if (!t0j.is_number() || !j.at("iterations").is_number()) return;
-  const double t0 = t0j.get<double>(), est = j["iterations"].get<double>();
-  if (!(t0 > 0) || !(est > 0) || !std::isfinite(w) || !(w > 1e-6)) return;
-  int at = 0;  // every branch point listed has at least one seed's error
-  for (const auto& [b, errs] : branches)
-    if (b < t0 && (at == 0 || std::abs(b - t0 / 2) < std::abs(at - t0 / 2))) at = b;
-  if (at == 0) return;
-  const std::vector<double>& errs = branches.at(at);
-  double e = 0;
-  for (double x : errs) e += x / errs.size();
-  const double rho = est / t0, ratio = e / w;
-  if (ratio < min_ratio && ratio > 1 / min_ratio) return;
-  Json late = {{"branch_at", at}, {"relative_error", e}, {"error_ratio", ratio}, {"multiplier_pilot", rho},
-               {"seeds", errs.size()}};
-  char buf[320];
-  if (j.at("basis") != "pilot-multiplier" || std::abs(rho - 1) < 0.05) {
-    if (ratio < min_ratio) return;  // an error that fell, on par: nothing to say
-    late["rescaled"] = false;
-    j["late"] = late;
-    std::snprintf(buf, sizeof buf,
-                  "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's, but the "
-                  "pilot sees the scheme on par with the baseline (no excess to rescale): its pace after "
-                  "iteration %d is not known",
-                  at, e, ratio, at);
-    j["evidence"].push_back(buf);
-    return;
-  }
-  const double rho_late = std::clamp(1 + (rho - 1) * ratio, 1.0 / max_multiplier, max_multiplier);
-  const double adjusted = est + (rho_late - rho) * (t0 - at);
-  if (!(adjusted > 0) || !std::isfinite(adjusted)) return;
-  const double f = adjusted / est;
-  j["iterations"] = adjusted;
-  j["multiplier"] = adjusted / t0;
-  if (j.at("interval").is_array()) j["interval"] = Json::array({j["interval"][0].get<double>() * f, j["interval"][1].get<double>() * f});
-  late["multiplier_late"] = rho_late;
-  late["rescaled"] = true;
-  j["late"] = late;
-  std::snprintf(buf, sizeof buf,
-                "late pilot from the baseline at iteration %d: relative error %.3g, x%.2f the pilot's; the "
-                "multiplier after it %.3g (the pilot's %.3g)",
-                at, e, ratio, rho_late, rho);
-  j["evidence"].push_back(buf);
-}
-
 }  // namespace
 
 Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
@@ -308,7 +265,8 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     model::ProgressPrediction p = predict_at(its);
     require_stable(p, its, o.stable_looks, predict_at);
     out[spec] = prediction_json(p, w, its, s.evals.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
-    if (o.late && pl.late.count(spec)) apply_late(out[spec], pl.late.at(spec), w, o.max_multiplier, o.late_min_ratio);
+    if (o.late && pl.late.count(spec))
+      apply_late(out[spec], pl.late.at(spec), pl.late.count(o.baseline) ? &pl.late.at(o.baseline) : nullptr, w, o);
   }
   return out;
 }

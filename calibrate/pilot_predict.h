@@ -55,6 +55,10 @@ struct PilotPredictOptions {
   // error falls during a pilot (warm-started factors converge) and grows later in
   // training (docs/validation-tta.md, "Late pilots"). off: late records are ignored.
   bool late = true;
+  // With `late`: the stall test (pilot_late.h) turns an estimate `never` when the
+  // scheme's gap to the baseline grows after N, at 90% one-sided confidence over the late
+  // pilot's seeds (>= 2), faster than the baseline's mean pace from N to the target.
+  bool late_stall = true;
   // Only an error ratio beyond this (either way: e_late / w > r or < 1/r) rescales; closer
   // to 1 is the seeds' noise (three seeds of one late pilot spread by ~10% in ln) and
   // leaves the pilot's estimate as it is. 1: every ratio.

@@ -37,6 +37,7 @@ struct PilotPredictCli {
   std::vector<double> extrapolation_sigma{o.extrapolation_sigma_lo, o.extrapolation_sigma_hi};
   std::string biased_rule = "on";
   std::string late = "on";
+  std::string late_stall = "on";
   std::string one_seed_term = "on";
 };
 
@@ -194,9 +195,14 @@ void setup_pilot(CLI::App& app) {
                 "evaluations earlier, or it is 'uncertain' (evidence: unstable); 1: the pilot's own decision")
       ->check(CLI::Range(1, 20))->capture_default_str();
   p->add_option("--late", pred->late,
-                "on: records of late pilots (gcu pilot run --branch-at N) among the inputs rescale a "
-                "multiplier's excess after N by the scheme's relative error there against the pilot's; off: "
-                "they are ignored (docs/model.md 4.2)")
+                "on: records of late pilots (gcu pilot run --branch-at N) among the inputs are used: the "
+                "stall test (--late-stall) and a multiplier's excess after N rescaled by the scheme's relative "
+                "error there against the pilot's; off: they are ignored (docs/model.md 4.2)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  p->add_option("--late-stall", pred->late_stall,
+                "on (with --late on): a scheme whose gap to the baseline in its late pilot grows faster than "
+                "the baseline's pace from N to the target (90% one-sided over >= 2 seeds) is 'never'; off: "
+                "the late pilots' error ratio only")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
   p->add_option("--late-min-ratio", pred->o.late_min_ratio,
                 "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
@@ -210,6 +216,7 @@ void setup_pilot(CLI::App& app) {
     pred->o.extrapolation_sigma_hi = pred->extrapolation_sigma.at(1);
     pred->o.biased_rule = pred->biased_rule == "on";
     pred->o.late = pred->late == "on";
+    pred->o.late_stall = pred->late_stall == "on";
     pred->o.one_seed_term = pred->one_seed_term == "on";
     if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;

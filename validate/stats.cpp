@@ -11,12 +11,6 @@
 
 namespace gcu::validate {
 
-double student_t90(int df) {
-  static const double kT[] = {3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397, 1.383, 1.372};
-  if (df < 1) return std::nan("");
-  return df <= 10 ? kT[df - 1] : 1.2816 + 0.9 / df;
-}
-
 double round_interval_width(const std::vector<double>& v) {
   const size_t n = v.size();
   if (n < 2) return std::nan("");

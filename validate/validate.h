@@ -6,6 +6,7 @@
 //   Report r = run_validate(o, std::cout);   // writes o.out_dir/validate.{json,csv,txt}, plots
 #pragma once
 
+#include "calibrate/stats.h"
 #include "validate/compute_probe.h"
 #include "validate/grid.h"
 #include "validate/measure.h"
@@ -273,9 +274,8 @@ Report run_validate(const ValidateOptions& o, std::ostream& log);
 // median/mean/p10/p90 per component, errors of `statistic` ("mean" or "median"), spread,
 // uncertainty, noise_limited.
 void compute_stats(CellResult& r, const std::string& statistic = "mean");
-// One-sided 0.90 quantile of Student's t with `df` degrees of freedom (df >= 1; exact to 3
-// decimals up to 10, then 1.2816 + 0.9 / df, within 0.003 of the table).
-double student_t90(int df);
+// One-sided 0.90 quantile of Student's t (calibrate/stats.h).
+using calibrate::student_t90;
 // The width of the 80% interval of the mean of `v` (2+ values): 2 t90(n-1) s / sqrt(n).
 double round_interval_width(const std::vector<double>& v);
 Summary summarize(const std::vector<CellResult>& cells, double error_goal = kDefaultErrorGoal);

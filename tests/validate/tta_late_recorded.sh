@@ -7,11 +7,15 @@
 # iterations (1089 and 1010; 610 and 635 without the late pilots) and stays below them;
 # a scheme whose error moved by less than 1.5x (THC, ef(topk)) keeps its estimate, QSGD
 # (its error fell, but its multiplier is ~1) moves by < 1%; --late off gives the pilots'
-# own. ~10 s.
+# own. The stall test (calibrate/pilot_late.h) turns `never` at least one scheme there, and
+# only schemes whose full runs never reach the target (TernGrad on both, ef(topkc) held out).
+# ~10 s.
 set -eu
 PY=$1 SCRIPTS=$2 GCU=$3 DATA=$4 WORK=$5
 rm -rf "$WORK"; mkdir -p "$WORK"
 psgd='powersgd:rank=4,warm_start=true,min_rate=2'
+# The schemes whose full runs never reach the harder target (both protocols).
+never='["powersgd:rank=2,warm_start=true,min_rate=2","topkc:k=0.01,chunk=256","ef(topkc:k=0.01,chunk=256)","signsgd","efsignsgd","terngrad"]'
 run() {  # protocol, late file, target loss, T_0, pilot iterations, measured PowerSGD r4 iterations
   local d=$DATA/$1
   cat "$d/pilots.jsonl" "$d/$2" > "$WORK/$1.jsonl"
@@ -32,7 +36,13 @@ run() {  # protocol, late file, target loss, T_0, pilot iterations, measured Pow
             ($r[$s].iterations == $off[0][$s].iterations)))' "$WORK/$1.late.json" >/dev/null \
     || { echo "$1: late pilots did not move PowerSGD r4 as recorded (or moved an unchanged scheme)"; \
          jq -c --arg p "$psgd" '.[$p] | {iterations, late}' "$WORK/$1.late.json"; exit 1; }
+  jq -e --argjson never "$never" '[to_entries[] | select(.value.late.stalled == true)
+      | select(.value.status == "never" and .value.iterations == null) | .key] as $s
+      | ($s | length) >= 1 and (($s - $never) | length) == 0' "$WORK/$1.late.json" >/dev/null \
+    || { echo "$1: the stall test did not rule out a never-reaching scheme, or ruled out one that reaches:"; \
+         jq -c '[to_entries[] | select(.value.late.stalled == true) | .key]' "$WORK/$1.late.json"; exit 1; }
 }
 run tta-fashion-mnist late-223.jsonl 447.3 45 1089
 run tta-fashion-mnist-4w late-233.jsonl 465.8 47 1010
+echo "stalled: $(jq -c '[to_entries[] | select(.value.late.stalled == true) | .key]' "$WORK/tta-fashion-mnist.late.json") (CNN), $(jq -c '[to_entries[] | select(.value.late.stalled == true) | .key]' "$WORK/tta-fashion-mnist-4w.late.json") (held out)"
 echo "late pilots: PowerSGD r4 $(jq -r --arg p "$psgd" '.[$p].iterations | floor' "$WORK/tta-fashion-mnist.late.json") (CNN), $(jq -r --arg p "$psgd" '.[$p].iterations | floor' "$WORK/tta-fashion-mnist-4w.late.json") (held out)"
