@@ -80,11 +80,11 @@ std::optional<LateGap> late_gap(const LateBranch& scheme, const LateBranch& base
     const double s = ls_slope(x, y);
     if (std::isfinite(s)) slopes.push_back(s);
   }
-  if (slopes.size() < 2) return std::nullopt;
+  if (slopes.empty()) return std::nullopt;
   g.seeds = slopes.size();
   for (double s : slopes) g.slope += s / slopes.size();
   g.se = standard_error_of_mean(slopes);
-  g.t = student_t90(int(slopes.size()) - 1);
+  g.t = student_t90(int(slopes.size()) - 1);  // NaN for one seed
   return g;
 }
 
@@ -98,6 +98,16 @@ void apply_late(Json& j, const LateBranches& branches, const LateBranches* basel
   if (o.late_stall && baseline && baseline->count(at) && j.at("status") != "never") {
     const auto g = late_gap(branches.at(at), baseline->at(at), at, t0, o.target);
     if (g && g->stalled()) return mark_stalled(j, at, *g);
+    if (g && g->outpaces() && j.value("seeds", 0) < j.value("baseline_seeds", 0)) {
+      j["more_seeds"] = true;
+      char buf[360];
+      std::snprintf(buf, sizeof buf,
+                    "late pilot from the baseline at iteration %d: the gap to the baseline grows by %.3g per "
+                    "iteration over %zu seed(s), faster than the baseline's pace to the target (%.3g), not yet "
+                    "beyond the seeds' noise: more seeds decide",
+                    at, g->slope, g->seeds, g->pace);
+      j["evidence"].push_back(buf);
+    }
   }
   // The error ratio.
   const std::vector<double>& errs = branches.at(at).errors;

@@ -43,18 +43,25 @@ struct LateGap {
   double t = 0;      // Student's one-sided 90% quantile for seeds - 1 degrees of freedom
   double pace = 0;   // the baseline's mean pace from N to the target
   size_t seeds = 0;
-  bool stalled() const { return slope - t * se > pace; }
+  // The test: at least 2 seeds, the slope beyond the pace at 90% one-sided confidence.
+  bool stalled() const { return seeds >= 2 && slope - t * se > pace; }
+  // The point estimate alone beyond the pace: with fewer seeds than the baseline, the
+  // sequential design's reason to run the next one.
+  bool outpaces() const { return slope > pace; }
 };
 
-// The stall test at branch point `at` against the baseline's runs from it; nullopt when it
-// cannot be made: fewer than 2 seeds with >= 3 finite gap points each, no baseline eval at
-// N, or the baseline at N already at or below the target (or N >= T_0).
+// The gap's figures at branch point `at` against the baseline's runs from it; nullopt when
+// no seed has >= 3 finite gap points, the baseline has no eval at N, or the baseline at N is
+// already at or below the target (or N >= T_0). One seed: se 0 and t NaN (never stalled).
 std::optional<LateGap> late_gap(const LateBranch& scheme, const LateBranch& baseline, int at, double t0,
                                 double target);
 
 // Applies the late pilots of one scheme to its tta object (pilot_predict.h): the stall
 // test first (a scheme not already `never`), then the error ratio (`w`: the pilot's
 // relative error). `baseline`: the baseline's late pilots (null: none, no stall test).
+// A scheme piloted with fewer seeds than the baseline whose gap outpaces the baseline
+// without the test's confidence gets more_seeds (the sequential design runs its next seed,
+// late pilot included) and an evidence line; its estimate stays.
 // Adds a "late" object and an evidence line when either changes or qualifies the estimate.
 void apply_late(nlohmann::ordered_json& tta, const LateBranches& scheme, const LateBranches* baseline, double w,
                 const PilotPredictOptions& o);

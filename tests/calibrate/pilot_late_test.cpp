@@ -74,8 +74,12 @@ TEST(PilotLate, GapSlopeAgainstTheBaselinesPace) {
 
 TEST(PilotLate, NoTestWithoutTwoSeedsOrBeyondTheTarget) {
   const auto one = late_records("signsgd", {10 * kPace});
-  EXPECT_FALSE(late_gap(branches_of(one, "signsgd").at(kBranch), branches_of(one, "none").at(kBranch), kBranch, kT0,
-                        l0(kT0)));
+  const auto g1 = late_gap(branches_of(one, "signsgd").at(kBranch), branches_of(one, "none").at(kBranch), kBranch, kT0,
+                           l0(kT0));
+  ASSERT_TRUE(g1);
+  EXPECT_EQ(g1->seeds, 1u);
+  EXPECT_TRUE(g1->outpaces());
+  EXPECT_FALSE(g1->stalled());  // one seed: no test
   const auto recs = late_records("signsgd", {10 * kPace, 10 * kPace});
   const LateBranches sb = branches_of(recs, "signsgd"), bb = branches_of(recs, "none");
   const LateBranch& s = sb.at(kBranch);
@@ -120,6 +124,21 @@ TEST(PilotLate, AStalledLatePilotMakesAReachNever) {
   std::vector<nlohmann::json> ok = r;
   ok.insert(ok.end(), keeps.begin(), keeps.end());
   EXPECT_EQ(predict_from_pilots(ok, o)["ef(topk:k=0.01)"], before);
+  // The sequential design: the candidate piloted (and late-piloted) with one seed of the
+  // baseline's three; a gap that outpaces the baseline asks for the next seed, the
+  // estimate as it was.
+  std::vector<nlohmann::json> seq;
+  add_runs(seq, "none", 1.0);
+  add_runs(seq, "ef(topk:k=0.01)", 1.2, 1);
+  const auto one_before = predict_from_pilots(seq, o)["ef(topk:k=0.01)"];
+  ASSERT_EQ(one_before["more_seeds"], false) << one_before.dump();
+  const auto one_late = late_records("ef(topk:k=0.01)", {10 * kPace});
+  seq.insert(seq.end(), one_late.begin(), one_late.end());
+  const auto one = predict_from_pilots(seq, o)["ef(topk:k=0.01)"];
+  EXPECT_EQ(one["more_seeds"], true);
+  EXPECT_EQ(one["status"], one_before["status"]);
+  EXPECT_EQ(one["iterations"], one_before["iterations"]);
+  EXPECT_NE(one["evidence"].back().get<std::string>().find("more seeds decide"), std::string::npos);
 }
 
 }  // namespace
