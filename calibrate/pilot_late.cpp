@@ -74,7 +74,7 @@ std::optional<LateGap> late_gap(const LateBranch& scheme, const LateBranch& base
     std::vector<double> x, y;
     for (const auto& [it, v] : ev) {
       auto bv = b->second.find(it);
-      if (it <= cut || bv == b->second.end() || !std::isfinite(v) || !std::isfinite(bv->second)) continue;
+      if (it <= cut || bv == b->second.end() || !std::isfinite(v - bv->second)) continue;
       x.push_back(it), y.push_back(v - bv->second);
     }
     const double s = ls_slope(x, y);
@@ -85,6 +85,7 @@ std::optional<LateGap> late_gap(const LateBranch& scheme, const LateBranch& base
   for (double s : slopes) g.slope += s / slopes.size();
   g.se = standard_error_of_mean(slopes);
   g.t = student_t90(int(slopes.size()) - 1);  // NaN for one seed
+  if (!std::isfinite(g.slope) || !std::isfinite(g.se)) return std::nullopt;  // values near the double's range
   return g;
 }
 

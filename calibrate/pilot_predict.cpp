@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iterator>
 #include <limits>
@@ -46,6 +47,18 @@ struct Pilots {
   std::map<std::string, LateBranches> late;
 };
 
+// A record's integer field (iteration, seed, branch_at): a number with an integer value in
+// [0, 2^31), or the record is refused (a cast of 1e300 to int is undefined behaviour).
+int64_t count_field(const nlohmann::json& r, const char* key, int64_t absent = -1) {
+  if (!r.contains(key) && absent >= 0) return absent;
+  const auto& v = r.at(key);
+  const double x = v.is_number() ? v.get<double>() : -1;
+  if (!(x >= 0 && x < 2147483648.0) || x != std::floor(x))
+    throw std::invalid_argument(std::string("pilot predict: a record's '") + key + "' is not an integer in [0, 2^31): " +
+                                v.dump().substr(0, 40));
+  return static_cast<int64_t>(x);
+}
+
 // The metric of an eval record (NaN: a null loss, a run that diverged).
 double metric_of(const nlohmann::json& r, const PilotPredictOptions& o) {
   if (o.metric == "error") return 1 - r.at("accuracy").get<double>();
@@ -57,12 +70,12 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
   int branch_at = 0;  // of the latest config record: its runs are late pilots
   for (const auto& r : records) {
     const std::string type = r.at("type").get<std::string>();
-    if (type == "config") branch_at = r.value("branch_at", 0);
+    if (type == "config") branch_at = static_cast<int>(count_field(r, "branch_at", 0));
     if (type != "eval" && type != "run") continue;
     if (branch_at > 0) {
       LateBranch& lb = pl.late[r.at("scheme").get<std::string>()][branch_at];
       if (type == "eval") {
-        lb.evals[r.at("seed").get<uint64_t>()][r.at("iteration").get<int>()] = metric_of(r, o);
+        lb.evals[count_field(r, "seed")][static_cast<int>(count_field(r, "iteration"))] = metric_of(r, o);
       } else if (const double e = r.value("relative_error", kNan); std::isfinite(e)) {
         lb.errors.push_back(e);
       }
@@ -71,9 +84,9 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
     const std::string spec = r.at("scheme").get<std::string>();
     if (!pl.by.count(spec)) pl.order.push_back(spec);
     Runs& x = pl.by[spec];
-    const uint64_t seed = r.at("seed").get<uint64_t>();
+    const uint64_t seed = count_field(r, "seed");
     if (type == "eval") {
-      const int it = r.at("iteration").get<int>();
+      const int it = static_cast<int>(count_field(r, "iteration"));
       if (o.pilot_iterations > 0 && it > o.pilot_iterations) continue;
       x.evals[seed][it] = metric_of(r, o);
       if (r.contains("relative_error")) {  // running figures (b_simple may be null early on)

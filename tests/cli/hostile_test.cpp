@@ -320,6 +320,21 @@ TEST_F(Hostile, PilotPredictProfileIsCheckedAndWrittenAtomically) {
   ASSERT_EQ(ok.rc, 0) << ok.out.substr(0, 2000);
   const json w = json::parse(slurp(at("w.json")));
   EXPECT_TRUE(w["convergence"]["schemes"]["qsgd"]["pilot"].contains("status"));
+  // Counts that are not integers in [0, 2^31) (casting 1e300 to int is undefined): the
+  // record is refused, naming the field; late pilots' records too.
+  const auto late = [&](const std::string& cfg, const std::string& eval) {
+    return gcu("pilot predict '" + runs + "' '" + write("late.jsonl", cfg + "\n" + eval + "\n") +
+               "' --target 0.6 --baseline-iterations 300");
+  };
+  const std::string ev = R"({"type":"eval","scheme":"qsgd","seed":1,"iteration":160,"loss":0.7,"accuracy":0.5})";
+  expect_clear_error(late(R"({"type":"config","branch_at":1e300})", ev), "'branch_at' is not an integer");
+  expect_clear_error(late(R"({"type":"config","branch_at":150})",
+                          R"({"type":"eval","scheme":"qsgd","seed":1,"iteration":1e300,"loss":0.7,"accuracy":0.5})"),
+                     "'iteration' is not an integer");
+  expect_clear_error(late(R"({"type":"config","branch_at":150})",
+                          R"({"type":"eval","scheme":"qsgd","seed":-2,"iteration":160,"loss":0.7,"accuracy":0.5})"),
+                     "'seed' is not an integer");
+  EXPECT_EQ(late(R"({"type":"config","branch_at":150})", ev).rc, 0);
 }
 
 // `gcu pilot predict --biased-rule`: signSGD (biased, no error feedback) on par with the
