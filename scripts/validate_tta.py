@@ -233,6 +233,19 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
     groups = defaultdict(list)
     for c in cases:
         groups[(c["pilot_fraction"], c["t0_source"])].append(c)
+    # Late pilots among the pilot records (gcu pilot run --branch-at): their own cost per
+    # case, the branch gcu pilot predict uses (closest to T_0/2 below T_0) times the seeds
+    # the case's pilots used (a late pilot's seeds follow its candidate's).
+    late_cfgs = [r for r in pilot_recs if r["type"] == "config" and r.get("branch_at", 0) > 0]
+
+    def late_cost(c):
+        below = [r for r in late_cfgs if r["branch_at"] < c["baseline_iterations"]]
+        if not below:
+            return 0.0
+        r = min(below, key=lambda r: abs(r["branch_at"] - c["baseline_iterations"] / 2))
+        used = set(pilot_seed_list[:c["pilot_seeds_used"]]) & set(r.get("seeds", pilot_seed_list))
+        return r["iterations"] / c["baseline_iterations"] * len(used)
+
     settings = []
     n_seeds = len(pilot_seed_list)  # the pilots' seeds (the cost)
     for (frac, mode), cs in sorted(groups.items()):
@@ -283,6 +296,9 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
             # One candidate's own pilots (its seeds, mean over the cases; the baseline's are shared by all).
             "pilot_cost_per_scheme_vs_one_baseline_run": frac * sum(c["pilot_seeds_used"] for c in cs) / max(1, len(cs)),
             "cases_with_more_seeds": sum(c["pilot_seeds_used"] > 1 for c in cs) if sequential else None,
+            # The late pilots' own cost per candidate (none: no late pilots among the records).
+            "late_pilot_cost_per_scheme_vs_one_baseline_run": (sum(late_cost(c) for c in cs) / max(1, len(cs))
+                                                               if late_cfgs else None),
         })
     doc = {"schema": "gcu.validate.tta/1", "task": cfg["task"], "model": cfg["model"],
            "config": {k: cfg[k] for k in ("workers", "batch_size", "lr", "momentum", "eval_samples", "eval_resolution")},
@@ -326,7 +342,9 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
             ", ".join(fmt(x, "%+.0f%%") if x is None else "%+.0f%%" % (100 * x) for x in s["tta_lost_by_predicted_best"]),
             s["pilot_cost_vs_one_baseline_run"], s["pilot_cost_per_scheme_vs_one_baseline_run"],
             ("" if "pilot_cost_per_scheme_with_confirmed_picks" not in s else
-             "; %.2f with the picks confirmed" % s["pilot_cost_per_scheme_with_confirmed_picks"]),
+             "; %.2f with the picks confirmed" % s["pilot_cost_per_scheme_with_confirmed_picks"]) +
+            ("" if s["late_pilot_cost_per_scheme_vs_one_baseline_run"] is None else
+             "; late pilots +%.2f per scheme" % s["late_pilot_cost_per_scheme_vs_one_baseline_run"]),
             fmt(s["median_abs_log_error_predicted_reaches"]), fmt(s["p90_abs_log_error_predicted_reaches"]),
             s["predicted_reaches_cases"]))
     write_atomic(os.path.join(out, "table.md"), "\n".join(lines) + "\n")
