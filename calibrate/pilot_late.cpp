@@ -29,7 +29,7 @@ double ls_slope(const std::vector<double>& x, const std::vector<double>& y) {
 int pick_branch(const LateBranches& branches, double t0) {
   int at = 0;
   for (const auto& [b, runs] : branches)
-    if (b > 0 && b < t0 && (at == 0 || std::abs(b - t0 / 2) < std::abs(at - t0 / 2))) at = b;
+    if (b < t0 && (at == 0 || std::abs(b - t0 / 2) < std::abs(at - t0 / 2))) at = b;
   return at;
 }
 
@@ -113,8 +113,8 @@ void apply_late(Json& j, const LateBranches& branches, const LateBranches* basel
   // The error ratio.
   const std::vector<double>& errs = branches.at(at).errors;
   if (errs.empty() || !j.at("iterations").is_number() || !std::isfinite(w) || !(w > 1e-6)) return;
-  const double est = j["iterations"].get<double>();
-  if (!(t0 > 0) || !(est > 0)) return;
+  const double est = j["iterations"].get<double>();  // t0 > at > 0 (pick_branch)
+  if (!(est > 0)) return;
   double e = 0;
   for (double x : errs) e += x / errs.size();
   const double rho = est / t0, ratio = e / w;

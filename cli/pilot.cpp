@@ -139,17 +139,10 @@ void setup_pilot(CLI::App& app) {
       std::fflush(stdout);
     };
     const auto progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
-    const auto commit = [&]() {
-      try {
-        if (file) file->commit();
-      } catch (const util::FileError& e) {
-        throw UsageError(e.what());
-      }
-    };
     try {
       if (!seq) {
         calibrate::run_pilots(run->o, sink, progress);
-        commit();
+        if (file) file->commit();
         return;
       }
       int runs = 0;
@@ -160,8 +153,8 @@ void setup_pilot(CLI::App& app) {
       }
       std::fprintf(stderr, "pilot: sequential design: %d runs of %zu in the full design\n", runs,
                    run->o.schemes.size() * run->o.seeds.size());
-      commit();
-    } catch (const std::invalid_argument& e) {  // util::FileError too (a write that failed)
+      if (file) file->commit();
+    } catch (const std::invalid_argument& e) {  // util::FileError too (a write or the rename that failed)
       throw UsageError(e.what());
     }
   });
