@@ -290,6 +290,20 @@ void check_pilot_options(const PilotOptions& o) {
     throw std::invalid_argument("pilot: need schemes, seeds and iterations >= 1");
   if (o.branch_at < 0)
     throw std::invalid_argument("pilot: --branch-at " + std::to_string(o.branch_at) + " must be >= 0");
+  // Numbers a pilot cannot run with: refused by name before any run (LibTorch's SGD would
+  // throw with a stack trace for a NaN rate; an infinite one "diverges" at iteration 1).
+  const auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("pilot: " + what);
+  };
+  need(std::isfinite(o.lr) && o.lr > 0, "--lr must be a finite number > 0, got " + std::to_string(o.lr));
+  need(std::isfinite(o.momentum) && o.momentum >= 0 && o.momentum < 1,
+       "--momentum must be in [0, 1), got " + std::to_string(o.momentum));
+  need(std::isfinite(o.eval_resolution) && o.eval_resolution > 0,
+       "--eval-resolution must be a finite number > 0, got " + std::to_string(o.eval_resolution));
+  need(o.warmup >= 0, "--warmup must be >= 0, got " + std::to_string(o.warmup));
+  need(o.batch_size >= 1, "--batch-size must be >= 1, got " + std::to_string(o.batch_size));
+  need(o.eval_samples >= 1, "--eval-samples must be >= 1, got " + std::to_string(o.eval_samples));
+  need(!o.stop_loss || std::isfinite(*o.stop_loss), "--stop-loss must be a finite number");
 }
 
 nlohmann::ordered_json pilot_config_record(const PilotOptions& o) {

@@ -59,6 +59,15 @@ int64_t count_field(const nlohmann::json& r, const char* key, int64_t absent = -
   return static_cast<int64_t>(x);
 }
 
+// A record's optional figure: its value when a finite number, else NaN (absent, null, or
+// beyond the double's range: "1e999" parses as infinity).
+double figure_or_nan(const nlohmann::json& r, const char* key) {
+  const auto it = r.find(key);
+  if (it == r.end() || !it->is_number()) return kNan;
+  const double x = it->get<double>();
+  return std::isfinite(x) ? x : kNan;
+}
+
 // The metric of an eval record (NaN: a null loss, a run that diverged).
 double metric_of(const nlohmann::json& r, const PilotPredictOptions& o) {
   if (o.metric == "error") return 1 - r.at("accuracy").get<double>();
@@ -76,7 +85,7 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
       LateBranch& lb = pl.late[r.at("scheme").get<std::string>()][branch_at];
       if (type == "eval") {
         lb.evals[count_field(r, "seed")][static_cast<int>(count_field(r, "iteration"))] = metric_of(r, o);
-      } else if (const double e = r.value("relative_error", kNan); std::isfinite(e)) {
+      } else if (const double e = figure_or_nan(r, "relative_error"); std::isfinite(e)) {
         lb.errors.push_back(e);
       }
       continue;
@@ -92,14 +101,14 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
       if (r.contains("relative_error")) {  // running figures (b_simple may be null early on)
         auto& f = x.so_far[seed];
         if (it >= f.iteration)
-          f = {it, r["b_simple"].is_number() ? r["b_simple"].get<double>() : kNan,
-               r["relative_error"].is_number() ? r["relative_error"].get<double>() : kNan};
+          f = {it, figure_or_nan(r, "b_simple"), figure_or_nan(r, "relative_error")};
       }
     } else {
-      if (r.contains("b_simple") && r["b_simple"].is_number()) x.b_simple.push_back(r["b_simple"].get<double>());
-      x.rel_error.push_back(r.value("relative_error", kNan));
-      x.global_batch.push_back(r.value("global_batch", 0.0));
-      x.workers = r.value("workers", 0);
+      if (const double b = figure_or_nan(r, "b_simple"); std::isfinite(b)) x.b_simple.push_back(b);
+      x.rel_error.push_back(figure_or_nan(r, "relative_error"));
+      const double gb = figure_or_nan(r, "global_batch");
+      x.global_batch.push_back(std::isfinite(gb) ? gb : 0.0);
+      x.workers = static_cast<int>(count_field(r, "workers", 0));
     }
   }
   // A truncated pilot takes its noise scale and relative error at its own end when the
@@ -253,7 +262,28 @@ void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int 
 
 }  // namespace
 
+void check_predict_options(const PilotPredictOptions& o) {
+  const auto need = [](bool ok, const std::string& what) {
+    if (!ok) throw std::invalid_argument("pilot predict: " + what);
+  };
+  need(std::isfinite(o.target), "the target must be a finite number, got " + std::to_string(o.target));
+  need(o.metric == "loss" || o.metric == "error", "the metric must be loss or error, got '" + o.metric.substr(0, 40) + "'");
+  need(o.pilot_iterations >= 0, "--pilot-iterations must be >= 0, got " + std::to_string(o.pilot_iterations));
+  need(!o.baseline_iterations || (std::isfinite(*o.baseline_iterations) && *o.baseline_iterations > 0),
+       "the baseline's iterations to target must be a finite number > 0");
+  need(o.bootstrap >= 1 && o.bootstrap <= 100000, "--bootstrap must be in [1, 100000], got " + std::to_string(o.bootstrap));
+  need(std::isfinite(o.max_multiplier) && o.max_multiplier > 1,
+       "--max-multiplier must be a finite number > 1, got " + std::to_string(o.max_multiplier));
+  need(std::isfinite(o.extrapolation_sigma_lo) && o.extrapolation_sigma_lo >= 0 &&
+           std::isfinite(o.extrapolation_sigma_hi) && o.extrapolation_sigma_hi >= 0,
+       "--extrapolation-sigma must be finite numbers >= 0");
+  need(o.stable_looks >= 1, "--stable-looks must be >= 1, got " + std::to_string(o.stable_looks));
+  need(std::isfinite(o.late_min_ratio) && o.late_min_ratio >= 1,
+       "--late-min-ratio must be a finite number >= 1, got " + std::to_string(o.late_min_ratio));
+}
+
 Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
+  check_predict_options(o);
   Pilots pl = collect_runs(records, o);
   auto& by = pl.by;
   if (!by.count(o.baseline) || by[o.baseline].evals.empty())

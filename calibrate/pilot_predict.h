@@ -65,6 +65,12 @@ struct PilotPredictOptions {
   double late_min_ratio = 1.5;
 };
 
+// Throws std::invalid_argument naming the option when a number cannot be used: a target
+// that is not finite, a metric other than loss / error, a baseline T_0 that is not finite
+// and > 0, bootstrap outside [1, 1e5], a max multiplier <= 1, ... (predict_from_pilots
+// calls it first; the sequential design before any run).
+void check_predict_options(const PilotPredictOptions& o);
+
 // `records`: the JSON lines of one or more pilot files. Returns {"<spec>": tta object}
 // for every scheme recorded, the baseline included. A scheme's seeds may be a subset of
 // the baseline's (each paired with the baseline's run of the same seed). Throws

@@ -14,6 +14,7 @@ void check_sequential_options(const PilotOptions& o, const SequentialOptions& se
   const PilotPredictOptions& po = seq.predict;
   if (!(std::isfinite(po.target) && po.target > 0))
     throw std::invalid_argument("pilot: the sequential design needs a target > 0 (the metric's value to reach)");
+  check_predict_options(po);  // before any run, not after the first stage
   const auto listed = [&](const std::string& s) { return std::find(o.schemes.begin(), o.schemes.end(), s) != o.schemes.end(); };
   if (!listed(po.baseline))
     throw std::invalid_argument("pilot: the sequential design's baseline '" + po.baseline + "' is not among the schemes");

@@ -79,22 +79,22 @@ void setup_pilot(CLI::App& app) {
   r->add_option("--workers", o.workers, "Simulated data-parallel workers")->capture_default_str();
   r->add_option("--batch-size", o.batch_size, "Per-worker batch")->capture_default_str();
   r->add_option("--iterations", o.iterations, "Iterations per run")->capture_default_str();
-  r->add_option("--lr", o.lr, "SGD learning rate")->capture_default_str();
-  r->add_option("--momentum", o.momentum, "SGD momentum")->capture_default_str();
-  r->add_option("--warmup", o.warmup, "Linear warm-up iterations")->capture_default_str();
+  r->add_option("--lr", o.lr, "SGD learning rate")->check(kPositiveFinite)->capture_default_str();
+  r->add_option("--momentum", o.momentum, "SGD momentum, in [0, 1)")->check(kNonNegativeFinite)->capture_default_str();
+  r->add_option("--warmup", o.warmup, "Linear warm-up iterations")->check(CLI::Range(0, 1 << 30))->capture_default_str();
   r->add_option("--branch-at", o.branch_at,
                 "A late pilot: train the baseline's step (plain mean) for N iterations, then each scheme "
                 "for --iterations more from that state (0: from the start)")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  r->add_option("--eval-resolution", o.eval_resolution, "Relative spacing of evaluations")->capture_default_str();
+      ->check(CLI::Range(0, 1 << 30))->capture_default_str();
+  r->add_option("--eval-resolution", o.eval_resolution, "Relative spacing of evaluations")->check(kPositiveFinite)->capture_default_str();
   r->add_option("--eval-samples", o.eval_samples, "Size of the fixed held-out subset")->capture_default_str();
-  r->add_option("--stop-loss", run->stop_loss, "Stop a run once its held-out loss is <= this (0: never)");
-  r->add_option("--threads", run->threads, "Torch threads")->capture_default_str();
+  r->add_option("--stop-loss", run->stop_loss, "Stop a run once its held-out loss is <= this (0: never)")->check(kNonNegativeFinite);
+  r->add_option("--threads", run->threads, "Torch threads")->check(CLI::Range(1, 1024))->capture_default_str();
   r->add_option("--sequential", run->sequential_target,
                 "Sequential design at this target (the metric's value): the baseline runs every seed, each "
                 "candidate the first; a candidate still 'uncertain' for a reason more seeds can settle runs "
                 "the others (docs/calibrate.md, pilot)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositiveFinite);
   r->add_option("--metric", run->seq.predict.metric, "With --sequential: loss | error (1 - accuracy)")
       ->check(CLI::IsMember({"loss", "error"}))->capture_default_str();
   r->add_option("--baseline", run->seq.predict.baseline, "With --sequential: the reference scheme")->capture_default_str();
@@ -105,7 +105,8 @@ void setup_pilot(CLI::App& app) {
   r->add_option("--full-seeds", run->seq.full_seeds, "With --sequential: ';'-separated schemes that run every seed too")
       ->delimiter(';');
   r->add_option("--baseline-iterations", run->baseline_iterations,
-                "With --sequential: measured baseline iterations to target (0: extrapolated)");
+                "With --sequential: measured baseline iterations to target (0: extrapolated)")
+      ->check(kNonNegativeFinite);
   r->callback([run]() {
     if (run->stop_loss > 0) run->o.stop_loss = run->stop_loss;
     const bool seq = run->sequential_target > 0;
@@ -162,18 +163,20 @@ void setup_pilot(CLI::App& app) {
   auto pred = std::make_shared<PilotPredictCli>();
   auto* p = sub->add_subcommand("predict", "Predict iterations to target per scheme from pilot records (JSON)");
   p->add_option("inputs", pred->inputs, "Pilot JSON lines files")->required();
-  p->add_option("--target", pred->o.target, "Target value of the metric (held-out loss, or error)")->required();
-  p->add_option("--metric", pred->o.metric, "loss | error (1 - accuracy)")->capture_default_str();
+  p->add_option("--target", pred->o.target, "Target value of the metric (held-out loss, or error)")->required()->check(kFinite);
+  p->add_option("--metric", pred->o.metric, "loss | error (1 - accuracy)")->check(CLI::IsMember({"loss", "error"}))->capture_default_str();
   p->add_option("--baseline", pred->o.baseline, "Reference scheme")->capture_default_str();
-  p->add_option("--pilot-iterations", pred->o.pilot_iterations, "Use only evaluations up to this iteration (0: all)");
+  p->add_option("--pilot-iterations", pred->o.pilot_iterations, "Use only evaluations up to this iteration (0: all)")
+      ->check(CLI::Range(0, 1 << 30));
   p->add_option("--baseline-iterations", pred->baseline_iterations,
-                "Measured baseline iterations to target (0: extrapolate the baseline's curve)");
-  p->add_option("--bootstrap", pred->o.bootstrap, "Bootstrap replicates")->capture_default_str();
-  p->add_option("--max-multiplier", pred->o.max_multiplier, "Above this: never")->capture_default_str();
+                "Measured baseline iterations to target (0: extrapolate the baseline's curve)")
+      ->check(kNonNegativeFinite);
+  p->add_option("--bootstrap", pred->o.bootstrap, "Bootstrap replicates")->check(CLI::Range(1, 100000))->capture_default_str();
+  p->add_option("--max-multiplier", pred->o.max_multiplier, "Above this: never (> 1)")->check(kPositiveFinite)->capture_default_str();
   p->add_option("--extrapolation-sigma", pred->extrapolation_sigma,
                 "The interval's extrapolation term, log scale per unit ln(T_0 / pilot end): below,above "
                 "(for schemes whose relative error is >= 0.01; docs/model.md 4.2)")
-      ->delimiter(',')->expected(2)->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->delimiter(',')->expected(2)->check(kNonNegativeFinite)->capture_default_str();
   p->add_option("--biased-rule", pred->biased_rule,
                 "on: a biased scheme without error feedback (signsgd, topk, topkc, powersgd, ...) is at most "
                 "'uncertain' until its pilot reaches the target, as nothing guarantees it approaches the "
@@ -200,7 +203,7 @@ void setup_pilot(CLI::App& app) {
   p->add_option("--late-min-ratio", pred->o.late_min_ratio,
                 "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
                 "(closer: the seeds' noise); 1: always")
-      ->check(CLI::Range(1.0, 100.0))->capture_default_str();
+      ->check(kFinite)->check(CLI::Range(1.0, 100.0))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {

@@ -10,9 +10,10 @@
                                                         under the ground truth's seed noise (tta_noise.py)
   validate_tta.py summary OUT_DIR [--gcu G] [--cap C] [--extrapolation-sigma LO,HI] [--pilot-arg ARG]...
                            [--timing VALIDATE_JSON]... [--pilots PILOTS.jsonl] [--pilot-seeds S1,S2]
-                           [--sequential] [--more-runs DIR]...
+                           [--sequential] [--more-runs DIR]... [--suffix S]
                                                      -> OUT_DIR/summary.json, OUT_DIR/table.md
-                                                        (+ table-links.md with --timing)
+                                                        (+ table-links.md with --timing); with
+                                                        --suffix=-late: summary-late.json, ...
 With --pilots, the predictions come from separately recorded pilot runs (`gcu pilot run
 --iterations` of the longest pilot, same settings and seeds): their eval records carry the
 noise scale and relative error measured so far, as a user's pilot would. Without it, a
@@ -136,7 +137,7 @@ def truth_noise(out, timing_paths=(), draws=2000, more_runs=()):
 
 
 def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_args=(), pilots=None,
-            sequential=False, more_runs=()):
+            sequential=False, more_runs=(), suffix=""):
     recs, done = complete_runs(out, more_runs)
     tg = load_targets(out)
     cv = curves(recs)
@@ -329,7 +330,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
         doc["links"], link_lines = tta_links.summarise(result)
         link_lines += ["", "Per (target, link), 10% pilots, measured T_0:", ""] + tta_links.detail_lines(result, 0.10, "measured")
         link_lines += ["", "Per (target, link), 3% pilots, measured T_0:", ""] + tta_links.detail_lines(result, 0.03, "measured")
-    write_atomic(os.path.join(out, "summary.json"), json.dumps(doc, indent=1) + "\n")
+    write_atomic(os.path.join(out, "summary%s.json" % suffix), json.dumps(doc, indent=1) + "\n")
     fmt = lambda v, p="%.3f": "-" if v is None else p % v
     lines = ["| pilot | T_0 | cases | median abs ln err | p90 | bias (median ln) | coverage (n) | median width / estimate | decided right (n) | false reaches | Kendall tau | TTA lost by predicted best | pilot cost / baseline run (all; per scheme) | median / p90 abs ln err, predicted reaches (n) |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -347,10 +348,10 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
              "; late pilots +%.2f per scheme" % s["late_pilot_cost_per_scheme_vs_one_baseline_run"]),
             fmt(s["median_abs_log_error_predicted_reaches"]), fmt(s["p90_abs_log_error_predicted_reaches"]),
             s["predicted_reaches_cases"]))
-    write_atomic(os.path.join(out, "table.md"), "\n".join(lines) + "\n")
+    write_atomic(os.path.join(out, "table%s.md" % suffix), "\n".join(lines) + "\n")
     print("\n".join(lines))
     if link_lines:
-        write_atomic(os.path.join(out, "table-links.md"), "\n".join(link_lines) + "\n")
+        write_atomic(os.path.join(out, "table-links%s.md" % suffix), "\n".join(link_lines) + "\n")
         print("\nTTA in seconds per link (iteration times from %s):\n" % ", ".join(timing_paths))
         print("\n".join(link_lines))
 
@@ -396,6 +397,13 @@ if __name__ == "__main__":
     m.add_argument("--sequential", action="store_true",
                    help="replay gcu pilot run --sequential: candidates' first seed, every seed only where "
                         "the first says more_seeds")
+    def name_suffix(text):
+        if not all(ch.isalnum() or ch in "-_." for ch in text) or text.startswith("."):
+            raise argparse.ArgumentTypeError("a suffix is letters, digits, '-', '_' or '.', not starting with '.': %r" % text)
+        return text
+    m.add_argument("--suffix", default="", type=name_suffix, metavar="S",
+                   help="write summaryS.json, tableS.md and table-linksS.md (e.g. -late: the late pilots' "
+                        "scoring beside the pilots' own)")
     n = sub.add_parser("truth-noise", help="the ceilings the ground truth's own seed noise sets on the goals "
                                            "(one-seed oracle, perfect predictor; no gcu needed)")
     n.add_argument("out")
@@ -424,6 +432,6 @@ if __name__ == "__main__":
     else:
         try:
             summary(a.out, a.gcu, a.cap, a.extrapolation_sigma, a.timing, a.pilot_seeds, a.pilot_arg, a.pilots,
-                    a.sequential, a.more_runs)
+                    a.sequential, a.more_runs, a.suffix)
         except tta_links.TimingError as e:
             sys.exit("validate_tta.py: %s" % e)

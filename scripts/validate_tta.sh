@@ -84,8 +84,12 @@ if [ "$LATE" = 1 ]; then
   pilots="$OUT/pilots-late.jsonl"
 fi
 
-# 4 + 5. predictions and the summary
-python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$pilots"
+# 4 + 5. predictions and the summary (with LATE=1 both: the pilots alone in summary.json,
+#        with the late pilots in summary-late.json)
+python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$OUT/pilots.jsonl"
+if [ "$pilots" != "$OUT/pilots.jsonl" ]; then
+  python3 scripts/validate_tta.py summary "$OUT" --gcu "$GCU" --cap "$CAP" --pilots "$pilots" --suffix=-late
+fi
 # 6. the ground truth's own ceilings (iterations only; pass a gcu validate grid of the same
 #    model, ranks and batch with `validate_tta.py truth-noise OUT --timing` for seconds)
 python3 scripts/validate_tta.py truth-noise "$OUT"

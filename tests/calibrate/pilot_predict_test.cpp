@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <limits>
 
 namespace gcu::calibrate {
 namespace {
@@ -283,6 +285,71 @@ TEST(PilotPredict, DecisionMustHoldOverTheLastPilotLengths) {
   EXPECT_EQ(t["ef(topk:k=0.01)"]["status"], "reaches");
   EXPECT_EQ(t["ef(topk:k=0.01)"]["iterations"], once["ef(topk:k=0.01)"]["iterations"]);
   EXPECT_EQ(PilotPredictOptions{}.stable_looks, 3);
+}
+
+// Found by fuzz_pilot_records: an eval record with a running relative error but no
+// b_simple read a missing key of a const object (undefined behaviour; an assertion in a
+// debug build). Optional figures are now NaN unless finite numbers; `workers` is a count
+// like seed and iteration.
+TEST(PilotPredict, RecordsFiguresAreOptionalAndFinite) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, "qsgd", 1.2);
+  PilotPredictOptions o;
+  o.target = l0(3000);
+  o.baseline_iterations = 3000;
+  o.pilot_iterations = 200;
+  auto a = r;
+  for (auto& x : a)
+    if (x["type"] == "eval" && x["scheme"] == "qsgd") x["relative_error"] = 0.3;  // no b_simple
+  a.push_back({{"type", "run"}, {"scheme", "qsgd"}, {"seed", 1}, {"b_simple", std::numeric_limits<double>::infinity()},
+               {"relative_error", nullptr}, {"global_batch", "64"}});
+  const auto t = predict_from_pilots(a, o);
+  EXPECT_EQ(t["qsgd"]["status"], "reaches") << t["qsgd"].dump();
+  EXPECT_DOUBLE_EQ(t["qsgd"]["relative_error"].get<double>(), 0.3);
+  EXPECT_TRUE(std::isfinite(t["qsgd"]["iterations"].get<double>()));
+  auto b = r;
+  b.push_back({{"type", "run"}, {"scheme", "qsgd"}, {"seed", 1}, {"workers", 1e300}});
+  try {
+    predict_from_pilots(b, o);
+    FAIL() << "workers = 1e300 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'workers'"), std::string::npos) << e.what();
+  }
+}
+
+// Options no prediction can be made with are refused by name before any work (the CLI
+// checks them too; the sequential design and other callers of the library rely on this).
+TEST(PilotPredict, ImpossibleOptionsAreRefusedByName) {
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const auto refused = [&](const char* name, const std::function<void(PilotPredictOptions&)>& set) {
+    PilotPredictOptions o;
+    o.target = l0(3000);
+    set(o);
+    try {
+      predict_from_pilots(r, o);
+      ADD_FAILURE() << name << ": accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  };
+  refused("target", [&](auto& o) { o.target = nan; });
+  refused("target", [&](auto& o) { o.target = inf; });
+  refused("metric", [](auto& o) { o.metric = "perplexity"; });
+  refused("--pilot-iterations", [](auto& o) { o.pilot_iterations = -1; });
+  refused("baseline's iterations", [&](auto& o) { o.baseline_iterations = inf; });
+  refused("baseline's iterations", [](auto& o) { o.baseline_iterations = -5; });
+  refused("--bootstrap", [](auto& o) { o.bootstrap = 0; });
+  refused("--max-multiplier", [](auto& o) { o.max_multiplier = 1; });
+  refused("--max-multiplier", [&](auto& o) { o.max_multiplier = nan; });
+  refused("--extrapolation-sigma", [&](auto& o) { o.extrapolation_sigma_hi = inf; });
+  refused("--stable-looks", [](auto& o) { o.stable_looks = 0; });
+  refused("--late-min-ratio", [](auto& o) { o.late_min_ratio = 0.5; });
+  PilotPredictOptions ok;
+  ok.target = l0(3000);
+  EXPECT_NO_THROW(predict_from_pilots(r, ok));
 }
 
 }  // namespace

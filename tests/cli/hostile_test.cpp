@@ -365,4 +365,25 @@ TEST_F(Hostile, PilotPredictHoldsBackBiasedSchemesWithoutFeedback) {
   expect_clear_error(gcu(pred + " --biased-rule maybe"), "--biased-rule");
 }
 
+// Numbers no pilot can run or predict with are refused by name, exit 2, before any run or
+// output: a NaN target reached the model (every scheme `uncertain`), an infinite learning
+// rate "diverged" at iteration 1, a NaN one stopped LibTorch's SGD with a stack trace.
+TEST_F(Hostile, PilotNumbersThatCannotBeUsedAreRefusedByName) {
+  if (!have_torch_subcommands()) GTEST_SKIP() << "gcu built without LibTorch: no pilot subcommand";
+  std::ostringstream rec;
+  for (int t = 0; t <= 50; t += 10)
+    rec << json{{"type", "eval"}, {"scheme", "none"}, {"seed", 1}, {"iteration", t}, {"loss", 1.0 / (1 + 0.01 * t)},
+                {"accuracy", 0.5}}.dump() << "\n";
+  const std::string pred = "pilot predict '" + write("runs.jsonl", rec.str()) + "' ";
+  expect_clear_error(gcu(pred + "--target nan"), "--target");
+  expect_clear_error(gcu(pred + "--target 0.6 --bootstrap 0"), "--bootstrap");
+  expect_clear_error(gcu(pred + "--target 0.6 --max-multiplier 1"), "--max-multiplier");
+  expect_clear_error(gcu(pred + "--target 0.6 --baseline-iterations inf"), "--baseline-iterations");
+  const std::string run = "pilot run --schemes none --seeds 1 --iterations 1 -o '" + at("p.jsonl") + "' ";
+  expect_clear_error(gcu(run + "--lr inf"), "--lr");
+  expect_clear_error(gcu(run + "--momentum 1.5"), "--momentum");
+  expect_clear_error(gcu(run + "--eval-resolution 0"), "--eval-resolution");
+  EXPECT_FALSE(fs::exists(at("p.jsonl")));
+}
+
 }  // namespace
