@@ -59,8 +59,8 @@ int64_t count_field(const nlohmann::json& r, const char* key, int64_t absent = -
   return static_cast<int64_t>(x);
 }
 
-// A record's optional figure: its value when a finite number, else NaN (absent, null, or
-// beyond the double's range: "1e999" parses as infinity).
+// A record's optional figure: its value when a finite number, else NaN (absent, null, a
+// string; the JSON reader itself refuses a number beyond the double's range).
 double figure_or_nan(const nlohmann::json& r, const char* key) {
   const auto it = r.find(key);
   if (it == r.end() || !it->is_number()) return kNan;
@@ -292,6 +292,21 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
   double b_simple = 0;
   for (double b : base.b_simple) b_simple += b / base.b_simple.size();
   const std::set<int> its = common_iterations(base);
+  if (its.empty()) throw std::invalid_argument("pilot predict: the baseline's runs share no evaluated iteration");
+  // A target the baseline already meets at its first evaluation has nothing to predict
+  // (T_0 = 0: every multiplier would be 0/0; found by fuzz_pilot_records).
+  double start = 0;
+  int finite = 0;
+  for (const auto& [seed, ev] : base.evals)
+    if (const double v = ev.at(*its.begin()); std::isfinite(v)) start += v, ++finite;
+  if (finite == 0)
+    throw std::invalid_argument("pilot predict: the baseline's " + o.metric + " at iteration " +
+                                std::to_string(*its.begin()) + " is not a number in any run");
+  if (start / finite <= o.target)
+    throw std::invalid_argument("pilot predict: the baseline's " + o.metric + " at iteration " +
+                                std::to_string(*its.begin()) + " (" + std::to_string(start / finite) +
+                                ") already meets the target " + std::to_string(o.target) +
+                                ": choose a target below where training starts");
   const double seed_sigma = model::baseline_seed_log_spread(baseline_curves(base, its));
   Json out = Json::object();
   for (const auto& spec : pl.order) {

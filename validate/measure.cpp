@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -23,6 +24,27 @@ constexpr const char* kFields[kComponents] = {"forward_s", "backward_s", "comm_e
 const char* component_name(Component c) { return kNames[int(c)]; }
 const char* trainlog_field(Component c) { return kFields[int(c)]; }
 
+namespace {
+// A header's count: an integer in [lo, hi] (a cast of 1e300 to int is undefined behaviour).
+int count_of(const nlohmann::json& j, const char* key, int lo, int hi) {
+  const auto& v = j.at(key);
+  const double x = v.is_number() ? v.get<double>() : std::nan("");
+  if (!(x >= lo && x <= hi) || x != std::floor(x))
+    throw ValidateError(std::string("'") + key + "' is not an integer in [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + "]: " + v.dump().substr(0, 40));
+  return static_cast<int>(x);
+}
+
+// A duration or size: a finite number >= 0.
+double nonnegative_of(const nlohmann::json& j, const char* key) {
+  const auto& v = j.at(key);
+  const double x = v.is_number() ? v.get<double>() : std::nan("");
+  if (!(std::isfinite(x) && x >= 0))
+    throw ValidateError(std::string("'") + key + "' is not a finite number >= 0: " + v.dump().substr(0, 40));
+  return x;
+}
+}  // namespace
+
 TrainLog parse_trainlog(const std::string& text, const std::string& file) {
   using nlohmann::json;
   TrainLog log;
@@ -33,32 +55,42 @@ TrainLog parse_trainlog(const std::string& text, const std::string& file) {
   while (std::getline(in, line)) {
     ++lineno;
     if (line.empty()) continue;
+    const std::string where = file + ":" + std::to_string(lineno) + ": ";
     json j;
     try {
       j = json::parse(line);
     } catch (const std::exception& e) {
-      throw ValidateError(file + ":" + std::to_string(lineno) + ": not JSON: " + e.what());
+      throw ValidateError(where + "not JSON: " + e.what());
     }
-    const std::string type = j.value("type", "");
-    if (type == "header") {
-      if (j.value("schema", "") != "gcu.trainlog/1")
-        throw ValidateError(file + ": schema " + j.value("schema", "(none)") + ", expected gcu.trainlog/1");
-      header = true;
-      log.model = j.at("model").get<std::string>();
-      log.scheme = j.at("scheme").get<std::string>();
-      log.mode = j.at("mode").get<std::string>();
-      log.world_size = j.at("world_size").get<int>();
-      log.batch_per_rank = j.at("batch_per_rank").get<int>();
-      log.threads = j.at("threads").get<int>();
-      log.wire_bytes_per_iter = j.at("wire_bytes_per_iter").get<double>();
-      if (j.contains("gloo_interfaces")) log.gloo_interfaces = j["gloo_interfaces"].dump();
-    } else if (type == "iter") {
-      if (!j.at("measured").get<bool>()) continue;
-      Breakdown b{};
-      for (int c = 0; c < kComponents; ++c) b[size_t(c)] = j.at(kFields[c]).get<double>();
-      log.iters.push_back(b);
-    } else if (type == "summary") {
-      log.complete = true;
+    // Every field of the wrong type or range is an error naming the file and the line
+    // (a log is read back by --reuse from a directory the user names: untrusted input).
+    try {
+      if (!j.is_object()) throw ValidateError("not a JSON object");
+      const std::string type = j.value("type", "");
+      if (type == "header") {
+        if (j.value("schema", "") != "gcu.trainlog/1")
+          throw ValidateError("schema " + j.value("schema", "(none)").substr(0, 60) + ", expected gcu.trainlog/1");
+        header = true;
+        log.model = j.at("model").get<std::string>();
+        log.scheme = j.at("scheme").get<std::string>();
+        log.mode = j.at("mode").get<std::string>();
+        log.world_size = count_of(j, "world_size", 1, 1 << 20);
+        log.batch_per_rank = count_of(j, "batch_per_rank", 1, 1 << 24);
+        log.threads = count_of(j, "threads", 0, 1 << 16);
+        log.wire_bytes_per_iter = nonnegative_of(j, "wire_bytes_per_iter");
+        if (j.contains("gloo_interfaces")) log.gloo_interfaces = j["gloo_interfaces"].dump();
+      } else if (type == "iter") {
+        if (!j.at("measured").get<bool>()) continue;
+        Breakdown b{};
+        for (int c = 0; c < kComponents; ++c) b[size_t(c)] = nonnegative_of(j, kFields[c]);
+        log.iters.push_back(b);
+      } else if (type == "summary") {
+        log.complete = true;
+      }
+    } catch (const ValidateError& e) {
+      throw ValidateError(where + e.what());
+    } catch (const json::exception& e) {  // a missing field, a field of the wrong type
+      throw ValidateError(where + e.what());
     }
   }
   if (!header) throw ValidateError(file + ": no header line (is it a gcu train log?)");

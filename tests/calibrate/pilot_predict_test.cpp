@@ -347,6 +347,9 @@ TEST(PilotPredict, ImpossibleOptionsAreRefusedByName) {
   refused("--extrapolation-sigma", [&](auto& o) { o.extrapolation_sigma_hi = inf; });
   refused("--stable-looks", [](auto& o) { o.stable_looks = 0; });
   refused("--late-min-ratio", [](auto& o) { o.late_min_ratio = 0.5; });
+  // Found by fuzz_pilot_records: a target the baseline meets at its first evaluation
+  // gave T_0 = 0, every candidate `never` with "multiplier inf above the cap".
+  refused("already meets the target", [](auto& o) { o.target = l0(0) + 0.1; });
   PilotPredictOptions ok;
   ok.target = l0(3000);
   EXPECT_NO_THROW(predict_from_pilots(r, ok));

@@ -37,6 +37,42 @@ TEST(TrainLog, ClearErrors) {
   EXPECT_THROW(parse_trainlog(R"({"type":"header","schema":"other/2"})", "a"), ValidateError);
 }
 
+// `gcu validate --reuse` reads logs from a directory the user names: a count that is not
+// an integer in range (1e300 cast to int is undefined behaviour), a time that is not a
+// number >= 0 (a negative or a string one would reach the report's medians) or a field of the wrong type is a ValidateError naming the file, the line and the field.
+TEST(TrainLog, HostileFieldsAreErrorsNamingTheLineAndField) {
+  const auto message = [](const std::string& text) {
+    try {
+      parse_trainlog(text, "r.jsonl");
+    } catch (const ValidateError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  std::string h = kHeader;
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string x = h;
+    x.replace(x.find(from), from.size(), to);
+    return x;
+  };
+  EXPECT_NE(message(with(R"("world_size":2)", R"("world_size":1e300)")).find("r.jsonl:1: 'world_size'"),
+            std::string::npos);
+  EXPECT_NE(message(with(R"("batch_per_rank":32)", R"("batch_per_rank":2.5)")).find("'batch_per_rank'"),
+            std::string::npos);
+  EXPECT_NE(message(with(R"("scheme":"fp16")", R"("scheme":7)")).find("r.jsonl:1:"), std::string::npos);
+  std::string it = iter_line(1, true, 0.03);
+  it.replace(it.find("\"forward_s\":0.01"), 16, "\"forward_s\":\"fast\"");
+  EXPECT_NE(message(h + "\n" + it + "\n").find("r.jsonl:2: 'forward_s' is not a finite number >= 0"), std::string::npos)
+      << message(h + "\n" + it + "\n");
+  it = iter_line(1, true, 0.03);
+  it.replace(it.find("\"forward_s\":0.01"), 16, "\"forward_s\":1e999");  // the JSON reader refuses it
+  EXPECT_NE(message(h + "\n" + it + "\n").find("r.jsonl:2: not JSON"), std::string::npos);
+  it = iter_line(1, true, -0.5);
+  EXPECT_NE(message(h + "\n" + it + "\n").find("'total_s'"), std::string::npos);
+  EXPECT_NE(message(h + "\n" + R"({"type":"iter","measured":true})" + "\n").find("r.jsonl:2:"), std::string::npos);
+  EXPECT_EQ(message(h + "\n" + iter_line(1, true, 0.03) + "\n"), "accepted");
+}
+
 namespace {
 // A log of `world` ranks with one measured iteration per {forward, collective, total}.
 TrainLog rank_log(int world, const std::vector<std::array<double, 3>>& its) {
