@@ -21,7 +21,10 @@ namespace {
 double sweep_slope(const std::string& text, const std::string& kind, double min_bytes, int* world) {
   const auto st = nlohmann::json::parse(text);
   const auto& col = st.at("collectives");
-  *world = col.at("world").get<int>();
+  const auto& w = col.at("world");  // a whole number in range (a cast of 1e300 to int is undefined)
+  if (!w.is_number_integer() || w.get<int64_t>() < 1 || w.get<int64_t>() > (1 << 20))
+    throw ValidateError("the link sweep's 'collectives.world' is not a rank count: " + w.dump().substr(0, 40));
+  *world = w.get<int>();
   std::vector<double> x, y;
   for (const auto& s : col.at("sweeps")) {
     if (s.at("kind").get<std::string>() != kind) continue;

@@ -23,8 +23,10 @@ PriorLoads prior_loads(const ValidateOptions& o) {
   if (o.reuse && fs::exists(o.out_dir + "/validate.json")) {
     try {
       const auto pj = nlohmann::json::parse(util::read_file(o.out_dir + "/validate.json"));
+      // Only whole numbers are read as integers (a cast of 1e300 to int is undefined).
       for (const auto& c : pj.at("cells"))
-        if (c.at("load_average").is_number() && c.at("involuntary_context_switches").is_number())
+        if (c.at("id").is_number_integer() && c.at("load_average").is_number() &&
+            c.at("involuntary_context_switches").is_number_integer())
           prior_load[c.at("id").get<int>()] = {c.at("load_average").get<double>(),
                                                c.at("involuntary_context_switches").get<long>(),
                                                c.value("wall_s", 0.0)};

@@ -166,4 +166,18 @@ TEST(LinkRate, SlopeOfTheAllGatherSweepCountsTheOutput) {
   EXPECT_EQ(allreduce_rate_gbps(st), 0.0);
 }
 
+// A link sweep's state file is read back by --reuse: a world that is not a whole rank
+// count (a cast of 1e300 to int is undefined) is a ValidateError naming the field.
+TEST(LinkRate, AWorldThatIsNotARankCountIsAnError) {
+  for (const char* w : {"1e300", "2.5", "0", "\"2\""}) {
+    const std::string st = std::string(R"({"collectives":{"world":)") + w + R"(,"sweeps":[]}})";
+    try {
+      allgather_rate_gbps(st);
+      ADD_FAILURE() << w << ": accepted";
+    } catch (const ValidateError& e) {
+      EXPECT_NE(std::string(e.what()).find("collectives.world"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace gcu::validate
