@@ -57,8 +57,12 @@ std::vector<nlohmann::ordered_json> run_pilots_sequential(const PilotOptions& o,
     records.push_back(nlohmann::json::parse(j.dump()));
     sink(j);
   };
-  for (const auto& x : schemes)
+  for (const auto& x : schemes) {
     for (size_t k = 0; k < x.seeds; ++k) run_pilot(o, x.spec, o.seeds[k], keep, progress);
+    // The target against the baseline's own start (a target it already meets is refused)
+    // before any candidate runs, not after the first stage.
+    if (x.spec == full_list.front()) predict_from_pilots(records, po);
+  }
   // Stages: a candidate that says "more_seeds" runs its next seed, until it does not, has
   // them all, or repeats its `never` (sequential_runs_next_seed).
   for (size_t k = 1; k < o.seeds.size(); ++k) {

@@ -384,6 +384,13 @@ TEST_F(Hostile, PilotNumbersThatCannotBeUsedAreRefusedByName) {
   expect_clear_error(gcu(run + "--momentum 1.5"), "--momentum");
   expect_clear_error(gcu(run + "--eval-resolution 0"), "--eval-resolution");
   EXPECT_FALSE(fs::exists(at("p.jsonl")));
+  // A sequential design's target the baseline already meets (Fashion-MNIST's loss starts
+  // near 2.3) is refused once the baseline has run, before any candidate does.
+  const Result seq = gcu("pilot run --schemes 'none;qsgd' --seeds 1,2 --iterations 2 --eval-samples 50 --sequential 5 -o '" +
+                         at("s.jsonl") + "'");
+  expect_clear_error(seq, "already meets the target");
+  EXPECT_EQ(seq.out.find("pilot: qsgd"), std::string::npos) << seq.out.substr(0, 2000);
+  EXPECT_FALSE(fs::exists(at("s.jsonl")));
 }
 
 }  // namespace
