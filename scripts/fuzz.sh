@@ -45,7 +45,7 @@ build() {
   # Torch-free targets first: they build in a minute or two; the LibTorch ones take longer.
   local j=${GCU_FUZZ_BUILD_JOBS:-2}
   cmake --build "$B" -j "$j" --target fuzz_profile fuzz_set fuzz_sweep fuzz_scheme \
-    fuzz_compressor_state
+    fuzz_compressor_state fuzz_calibrate_state fuzz_pilot_records fuzz_trainlog
   cmake --build "$B" -j "$j" --target fuzz_all
 }
 
