@@ -260,6 +260,23 @@ void require_stable(model::ProgressPrediction& p, const std::set<int>& its, int 
   }
 }
 
+// A target the baseline already meets at its first evaluation has nothing to predict
+// (T_0 = 0: every multiplier would be 0/0; found by fuzz_pilot_records): refused, naming
+// the baseline's mean value there. `its`: the iterations every baseline curve has.
+void check_target_below_start(const Runs& base, const std::set<int>& its, const PilotPredictOptions& o) {
+  if (its.empty()) throw std::invalid_argument("pilot predict: the baseline's runs share no evaluated iteration");
+  const int first = *its.begin();
+  double sum = 0;
+  int finite = 0;
+  for (const auto& [seed, ev] : base.evals)
+    if (const double v = ev.at(first); std::isfinite(v)) sum += v, ++finite;
+  const std::string at = "pilot predict: the baseline's " + o.metric + " at iteration " + std::to_string(first);
+  if (finite == 0) throw std::invalid_argument(at + " is not a number in any run");
+  if (sum / finite <= o.target)
+    throw std::invalid_argument(at + " (" + std::to_string(sum / finite) + ") already meets the target " +
+                                std::to_string(o.target) + ": choose a target below where training starts");
+}
+
 }  // namespace
 
 void check_predict_options(const PilotPredictOptions& o) {
@@ -292,21 +309,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
   double b_simple = 0;
   for (double b : base.b_simple) b_simple += b / base.b_simple.size();
   const std::set<int> its = common_iterations(base);
-  if (its.empty()) throw std::invalid_argument("pilot predict: the baseline's runs share no evaluated iteration");
-  // A target the baseline already meets at its first evaluation has nothing to predict
-  // (T_0 = 0: every multiplier would be 0/0; found by fuzz_pilot_records).
-  double start = 0;
-  int finite = 0;
-  for (const auto& [seed, ev] : base.evals)
-    if (const double v = ev.at(*its.begin()); std::isfinite(v)) start += v, ++finite;
-  if (finite == 0)
-    throw std::invalid_argument("pilot predict: the baseline's " + o.metric + " at iteration " +
-                                std::to_string(*its.begin()) + " is not a number in any run");
-  if (start / finite <= o.target)
-    throw std::invalid_argument("pilot predict: the baseline's " + o.metric + " at iteration " +
-                                std::to_string(*its.begin()) + " (" + std::to_string(start / finite) +
-                                ") already meets the target " + std::to_string(o.target) +
-                                ": choose a target below where training starts");
+  check_target_below_start(base, its, o);
   const double seed_sigma = model::baseline_seed_log_spread(baseline_curves(base, its));
   Json out = Json::object();
   for (const auto& spec : pl.order) {
