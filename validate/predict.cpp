@@ -18,6 +18,11 @@ CellPredictor::CellPredictor(const model::Profile& profile, const Cell& cell, bo
   } catch (const std::exception& e) {
     throw ValidateError("cannot predict " + cell.label() + ": " + e.what());
   }
+  // A batch size the profile has no compute entry for: say how its compute was obtained.
+  if (!p_->compute().exact) {
+    const std::string& n = p_->compute().note;
+    compute_basis_ = n.substr(0, n.find("; "));
+  }
 }
 
 double CellPredictor::compute_sensitivity_s(model::Gbps rate_gbps) const {

@@ -43,12 +43,14 @@ class CellPredictor {
   // (speed_adjust.h): seconds of total per unit of machine slowness.
   double compute_sensitivity_s(model::Gbps rate_gbps) const;
   bool link_in_profile() const { return link_in_profile_; }
-  std::string note() const { return note_; }
+  // Empty when the profile has the cell's batch size; else how its compute was obtained
+  // (model/profile.h compute_for_batch: "batch 32 interpolated between 16 and 64", ...).
+  const std::string& compute_basis() const { return compute_basis_; }
 
  private:
   std::unique_ptr<model::Predictor> p_;
   bool link_in_profile_ = false;
-  std::string note_;
+  std::string compute_basis_;
 };
 
 }  // namespace gcu::validate

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <utility>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -71,6 +72,12 @@ std::string format_table(const Report& r) {
     o << "  " << l.link.name << " x" << l.ranks << " -> "
       << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured")
       << (l.measured_allgather_gbps > 0 ? " (" + num(l.measured_allgather_gbps, "%.3g") + ")" : "");
+  // Batch sizes the profile has no compute for (each basis once).
+  std::vector<std::string> bases;
+  for (const auto& c : r.cells)
+    if (!c.compute_basis.empty() && std::find(bases.begin(), bases.end(), c.compute_basis) == bases.end())
+      bases.push_back(c.compute_basis);
+  for (const auto& basis : bases) o << "\ncompute not measured at the cell's batch: " << basis;
   const std::string& stat = r.options.statistic;
   o << "\n\ntotal iteration time (ms): predicted vs measured " << stat
     << " [p10, p90]; error = (pred - meas) / meas\n";
@@ -187,9 +194,12 @@ std::string format_table(const Report& r) {
                                                               : "-"));
     o << "\n";
   }
-  for (const auto* groups : {&s.by_scheme, &s.by_link}) {
-    o << (groups == &s.by_scheme ? "\nby scheme" : "\nby link")
-      << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
+  // By batch size and rank count only when the grid has more than one of them.
+  const std::pair<const std::vector<GroupErrors>*, const char*> group_lists[] = {
+      {&s.by_scheme, "scheme"}, {&s.by_link, "link"}, {&s.by_batch, "per-rank batch"}, {&s.by_ranks, "ranks"}};
+  for (const auto& [groups, what] : group_lists) {
+    if (groups->size() < 2 && groups != &s.by_scheme && groups != &s.by_link) continue;
+    o << "\nby " << what << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
     for (const auto& gr : *groups) {
       std::snprintf(b, sizeof b, "  %-40s %7s %7s %8s %4d (%d)\n", gr.name.substr(0, 40).c_str(),
                     num(gr.median_abs_error * 100, "%.1f%%").c_str(), num(gr.max_abs_error * 100, "%.1f%%").c_str(),
@@ -324,7 +334,8 @@ std::string format_json(const Report& r) {
                      {"link_measured_gbps", c.measured_link_gbps > 0 ? json(c.measured_link_gbps) : json(nullptr)},
                      {"rate_used_gbps", c.rate_used_gbps > 0 ? json(c.rate_used_gbps) : json(nullptr)},
                      {"link_fits", c.link_fits},
-                     {"mode", c.cell.mode}, {"batch", c.cell.batch}, {"ranks", c.cell.ranks}};
+                     {"mode", c.cell.mode}, {"batch", c.cell.batch}, {"ranks", c.cell.ranks},
+                     {"compute_basis", c.compute_basis.empty() ? json(nullptr) : json(c.compute_basis)}};
     x["status"] = c.ok ? "ok" : "failed";
     x["message"] = c.message;
     json pred, meas, err;
@@ -410,13 +421,15 @@ std::string format_json(const Report& r) {
   json drift = json::array();
   for (double d : s.round_drift) drift.push_back(jnum(d));
   j["summary"]["round_drift"] = drift;
-  for (const auto* groups : {&s.by_scheme, &s.by_link}) {
+  const std::pair<const std::vector<GroupErrors>*, const char*> group_keys[] = {
+      {&s.by_scheme, "by_scheme"}, {&s.by_link, "by_link"}, {&s.by_batch, "by_batch"}, {&s.by_ranks, "by_ranks"}};
+  for (const auto& [groups, key] : group_keys) {
     json arr = json::array();
     for (const auto& gr : *groups)
       arr.push_back({{"name", gr.name}, {"cells", gr.cells}, {"noise_limited", gr.noise_limited},
                      {"median_abs_error_total", gr.median_abs_error}, {"max_abs_error_total", gr.max_abs_error},
                      {"median_error_total", gr.median_error}});
-    j["summary"][groups == &s.by_scheme ? "by_scheme" : "by_link"] = arr;
+    j["summary"][key] = arr;
   }
   return j.dump(1) + "\n";
 }

@@ -111,14 +111,18 @@ std::vector<double> round_drift(const std::vector<CellResult>& cells, int rounds
 
 Summary summarize(const std::vector<CellResult>& cells, double error_goal) {
   Summary s;
-  std::vector<std::vector<double>> scheme_errs, link_errs;
+  std::vector<std::vector<double>> scheme_errs, link_errs, batch_errs, ranks_errs;
   for (const auto& c : cells)
     if (c.ok) {
       add_to_group(s.by_scheme, scheme_errs, c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given, c);
       add_to_group(s.by_link, link_errs, c.cell.link.name, c);
+      add_to_group(s.by_batch, batch_errs, std::to_string(c.cell.batch), c);
+      add_to_group(s.by_ranks, ranks_errs, std::to_string(c.cell.ranks), c);
     }
   finish_groups(s.by_scheme, scheme_errs);
   finish_groups(s.by_link, link_errs);
+  finish_groups(s.by_batch, batch_errs);
+  finish_groups(s.by_ranks, ranks_errs);
   std::vector<double> errs, all, all_raw, cal, raw_counted, shifts, at_cal;
   for (const auto& c : cells) {
     ++s.cells;

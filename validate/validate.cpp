@@ -208,6 +208,7 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
                    " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
     r.link_fits = preds[i]->link_in_profile();
     r.predicted = preds[i]->predict(r.rate_used_gbps);
+    r.compute_basis = preds[i]->compute_basis();
     r.speed.sensitivity_s = preds[i]->compute_sensitivity_s(r.rate_used_gbps);
     if (r.ok && r.samples.empty()) {
       r.ok = false;

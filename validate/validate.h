@@ -113,6 +113,7 @@ struct CellResult {
   // Per completed round: the statistic of forward + optimizer, the speed adjustment's reference.
   std::vector<double> round_reference;
   Breakdown predicted{};
+  std::string compute_basis;     // empty: the profile's compute at the cell's batch; else how it was obtained
   std::array<Spread, kComponents> measured{};
   Breakdown error{};             // (predicted - measured) / measured, of the statistic; NaN when <= 0
   double spread = 0;             // total: (p90 - p10) / median (iteration to iteration)
@@ -198,6 +199,7 @@ GoalCheck check_goal(const std::vector<CellResult>& cells, double goal);
 
 struct Summary {
   std::vector<GroupErrors> by_scheme, by_link;  // in grid order
+  std::vector<GroupErrors> by_batch, by_ranks;  // per-rank batch size and rank count, named by the number
   int cells = 0, ok = 0, failed = 0, noise_limited = 0;
   double noise_limited_fraction = 0;  // of the ok cells
   double median_abs_error = 0, max_abs_error = 0;  // total, over ok and not noise-limited cells

@@ -205,6 +205,44 @@ TEST(Summarize, GroupsBySchemeAndLinkInGridOrder) {
   EXPECT_EQ(s.by_link[1].cells, 1);
 }
 
+// The batch-size and rank-count groups, named by the number, in grid order; the text
+// report lists them only when the grid has more than one, the JSON always.
+TEST(Summarize, GroupsByBatchAndRanks) {
+  std::vector<CellResult> cells;
+  auto add = [&](int batch, int ranks, double err) {
+    CellResult c;
+    c.ok = true;
+    c.cell.scheme = "none";
+    c.cell.link.name = "1gbit";
+    c.cell.batch = batch;
+    c.cell.ranks = ranks;
+    at(c.error, Component::Total) = err;
+    cells.push_back(c);
+  };
+  add(16, 2, 0.08);
+  add(64, 2, -0.02);
+  add(16, 2, 0.04);
+  const Summary s = summarize(cells);
+  ASSERT_EQ(s.by_batch.size(), 2u);
+  EXPECT_EQ(s.by_batch[0].name, "16");
+  EXPECT_EQ(s.by_batch[0].cells, 2);
+  EXPECT_NEAR(s.by_batch[0].median_error, 0.06, 1e-12);
+  EXPECT_NEAR(s.by_batch[1].max_abs_error, 0.02, 1e-12);
+  ASSERT_EQ(s.by_ranks.size(), 1u);
+  EXPECT_EQ(s.by_ranks[0].cells, 3);
+
+  Report r;
+  r.cells = cells;
+  r.summary = s;
+  const auto j = nlohmann::json::parse(format_json(r));
+  ASSERT_EQ(j.at("summary").at("by_batch").size(), 2u);
+  EXPECT_EQ(j["summary"]["by_batch"][1]["name"], "64");
+  EXPECT_EQ(j.at("summary").at("by_ranks").size(), 1u);
+  const std::string text = format_table(r);
+  EXPECT_NE(text.find("by per-rank batch"), std::string::npos);
+  EXPECT_EQ(text.find("by ranks"), std::string::npos);  // one rank count: not listed
+}
+
 }  // namespace gcu::validate
 
 // round_drift: a round that every cell ran slower in shows as that round's drift (the

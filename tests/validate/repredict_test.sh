@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits forty-six recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits forty-eight recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max; the raw errors, `summary.unadjusted`, which the bounds were set
@@ -100,6 +100,8 @@ check cpu-4rank-resnet18-scale 0.116 0.201
 # all-gather schemes at 4 (raw 3.5% / 16.9% and 2.8% / 9.7%).
 check cpu-2rank-resnet18-5links 0.040 0.179
 check cpu-4rank-resnet18-allgather 0.033 0.108
+# Three batch sizes, 16 / 32 / 64 (docs/validation.md §5, 2026-11-28; raw 4.1% / 20.8%).
+check cpu-2rank-resnet18-batches 0.046 0.218
 run_all
 # The recorded compute probes (gcu.validate/7) are read back and predict the cells: four
 # per grid, every one ok, and each cell's predicted forward is the probes' median.
