@@ -23,6 +23,8 @@
 # predicted with their own compute. Needs jq.
 set -euo pipefail
 die() { echo "batch_check: $*" >&2; exit 2; }
+# shellcheck source=out_dir.sh
+. "$(dirname "$0")/out_dir.sh"
 [ $# -ge 2 ] || die "usage: scripts/batch_check.sh RECORDING OUT [GCU]"
 REC=$1 OUT=$2 GCU=${3:-build/cli/gcu}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -38,15 +40,7 @@ for b in "${batches[@]}"; do
   jq -e --argjson b "$b" 'index($b) != null' <<< "$grid" > /dev/null \
     || die "$REC: the grid has no cells at batch $b (grid batches $grid)"
 done
-if [ -e "$OUT" ]; then
-  [ -d "$OUT" ] || die "$OUT exists and is not a directory"
-  if [ -n "$(ls -A "$OUT")" ]; then
-    [ -f "$OUT/.batchcheck" ] || die "$OUT is not empty and not an earlier batch_check output: give another directory"
-    rm -rf "${OUT:?}"/*
-  fi
-fi
-mkdir -p "$OUT"
-touch "$OUT/.batchcheck"
+prepare_out_dir "$OUT" .batchcheck batch_check
 
 bash "$HERE/repredict.sh" "$REC" "$OUT/own" "$GCU" > "$OUT/own.summary"
 echo "own (every batch size's compute): $(tail -1 "$OUT/own.summary")"

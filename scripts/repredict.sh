@@ -21,6 +21,8 @@
 # this machine (Gloo on loopback).
 set -euo pipefail
 die() { echo "repredict: $*" >&2; exit 2; }
+# shellcheck source=out_dir.sh
+. "$(dirname "$0")/out_dir.sh"
 [ $# -ge 2 ] || die "usage: scripts/repredict.sh RECORDING OUT_DIR [GCU]"
 REC=$1 OUT=$2 GCU=${3:-build/cli/gcu}
 command -v jq >/dev/null || die "jq is missing (apt-get install jq, or scripts/install-deps.sh)"
@@ -29,16 +31,8 @@ for f in profile.json profile.json.state.json validate.json; do
   [ -f "$REC/$f" ] || die "$REC/$f is missing: not a recording of scripts/record_validation.sh"
 done
 [ -d "$REC/raw" ] || die "$REC/raw is missing: the recording has no trainer logs"
-if [ -e "$OUT" ]; then
-  [ -d "$OUT" ] || die "$OUT exists and is not a directory"
-  [ "$(realpath "$OUT")" != "$(realpath "$REC")" ] || die "OUT_DIR is the recording itself: give another directory"
-  if [ -n "$(ls -A "$OUT")" ]; then
-    [ -f "$OUT/.repredict" ] || die "$OUT is not empty and not an earlier repredict output: give another directory"
-    rm -rf "${OUT:?}"/*
-  fi
-fi
-mkdir -p "$OUT"
-touch "$OUT/.repredict"
+[ ! -e "$OUT" ] || [ "$(realpath "$OUT")" != "$(realpath "$REC")" ] || die "OUT_DIR is the recording itself: give another directory"
+prepare_out_dir "$OUT" .repredict repredict
 cp -r "$REC/raw" "$OUT/"
 [ -d "$REC/links" ] && cp -r "$REC/links" "$OUT/"
 # The grid's compute probes (gcu.validate/7; recordings before 2026-11-27 have none).

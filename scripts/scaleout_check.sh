@@ -24,6 +24,8 @@
 # Prints one summary line per prediction (OUT/<variant>/validate.{json,txt}). Needs jq.
 set -euo pipefail
 die() { echo "scaleout_check: $*" >&2; exit 2; }
+# shellcheck source=out_dir.sh
+. "$(dirname "$0")/out_dir.sh"
 [ $# -ge 3 ] || die "usage: scripts/scaleout_check.sh SMALL LARGE OUT [GCU]"
 SMALL=$1 LARGE=$2 OUT=$3 GCU=${4:-build/cli/gcu}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -35,15 +37,7 @@ ws=$(jq -er '.meta.world' "$SMALL/profile.json.state.json") || die "$SMALL: no m
 wl=$(jq -er '.meta.world' "$LARGE/profile.json.state.json") || die "$LARGE: no meta.world in its calibrate state"
 [[ $ws =~ ^[0-9]+$ && $wl =~ ^[0-9]+$ ]] || die "meta.world is not a rank count ($ws, $wl)"
 [ "$ws" -lt "$wl" ] || die "SMALL ($ws ranks) must be calibrated on fewer ranks than LARGE ($wl)"
-if [ -e "$OUT" ]; then
-  [ -d "$OUT" ] || die "$OUT exists and is not a directory"
-  if [ -n "$(ls -A "$OUT")" ]; then
-    [ -f "$OUT/.scaleout" ] || die "$OUT is not empty and not an earlier scaleout_check output: give another directory"
-    rm -rf "${OUT:?}"/*
-  fi
-fi
-mkdir -p "$OUT"
-touch "$OUT/.scaleout"
+prepare_out_dir "$OUT" .scaleout scaleout_check
 export REPREDICT_VALIDATE_ARGS="--predict-rate measured ${REPREDICT_VALIDATE_ARGS:-}"
 # SMALL's profile, re-fitted by this build (its own grid re-predicted on the way).
 bash "$HERE/repredict.sh" "$SMALL" "$OUT/small-own" "$GCU" > /dev/null
