@@ -54,7 +54,11 @@ written but some cells failed (a rank died, a time-out); 2 bad input, nothing ru
 Examples:
   gcu validate -p prof.json --model cnn --schemes "none;fp16" --links unlimited,1gbit,200mbit
   gcu validate --calibrate --model resnet18:classes=10,image=32 --batch 32 \
-      --schemes "none;fp16;powersgd:rank=4" --links unlimited,1gbit --repeats 3 --out val)");
+      --schemes "none;fp16;powersgd:rank=4" --links unlimited,1gbit --repeats 3 --out val
+  # batch sizes (weak scaling): calibrated at each, the report grouped per batch; then
+  # scripts/batch_check.sh val-batches OUT predicts each batch from a profile without it
+  gcu validate --calibrate --model resnet18:classes=10,image=32 --batch 16,32,64 \
+      --schemes "none;qsgd" --links unlimited,200mbit --repeats 4 --out val-batches)");
   sub->add_option("-p,--profile", o.profile, "gcu.profile/1 of the same model and placement (with --calibrate: "
                                               "where the new profile goes)");
   sub->add_flag("--calibrate", o.calibrate, "run `gcu calibrate` first, in the same placement (unshaped links)");
