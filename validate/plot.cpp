@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <utility>
 #include <ostream>
 #include <sstream>
 
@@ -44,14 +45,18 @@ double x_of(const CellResult& c, double profile_gbps) {
   return profile_gbps;
 }
 
+// One panel per (per-rank batch, ranks) when the grid has more than one, else one plot;
+// a scheme and mode keep their colour across panels.
 std::string bandwidth_script(const Report& r, const model::Profile& prof, const std::string& out) {
   const double pg = prof.cluster.inter.bandwidth_gbps;
-  std::map<std::string, std::vector<const CellResult*>> series;
+  using Panel = std::pair<int, int>;  // batch, ranks
+  std::map<Panel, std::map<std::string, std::vector<const CellResult*>>> panels;
+  std::map<std::string, int> colour;
   double lo = 1e30, hi = 0;
   for (const auto& c : r.cells) {
-    series[(c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given) + " " + c.cell.mode + " b" + std::to_string(c.cell.batch) + " r" +
-           std::to_string(c.cell.ranks)]
-        .push_back(&c);
+    const std::string name = (c.cell.scheme_given.empty() ? c.cell.scheme : c.cell.scheme_given) + " " + c.cell.mode;
+    panels[{c.cell.batch, c.cell.ranks}][name].push_back(&c);
+    colour.emplace(name, int(colour.size()) + 1);
     const double x = x_of(c, pg);
     lo = std::min(lo, x);
     hi = std::max(hi, x);
@@ -59,42 +64,65 @@ std::string bandwidth_script(const Report& r, const model::Profile& prof, const 
   if (!(hi > 0)) lo = 0.1, hi = 10;
   lo /= 2;
   hi *= 2;
+  const int n = int(panels.size());
+  const int cols = n <= 1 ? 1 : std::min(n, 3), rows = (n + cols - 1) / cols;
   std::ostringstream s;
-  s << "# gcu validate: iteration time against link rate. Lines: predicted; points: measured\n"
-    << "# " << r.options.statistic << " with p10-p90 bars. Re-create: gnuplot bandwidth.gp\n"
+  s << "# gcu validate: iteration time against link rate. Lines: predicted at each rate (the profile's\n"
+    << "# collective fits at that rate); open circles: each cell's prediction (a shaped link's own fits);\n"
+    << "# points: measured\n"
+    << "# " << r.options.statistic << " with p10-p90 bars" << (n > 1 ? "; one panel per per-rank batch and rank count" : "")
+    << ". Re-create: gnuplot bandwidth.gp\n"
     << "if (!exists('outfile')) outfile = " << gnuplot_literal(out) << "\n"
-    << "set terminal pngcairo size 1100,700 noenhanced\nset output outfile\n"
+    << "set terminal pngcairo size " << (n > 1 ? 520 * cols : 1100) << "," << (n > 1 ? 120 + 520 * rows : 700)
+    << " noenhanced\nset output outfile\n"
     << "set logscale x\nset xlabel 'link rate (Gbit/s; measured all-reduce rate of the link)'\n"
     << "set ylabel 'iteration time (ms)'\nset yrange [0:*]\nset key below maxrows 4 font ',9'\nset grid\n"
-    << "set xrange [" << g(lo) << ":" << g(hi) << "]\n"
-    << "set title " << gnuplot_literal("gcu validate: " + r.profile_model + " (" + r.testbed + ")") << "\n";
+    << "set xrange [" << g(lo) << ":" << g(hi) << "]\n";
+  const std::string title = "gcu validate: " + r.profile_model + " (" + r.testbed + ")";
+  if (n > 1)
+    s << "set multiplot layout " << rows << "," << cols << " title " << gnuplot_literal(title) << "\n";
+  else
+    s << "set title " << gnuplot_literal(title) << "\n";
   int i = 0;
-  for (const auto& [name, cells] : series) {
-    s << "$p" << i << " << EOD\n";
-    const CellPredictor cp(prof, cells.front()->cell);
-    for (int k = 0; k <= 40; ++k) {
-      const double x = lo * std::pow(hi / lo, k / 40.0);
-      s << g(x) << " " << g(at(cp.predict(x), Component::Total) * 1e3) << "\n";
+  for (const auto& [panel, series] : panels) {
+    const int first = i;
+    for (const auto& [name, cells] : series) {
+      s << "$p" << i << " << EOD\n";
+      const CellPredictor cp(prof, cells.front()->cell);
+      for (int k = 0; k <= 40; ++k) {
+        const double x = lo * std::pow(hi / lo, k / 40.0);
+        s << g(x) << " " << g(at(cp.predict(x), Component::Total) * 1e3) << "\n";
+      }
+      s << "EOD\n$m" << i << " << EOD\n";
+      for (const CellResult* c : cells) {
+        if (!c->ok) continue;
+        const Spread& t = c->measured[size_t(Component::Total)];
+        // Column 5: the cell's own prediction (with a shaped link's own fitted collectives,
+        // validate/link_fits.h), which its error compares; the line is the rate model.
+        s << g(x_of(*c, pg)) << " " << g(t.of(r.options.statistic) * 1e3) << " " << g(t.p10 * 1e3) << " "
+          << g(t.p90 * 1e3) << " " << g(at(c->predicted, Component::Total) * 1e3) << "\n";
+      }
+      s << "EOD\n";
+      ++i;
     }
-    s << "EOD\n$m" << i << " << EOD\n";
-    for (const CellResult* c : cells) {
-      if (!c->ok) continue;
-      const Spread& t = c->measured[size_t(Component::Total)];
-      s << g(x_of(*c, pg)) << " " << g(t.of(r.options.statistic) * 1e3) << " " << g(t.p10 * 1e3) << " " << g(t.p90 * 1e3) << "\n";
+    if (n > 1)
+      s << "set title " << gnuplot_literal("batch " + std::to_string(panel.first) + " per rank, " +
+                                           std::to_string(panel.second) + " ranks") << "\n";
+    s << "plot ";
+    int k = first;
+    for (const auto& [name, cells] : series) {
+      const int lt = colour.at(name);
+      const std::string label = n > 1 ? name : name + " b" + std::to_string(panel.first) + " r" + std::to_string(panel.second);
+      s << (k > first ? ", \\\n     " : "") << "$p" << k << " using 1:2 with lines lw 2 lc " << lt << " title "
+        << gnuplot_literal(label + " predicted") << ", \\\n     $m" << k
+        << " using 1:2:3:4 with yerrorbars pt 7 ps 1.2 lc " << lt << " title " << gnuplot_literal(label + " measured")
+        << ", \\\n     $m" << k << " using 1:5 with points pt 6 ps 1.6 lc " << lt << " notitle";
+      ++k;
     }
-    s << "EOD\n";
-    ++i;
+    s << ", \\\n     NaN with points pt 6 ps 1.6 lc rgb '#000000' title 'open circle: the prediction of the cell'\n";
   }
-  s << "plot ";
-  i = 0;
-  for (const auto& [name, cells] : series) {
-    const int lt = i + 1;
-    s << (i ? ", \\\n     " : "") << "$p" << i << " using 1:2 with lines lw 2 lc " << lt << " title " << gnuplot_literal(name + " predicted")
-      << ", \\\n     $m" << i << " using 1:2:3:4 with yerrorbars pt 7 ps 1.2 lc " << lt << " title "
-      << gnuplot_literal(name + " measured");
-    ++i;
-  }
-  s << "\nset output\n";
+  if (n > 1) s << "unset multiplot\n";
+  s << "set output\n";
   return s.str();
 }
 
