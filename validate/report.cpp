@@ -10,10 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <utility>
 #include <map>
 #include <ostream>
 #include <sstream>
@@ -56,6 +56,23 @@ void check_output_targets(const std::string& dir) {
     }
   }
 }
+
+namespace {
+// The summary's error groups, as the table names them and the JSON keys them; by batch
+// size and rank count the table lists only when the grid has more than one of them.
+struct NamedGroups {
+  const std::vector<GroupErrors>* groups;
+  const char* what;
+  const char* key;
+  bool always_listed;
+};
+std::array<NamedGroups, 4> named_groups(const Summary& s) {
+  return {{{&s.by_scheme, "scheme", "by_scheme", true},
+           {&s.by_link, "link", "by_link", true},
+           {&s.by_batch, "per-rank batch", "by_batch", false},
+           {&s.by_ranks, "ranks", "by_ranks", false}}};
+}
+}  // namespace
 
 std::string format_table(const Report& r) {
   std::ostringstream o;
@@ -194,13 +211,10 @@ std::string format_table(const Report& r) {
                                                               : "-"));
     o << "\n";
   }
-  // By batch size and rank count only when the grid has more than one of them.
-  const std::pair<const std::vector<GroupErrors>*, const char*> group_lists[] = {
-      {&s.by_scheme, "scheme"}, {&s.by_link, "link"}, {&s.by_batch, "per-rank batch"}, {&s.by_ranks, "ranks"}};
-  for (const auto& [groups, what] : group_lists) {
-    if (groups->size() < 2 && groups != &s.by_scheme && groups != &s.by_link) continue;
-    o << "\nby " << what << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
-    for (const auto& gr : *groups) {
+  for (const NamedGroups& ng : named_groups(s)) {
+    if (!ng.always_listed && ng.groups->size() < 2) continue;
+    o << "\nby " << ng.what << " (all ok cells): median |error|, max |error|, median signed error, cells (noise-limited)\n";
+    for (const auto& gr : *ng.groups) {
       std::snprintf(b, sizeof b, "  %-40s %7s %7s %8s %4d (%d)\n", gr.name.substr(0, 40).c_str(),
                     num(gr.median_abs_error * 100, "%.1f%%").c_str(), num(gr.max_abs_error * 100, "%.1f%%").c_str(),
                     pct(gr.median_error).c_str(), gr.cells, gr.noise_limited);
@@ -421,15 +435,13 @@ std::string format_json(const Report& r) {
   json drift = json::array();
   for (double d : s.round_drift) drift.push_back(jnum(d));
   j["summary"]["round_drift"] = drift;
-  const std::pair<const std::vector<GroupErrors>*, const char*> group_keys[] = {
-      {&s.by_scheme, "by_scheme"}, {&s.by_link, "by_link"}, {&s.by_batch, "by_batch"}, {&s.by_ranks, "by_ranks"}};
-  for (const auto& [groups, key] : group_keys) {
+  for (const NamedGroups& ng : named_groups(s)) {
     json arr = json::array();
-    for (const auto& gr : *groups)
+    for (const auto& gr : *ng.groups)
       arr.push_back({{"name", gr.name}, {"cells", gr.cells}, {"noise_limited", gr.noise_limited},
                      {"median_abs_error_total", gr.median_abs_error}, {"max_abs_error_total", gr.max_abs_error},
                      {"median_error_total", gr.median_error}});
-    j["summary"][key] = arr;
+    j["summary"][ng.key] = arr;
   }
   return j.dump(1) + "\n";
 }
