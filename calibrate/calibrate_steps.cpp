@@ -271,34 +271,8 @@ void step_contention(CalibrationRun& r) {
   }
   if (!r.wanted("contention", kContentionMinLeftS)) return;
   const auto c = measure_contention(*r.group, r.compute, r.main_batch, r.contention_scheme, r.progress);
-  const auto state_of = [](const ContentionResult& m) {
-    return ContentionState{m.scheme, m.factor, m.backward_slowdown, m.codec_slowdown, m.codec_alone_s,
-                           m.codec_overlapped_s};
-  };
-  r.state.contention = state_of(c);
-  // Each timed codec's own factor, the same way: how much a codec slows the backward
-  // depends on the codec (a stream of short calls waits for the core more than one long
-  // call; docs/validation.md, cause 39). Left out past the budget; the cluster's factor
-  // then stands for the rest.
-  BySpec<ContentionState> own;
-  int left_out = 0;
-  for (const auto& s : r.codec_schemes) {
-    const std::string spec = compress::make_compressor(s)->spec();
-    if (spec == "none" || std::any_of(own.begin(), own.end(), [&](const auto& e) { return e.first == spec; }))
-      continue;
-    if (spec == c.scheme) {
-      own.emplace_back(spec, state_of(c));
-      continue;
-    }
-    if (r.left() < kContentionMinLeftS) {  // collective: every rank decides alike
-      ++left_out;
-      continue;
-    }
-    own.emplace_back(spec, state_of(measure_contention(*r.group, r.compute, r.main_batch, s, r.progress)));
-  }
-  if (left_out > 0)
-    r.skip("contention of " + std::to_string(left_out) + " codec(s)", "time budget (the cluster's factor stands for them)");
-  r.state.contention_by_scheme = std::move(own);
+  r.state.contention = ContentionState{c.scheme, c.factor, c.backward_slowdown, c.codec_slowdown, c.codec_alone_s,
+                                       c.codec_overlapped_s};
   r.save();
 }
 

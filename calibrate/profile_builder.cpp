@@ -254,27 +254,6 @@ void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std
   }
 }
 
-// Each codec's own contention factor (the contention step's per-codec measurements,
-// cause 39) onto its fit; the schemes without one keep the cluster's.
-void add_codec_contention(const CalibrationState& st, model::Profile& p, std::string& rep, Notes& notes) {
-  if (!st.contention_by_scheme) return;
-  int own = 0;
-  std::string lines;
-  for (const auto& [spec, s] : *st.contention_by_scheme) {
-    const auto it = p.compressors.find(spec);
-    if (it == p.compressors.end() || !std::isfinite(s.factor)) continue;
-    it->second.overlap_contention = std::max(1.0, s.factor);
-    lines += "  " + spec + ": " + fmt("%.3f", s.factor) + " (backward x" + fmt("%.3f", s.backward_slowdown) +
-             ", codec x" + fmt("%.3f", s.codec_slowdown) + ")\n";
-    ++own;
-  }
-  if (own == 0) return;
-  rep += "\noverlap contention per codec (each looping beside the backward):\n" + lines;
-  notes.push_back("overlap contention per codec: " + std::to_string(own) +
-                  " scheme(s) carry their own factor, measured as the cluster's (compressors/<spec>/overlap_contention; "
-                  "docs/validation.md, cause 39)");
-}
-
 void add_codecs(const BySpec<CodecState>& codecs, const std::optional<BySpec<CodecGradientState>>& on_gradients,
                 model::Profile& p, std::string& rep, Notes& notes) {
   rep += "\ncompressors (encode/decode fits; per bucket):\n";
@@ -374,7 +353,6 @@ BuiltProfile build_profile(const CalibrationState& st, const BuildInfo& info) {
   add_cluster(st, p, out.report, notes);
   add_gamma_and_contention(st, p, out.report, notes);
   if (st.codecs) add_codecs(*st.codecs, st.codec_gradients, p, out.report, notes);
-  add_codec_contention(st, p, out.report, notes);
   if (st.errors) add_errors(*st.errors, p.convergence, out.report);
   if (st.convergence) add_convergence(*st.convergence, p.convergence, out.report, notes);
   else notes.push_back("convergence constants not fitted: the TTA model's defaults (plain theory)");

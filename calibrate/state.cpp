@@ -119,21 +119,11 @@ Json to_json(const ContentionState& s) {
           {"codec_overlapped_s", s.codec_overlapped_s}};
 }
 
-namespace {
-ContentionState contention_at(const Json& j, const std::string& path, const std::string& origin) {
-  const Obj o(j, path, origin,
+ContentionState contention_from_json(const Json& j, const std::string& origin) {
+  const Obj o(j, "contention", origin,
               {"scheme", "factor", "backward_slowdown", "codec_slowdown", "codec_alone_s", "codec_overlapped_s"});
   return {o.req<std::string>("scheme"), o.req<double>("factor"), o.req<double>("backward_slowdown"),
           o.req<double>("codec_slowdown"), o.req<double>("codec_alone_s"), o.req<double>("codec_overlapped_s")};
-}
-}  // namespace
-
-ContentionState contention_from_json(const Json& j, const std::string& origin) {
-  return contention_at(j, "contention", origin);
-}
-
-BySpec<ContentionState> contention_by_scheme_from_json(const Json& j, const std::string& origin) {
-  return by_spec<ContentionState>(j, "contention_by_scheme", origin, contention_at);
 }
 
 // ---- collectives, codecs, errors -----------------------------------------------------
@@ -411,7 +401,6 @@ Json to_json(const CalibrationState& s) {
   if (s.errors) j["errors"] = to_json(*s.errors);
   if (s.codec_gradients) j["codec_gradients"] = to_json(*s.codec_gradients);
   if (s.contention) j["contention"] = to_json(*s.contention);
-  if (s.contention_by_scheme) j["contention_by_scheme"] = to_json(*s.contention_by_scheme);
   if (s.convergence) j["convergence"] = to_json(*s.convergence);
   return j;
 }
@@ -419,7 +408,7 @@ Json to_json(const CalibrationState& s) {
 CalibrationState state_from_json(const Json& j, const std::string& origin) {
   const Obj o(j, "", origin,
               {"meta", "skipped", "compute", "gamma", "collectives", "codecs", "errors", "codec_gradients",
-               "contention", "contention_by_scheme", "convergence"});
+               "contention", "convergence"});
   CalibrationState s;
   s.meta = meta_from_json(o.sub("meta"), origin);
   s.skipped = o.req<std::vector<std::string>>("skipped");
@@ -430,8 +419,6 @@ CalibrationState state_from_json(const Json& j, const std::string& origin) {
   if (o.has("errors")) s.errors = errors_from_json(o.sub("errors"), origin);
   if (o.has("codec_gradients")) s.codec_gradients = codec_gradients_from_json(o.sub("codec_gradients"), origin);
   if (o.has("contention")) s.contention = contention_from_json(o.sub("contention"), origin);
-  if (o.has("contention_by_scheme"))
-    s.contention_by_scheme = contention_by_scheme_from_json(o.sub("contention_by_scheme"), origin);
   if (o.has("convergence")) s.convergence = convergence_from_json(o.sub("convergence"), origin);
   return s;
 }

@@ -162,9 +162,6 @@ struct CalibrationState {
   std::optional<BySpec<ErrorState>> errors;
   std::optional<BySpec<CodecGradientState>> codec_gradients;
   std::optional<ContentionState> contention;
-  // The same measurement with each timed codec (the codecs step's specs), since 2026-11-28:
-  // a codec's own factor (docs/validation.md, cause 39). Absent in older states.
-  std::optional<BySpec<ContentionState>> contention_by_scheme;
   std::optional<ConvergenceState> convergence;
   bool has(const std::string& step) const;  // a step of calibration_steps() completed
 };
@@ -195,7 +192,6 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin);
 BySpec<ErrorState> errors_from_json(const Json& j, const std::string& origin);
 BySpec<CodecGradientState> codec_gradients_from_json(const Json& j, const std::string& origin);
 ContentionState contention_from_json(const Json& j, const std::string& origin);
-BySpec<ContentionState> contention_by_scheme_from_json(const Json& j, const std::string& origin);
 ConvergenceState convergence_from_json(const Json& j, const std::string& origin);
 CalibrationState state_from_json(const Json& j, const std::string& origin);
 

@@ -24,7 +24,7 @@ Coeffs coeffs(const CodecFit& f) {
           f.decode.per_rank_element_s, f.encode.per_tensor_s, f.decode.per_tensor_s};
 }
 CodecFit from_coeffs(const Coeffs& c, int64_t measured_n) {
-  return {{c[0], c[1], c[5]}, {c[2], c[3], c[4], c[6]}, measured_n, std::nullopt, std::nullopt, std::nullopt};
+  return {{c[0], c[1], c[5]}, {c[2], c[3], c[4], c[6]}, measured_n, std::nullopt, std::nullopt};
 }
 // The five coefficients of f replaced by c; the rest of f (its collective floors) stays.
 void set_coeffs(CodecFit& f, const Coeffs& c) {

@@ -123,14 +123,6 @@ int resolved_batch(const Profile& p, const Setup& s) {
 }
 }  // namespace
 
-namespace {
-std::string fmt_factor(double x) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f", x);
-  return b;
-}
-}  // namespace
-
 Predictor::Predictor(const Profile& profile, const Setup& setup)
     : setup_(setup),
       cluster_(resolved_cluster(profile, setup)),
@@ -165,20 +157,6 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
                                                                                   : CompressionMode::AfterBackward;
   const auto tf = tensor_ready_fractions(profile.model, compute_.compute);
   note_ = compute_.note;
-  // The scheme's own codec-beside-backward factor, where calibrate measured one (a codec
-  // that streams slows the backward less than one of short calls: cause 39).
-  if (const auto it = profile.compressors.find(plan_.scheme);
-      it != profile.compressors.end() && it->second.overlap_contention) {
-    const double own = *it->second.overlap_contention;
-    if (!(own >= 1) || !std::isfinite(own))
-      throw ModelError("compressors/" + plan_.scheme + "/overlap_contention = " + std::to_string(own) +
-                       " must be >= 1");
-    if (mode_ == CompressionMode::Overlapped && own != cluster_.overlap_contention)
-      note_ += std::string(note_.empty() ? "" : "; ") + "overlap contention " + fmt_factor(own) +
-               ": the scheme's own codec beside the backward (the cluster's " +
-               fmt_factor(cluster_.overlap_contention) + " for others)";
-    cluster_.overlap_contention = own;
-  }
   if (setup.model == IterationModel::Event && mode_ == CompressionMode::Overlapped)
     note_ += std::string(note_.empty() ? "" : "; ") +
              (compute_.compute.ready_s.empty() ? "ready times: backward spread by parameter count"

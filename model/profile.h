@@ -165,10 +165,6 @@ struct CodecFit {
   int64_t measured_n = 0;  // elements of the measurement the fit came from (information)
   std::optional<CollectiveFloor> allreduce_floor;  // the bucket's low-precision all-reduces (not widened)
   std::optional<CollectiveFloor> allgather_floor;  // the bucket's all-gathers
-  // This scheme's own codec beside the backward (>= 1; calibrate's contention step, per
-  // scheme since 2026-11-28): wins over cluster.overlap_contention for this scheme. How
-  // much a codec slows the backward depends on the codec (docs/validation.md, cause 39).
-  std::optional<double> overlap_contention;
 };
 
 // ---- convergence ---------------------------------------------------------------------

@@ -268,7 +268,7 @@ CollectiveFloor read_floor(const Json& v, const std::string& path) {
 }
 
 CodecFit read_codec(const Json& j, const std::string& path) {
-  Fields f(j, path, {"encode", "decode", "measured_n", "allreduce_floor", "allgather_floor", "overlap_contention"});
+  Fields f(j, path, {"encode", "decode", "measured_n", "allreduce_floor", "allgather_floor"});
   CodecFit c;
   Fields e(f.req("encode", "the encode cost fit {fixed_s, per_element_s[, per_tensor_s]}"), f.at("encode"),
            {"fixed_s", "per_element_s", "per_tensor_s"});
@@ -284,7 +284,6 @@ CodecFit read_codec(const Json& j, const std::string& path) {
   if (auto v = f.opt("measured_n")) c.measured_n = integer(*v, f.at("measured_n"));
   if (auto v = f.opt("allreduce_floor")) c.allreduce_floor = read_floor(*v, f.at("allreduce_floor"));
   if (auto v = f.opt("allgather_floor")) c.allgather_floor = read_floor(*v, f.at("allgather_floor"));
-  if (auto v = f.opt("overlap_contention")) c.overlap_contention = number(*v, f.at("overlap_contention"));
   return c;
 }
 

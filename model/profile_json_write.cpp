@@ -111,7 +111,6 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
     if (c.measured_n > 0) x["measured_n"] = c.measured_n;
     if (c.allreduce_floor) x["allreduce_floor"] = collective_floor_to_json(*c.allreduce_floor);
     if (c.allgather_floor) x["allgather_floor"] = collective_floor_to_json(*c.allgather_floor);
-    if (c.overlap_contention) x["overlap_contention"] = *c.overlap_contention;
     o[k] = std::move(x);
   }
   return o;

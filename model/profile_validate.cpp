@@ -202,9 +202,6 @@ void check_compressors(const std::map<std::string, CodecFit>& cs) {
     if (c.allgather_floor)
       if (const auto p = collective_floor_problem(*c.allgather_floor))
         reject(kp + "/allgather_floor" + p->field, p->expected, p->got);
-    if (c.overlap_contention)
-      require(std::isfinite(*c.overlap_contention) && *c.overlap_contention >= 1 && *c.overlap_contention <= kMaxFactor,
-              kp + "/overlap_contention", "a number >= 1 (this codec's slowdown beside backward)", *c.overlap_contention);
   }
 }
 

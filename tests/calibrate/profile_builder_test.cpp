@@ -84,27 +84,6 @@ TEST(CollectiveFit, RingConversionReproducesTheMeasuredLine) {
     }
 }
 
-// Per-codec contention (cause 39): a codec the state timed gets its own factor (clamped to
-// >= 1), one it did not time keeps none (the cluster's applies), and the report lists them.
-TEST(ProfileBuilder, CodecsCarryTheirOwnContentionFactor) {
-  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {{"libtorch", "1.13.1"}}};
-  CalibrationState st = synthetic_state();
-  CodecState fp16 = st.codecs->at(0).second;
-  st.codecs->emplace_back("fp16", fp16);
-  st.contention = ContentionState{"powersgd:rank=4", 3.2, 2.2, 4.7, 0.008, 0.04};
-  st.contention_by_scheme = BySpec<ContentionState>{{"none", {"none", 0.9, 0.9, 0.9, 1e-6, 1e-6}},
-                                                    {"thc:bits=4,rot=full", {"thc:bits=4,rot=full", 2.1, 2.1, 2.1, 0.09, 0.19}}};
-  const BuiltProfile b = build_profile(st, info);
-  ASSERT_NO_THROW(model::validate_profile(b.profile));
-  EXPECT_DOUBLE_EQ(b.profile.cluster.overlap_contention, 3.2);
-  EXPECT_DOUBLE_EQ(*b.profile.compressors.at("none").overlap_contention, 1.0);  // 0.9: clamped
-  EXPECT_FALSE(b.profile.compressors.at("fp16").overlap_contention.has_value());
-  EXPECT_EQ(b.profile.compressors.count("thc:bits=4,rot=full"), 0u);  // no codec fit: nothing to carry it
-  EXPECT_NE(b.report.find("overlap contention per codec"), std::string::npos) << b.report;
-  const model::Profile back = model::profile_from_string(model::profile_to_json(b.profile).dump());
-  EXPECT_DOUBLE_EQ(*back.compressors.at("none").overlap_contention, 1.0);
-}
-
 TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
   const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {{"libtorch", "1.13.1"}}};
   const BuiltProfile b = build_profile(synthetic_state(), info);
@@ -116,7 +95,6 @@ TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
   EXPECT_EQ(back.provenance.command, "gcu calibrate -o x.json");
   EXPECT_DOUBLE_EQ(back.cluster.gamma, 1.08);  // no all-reduce duration in the state: the stretch
   EXPECT_DOUBLE_EQ(back.cluster.overlap_contention, 1.0);  // 0.97 measured: clamped
-  EXPECT_FALSE(back.compressors.at("none").overlap_contention.has_value());  // no per-codec step in the state
   EXPECT_EQ(back.cluster.world(), 2);
   ASSERT_EQ(back.cluster.intra.collectives.count("allreduce"), 1u);
   EXPECT_EQ(back.cluster.intra.collectives.count("reducescatter"), 0u);

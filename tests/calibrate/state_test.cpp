@@ -47,8 +47,6 @@ CalibrationState full_state() {
   s.errors = BySpec<ErrorState>{{"topk:k=0.01", {0.9, 0.4, 4, 2}}, {"qsgd", {0.2, 0.1, 4, 2}}};
   s.codec_gradients = BySpec<CodecGradientState>{{"topk:k=0.01", {1.5, 0.8, 0.03, 0.002, 0.02, 0.0025, 3, 4}}};
   s.contention = ContentionState{"powersgd:rank=4", 1.2, 1.1, 1.3, 0.002, 0.0026};
-  s.contention_by_scheme = BySpec<ContentionState>{{"powersgd:rank=4", *s.contention},
-                                                   {"topk:k=0.01", {"topk:k=0.01", 2.05, 2.1, 2.0, 0.07, 0.14}}};
   ConvergenceState v;
   v.target = "held-out loss 0.43";
   v.baseline_iterations = 120;
@@ -103,22 +101,6 @@ TEST(CalibrationState, EveryStepRoundTripsThroughJson) {
   EXPECT_FALSE(back.convergence->schemes[1].second.iterations.has_value());
   EXPECT_FALSE(back.convergence->validation.schemes[0].second.agrees.has_value());
   EXPECT_DOUBLE_EQ(*back.convergence->validation.schemes[0].second.rel_error, 0.04);
-  ASSERT_EQ(back.contention_by_scheme->size(), 2u);
-  EXPECT_EQ(back.contention_by_scheme->at(1).first, "topk:k=0.01");
-  EXPECT_DOUBLE_EQ(back.contention_by_scheme->at(1).second.factor, 2.05);
-}
-
-// The per-codec contention (cause 39): absent in older states (reads as none), and a
-// malformed entry names its own path.
-TEST(CalibrationState, ContentionByCodecIsOptionalAndChecked) {
-  Json j = to_json(full_state());
-  j.erase("contention_by_scheme");
-  EXPECT_FALSE(state_from_json(j, "old.json").contention_by_scheme.has_value());
-  Json k = to_json(full_state());
-  k["contention_by_scheme"]["topk:k=0.01"].erase("factor");
-  const std::string e = error_of([&] { state_from_json(k, "bad.json"); });
-  EXPECT_NE(e.find("bad.json"), std::string::npos) << e;
-  EXPECT_NE(e.find("contention_by_scheme.topk:k=0.01"), std::string::npos) << e;
 }
 
 // The collective rows keep the mean (the default fit statistic); a state file written

@@ -231,46 +231,6 @@ TEST(Iteration, EventEqualsContentionClosedFormWhenStreamNeverStarves) {
   }
 }
 
-// A scheme's own overlap_contention (profile.h CodecFit, cause 39) replaces the cluster's
-// for that scheme only, and is named in the note; a what-if Conditions factor still wins.
-TEST(Iteration, SchemeOwnOverlapContentionWinsOverTheClusters) {
-  if (!scheme_registered("fp16") || !scheme_registered("bf16")) GTEST_SKIP() << "fp16/bf16 not registered yet";
-  Profile p = four_buckets();
-  p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
-  p.compressors["bf16"] = p.compressors["fp16"];
-  p.cluster.overlap_contention = 3.0;
-  const auto cluster3 = Predictor(p, with("fp16", IterationModel::ClosedForm)).predict();
-  p.cluster.overlap_contention = 1.5;
-  const auto cluster15 = Predictor(p, with("fp16", IterationModel::ClosedForm)).predict();
-  ASSERT_GT(cluster3.backward_comm_s, cluster15.backward_comm_s + 1e-6);
-  // fp16 carries its own 1.5 under a cluster factor of 3: it predicts as the cluster's 1.5 did.
-  p.cluster.overlap_contention = 3.0;
-  p.compressors["fp16"].overlap_contention = 1.5;
-  const auto own = Predictor(p, with("fp16", IterationModel::ClosedForm)).predict();
-  EXPECT_NEAR(own.backward_comm_s, cluster15.backward_comm_s, 1e-15);
-  EXPECT_NE(own.note.find("overlap contention 1.50: the scheme's own"), std::string::npos) << own.note;
-  // bf16 has none of its own: the cluster's 3 (no note).
-  const auto other = Predictor(p, with("bf16", IterationModel::ClosedForm)).predict();
-  EXPECT_NEAR(other.backward_comm_s, cluster3.backward_comm_s, 1e-15);
-  EXPECT_EQ(other.note.find("overlap contention"), std::string::npos);
-  // After the backward nothing overlaps: no note, the same as without the factor.
-  const auto after = Predictor(p, with("fp16", IterationModel::Event, CompressionMode::AfterBackward)).predict();
-  EXPECT_EQ(after.note.find("overlap contention"), std::string::npos);
-  // A what-if factor wins over the scheme's own.
-  Conditions c;
-  c.overlap_contention = 3.0;
-  EXPECT_NEAR(Predictor(p, with("fp16", IterationModel::ClosedForm)).predict(c).backward_comm_s,
-              cluster3.backward_comm_s, 1e-15);
-  // Below 1 is refused with the field named.
-  p.compressors["fp16"].overlap_contention = 0.5;
-  try {
-    Predictor(p, with("fp16", IterationModel::ClosedForm));
-    ADD_FAILURE() << "a factor below 1 was accepted";
-  } catch (const ModelError& e) {
-    EXPECT_NE(std::string(e.what()).find("compressors/fp16/overlap_contention"), std::string::npos) << e.what();
-  }
-}
-
 // comm_contention (profile.h Cluster): the CPU side of a collective, its cost above an
 // empty message's (here 2(p-1) alpha = 3e-5 s per bucket), runs that much slower while
 // backward runs, and at full speed after it.
