@@ -271,8 +271,10 @@ void step_contention(CalibrationRun& r) {
   }
   if (!r.wanted("contention", kContentionMinLeftS)) return;
   const auto c = measure_contention(*r.group, r.compute, r.main_batch, r.contention_scheme, r.progress);
-  r.state.contention = ContentionState{c.scheme, c.factor, c.backward_slowdown, c.codec_slowdown, c.codec_alone_s,
-                                       c.codec_overlapped_s};
+  r.state.contention = ContentionState{c.scheme,           c.factor,
+                                       c.backward_slowdown, c.codec_slowdown,
+                                       c.codec_alone_s,     c.codec_overlapped_s,
+                                       c.rank_backward_slowdown, c.rank_codec_slowdown};
   r.save();
 }
 

@@ -135,8 +135,9 @@ struct Trainee {
     return {t1 - t0, t2 - t1, t3 - t_opt};
   }
   // Forward, then a timed backward with `during` running on another thread from the
-  // backward's start (joined after the backward). Returns backward seconds.
-  double backward_with(const std::function<void()>& during) {
+  // backward's start (joined after the backward; `stop`, when given, is set as the
+  // backward ends, for a `during` that loops until told). Returns backward seconds.
+  double backward_with(const std::function<void()>& during, std::atomic<bool>* stop = nullptr) {
     if (source) batch = source->next_batch();
     opt->zero_grad();
     auto loss = forward();
@@ -148,6 +149,7 @@ struct Trainee {
     loss.backward();
     sync(device);
     const double t1 = now_s();
+    if (stop) *stop = true;
     if (th.joinable()) th.join();
     opt->step();
     return t1 - t0;
@@ -435,46 +437,64 @@ ContentionResult measure_contention(Group& g, const ComputeOptions& o, int batch
     (void)omp_threads;
 #endif
   };
-  std::vector<double> alone_codec;
-  std::thread([&]() {
+  // The codec loops on its own thread until `stop`, timing each call.
+  auto codec_loop = [&](std::atomic<bool>& stop, std::vector<double>& calls) {
     set_omp();
-    for (int i = 0; i < o.warmup + o.iters; ++i) {
+    do {
       const double t0 = now_s();
       c->roundtrip(0, x.data(), y.data(), big.layout);
-      alone_codec.push_back(now_s() - t0);
-    }
-  }).join();
-  r.codec_alone_s = summarize(alone_codec, o.warmup).median;
-  std::vector<double> alone, over, over_codec;
+      calls.push_back(now_s() - t0);
+    } while (!stop.load());
+  };
+  std::vector<double> alone, over, bwd_ratio, codec_ratio, alone_calls_all, over_calls_all;
   for (int i = 0; i < o.warmup + o.iters; ++i) {
     g.barrier();
-    alone.push_back(t.backward_with({}));
+    const double bwd_alone = t.backward_with({});
+    g.barrier();
+    // The codec alone for as long as the backward took, every rank at once (as beside the
+    // backward below): the figure the overlapped calls are compared with sees the same
+    // neighbours, not whatever the other ranks happened to be doing.
+    std::vector<double> alone_calls, over_calls;
+    {
+      std::atomic<bool> stop{false};
+      std::thread th([&]() { codec_loop(stop, alone_calls); });
+      std::this_thread::sleep_for(std::chrono::duration<double>(bwd_alone));
+      stop = true;
+      th.join();
+    }
     g.barrier();
     std::atomic<bool> stop{false};
-    std::vector<double> calls;
-    std::thread th([&]() {
-      set_omp();
-      while (!stop.load()) {
-        const double t0 = now_s();
-        c->roundtrip(0, x.data(), y.data(), big.layout);
-        calls.push_back(now_s() - t0);
-      }
-    });
-    over.push_back(t.backward_with({}));
-    stop = true;
-    th.join();
-    if (i >= o.warmup) over_codec.insert(over_codec.end(), calls.begin(), calls.end());
+    const double bwd_over = t.backward_with([&]() { codec_loop(stop, over_calls); }, &stop);
+    if (i < o.warmup) continue;
+    alone.push_back(bwd_alone);
+    over.push_back(bwd_over);
+    bwd_ratio.push_back(bwd_over / bwd_alone);
+    codec_ratio.push_back(median(over_calls) / median(alone_calls));
+    alone_calls_all.insert(alone_calls_all.end(), alone_calls.begin(), alone_calls.end());
+    over_calls_all.insert(over_calls_all.end(), over_calls.begin(), over_calls.end());
   }
-  r.backward_alone_s = summarize(alone, o.warmup);
-  r.backward_overlapped_s = summarize(over, o.warmup);
-  r.codec_overlapped_s = over_codec.empty() ? r.codec_alone_s : median(over_codec);
-  r.backward_slowdown = r.backward_overlapped_s.median / r.backward_alone_s.median;
-  r.codec_slowdown = r.codec_overlapped_s / r.codec_alone_s;
+  r.backward_alone_s = summarize(alone, 0);
+  r.backward_overlapped_s = summarize(over, 0);
+  r.codec_alone_s = median(alone_calls_all);
+  r.codec_overlapped_s = median(over_calls_all);
+  const double own_b = median(bwd_ratio), own_c = median(codec_ratio);
+  const int world = g.world_size(), rank = g.rank();
+  std::vector<double> mine(2 * size_t(world), 0.0);
+  mine[2 * size_t(rank)] = own_b;
+  mine[2 * size_t(rank) + 1] = own_c;
+  const std::vector<double> all = world > 1 ? g.allreduce_sum(mine) : mine;
+  for (int k = 0; k < world; ++k) {
+    r.rank_backward_slowdown.push_back(all[2 * size_t(k)]);
+    r.rank_codec_slowdown.push_back(all[2 * size_t(k) + 1]);
+  }
+  r.backward_slowdown = median(r.rank_backward_slowdown);
+  r.codec_slowdown = median(r.rank_codec_slowdown);
   r.factor = std::sqrt(r.backward_slowdown * r.codec_slowdown);
   if (progress)
     progress("calibrate: contention with " + r.scheme + ": " + std::to_string(r.factor) +
-             " (backward x" + std::to_string(r.backward_slowdown) + ", codec x" +
-             std::to_string(r.codec_slowdown) + ")");
+             " (medians over the ranks: backward x" + std::to_string(r.backward_slowdown) + ", codec x" +
+             std::to_string(r.codec_slowdown) + "; this rank's backward x" + std::to_string(own_b) +
+             ", codec x" + std::to_string(own_c) + ", " + std::to_string(bwd_ratio.size()) + " paired iterations)");
   return r;
 }
 

@@ -93,12 +93,19 @@ struct GammaResult {
 GammaResult measure_gamma(Group& g, const ComputeOptions& opt, int batch_size,
                           const Progress& progress = {});
 
+// Overlap contention (docs/validation.md, cause 40): every timed iteration runs, each
+// after a barrier so that every rank is in the same phase, the backward alone, the codec
+// alone in a loop for as long as that backward took, and the backward with the codec
+// looping beside it. A rank's slowdowns are the medians of those paired per-iteration
+// ratios; the factor is sqrt(backward x codec) of the medians over the ranks.
 struct ContentionResult {
   std::string scheme;
   double factor = 1;
-  double backward_slowdown = 1, codec_slowdown = 1;
-  Summary backward_alone_s, backward_overlapped_s;
-  double codec_alone_s = 0, codec_overlapped_s = 0;  // per call
+  double backward_slowdown = 1, codec_slowdown = 1;  // medians over the ranks
+  Summary backward_alone_s, backward_overlapped_s;   // this rank's
+  double codec_alone_s = 0, codec_overlapped_s = 0;  // per call, this rank's medians
+  // Every rank's own slowdowns, in rank order.
+  std::vector<double> rank_backward_slowdown, rank_codec_slowdown;
 };
 ContentionResult measure_contention(Group& g, const ComputeOptions& opt, int batch_size,
                                     const std::string& scheme, const Progress& progress = {});

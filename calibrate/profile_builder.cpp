@@ -245,10 +245,22 @@ void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std
   if (st.contention) {
     const ContentionState& k = *st.contention;
     p.cluster.overlap_contention = std::max(1.0, k.factor);
+    std::string ranks;
+    if (!k.rank_backward_slowdown.empty()) {
+      const auto [b_lo, b_hi] = std::minmax_element(k.rank_backward_slowdown.begin(), k.rank_backward_slowdown.end());
+      const auto [c_lo, c_hi] = std::minmax_element(k.rank_codec_slowdown.begin(), k.rank_codec_slowdown.end());
+      ranks = "; medians of " + std::to_string(k.rank_backward_slowdown.size()) + " ranks, theirs backward x" +
+              fmt("%.2f", *b_lo) + "-" + fmt("%.2f", *b_hi) + ", codec x" + fmt("%.2f", *c_lo) + "-" +
+              fmt("%.2f", *c_hi);
+    }
     rep += "overlap contention (" + k.scheme + "): " + fmt("%.3f", k.factor) + " (backward x" +
-           fmt("%.3f", k.backward_slowdown) + ", codec x" + fmt("%.3f", k.codec_slowdown) + ")\n";
+           fmt("%.3f", k.backward_slowdown) + ", codec x" + fmt("%.3f", k.codec_slowdown) + ranks + ")\n";
     notes.push_back("overlap_contention = geometric mean of the backward and the codec slowdowns when " + k.scheme +
-                    " runs on a thread beside backward");
+                    " runs on a thread beside backward" +
+                    (k.rank_backward_slowdown.empty()
+                         ? std::string(" (rank 0's, the codec alone timed before the loop: a state from before "
+                                       "2026-11-28, docs/validation.md cause 40)")
+                         : std::string(" (each rank's paired per-iteration ratios, medians over the ranks)")));
   } else {
     notes.push_back("overlap contention not measured: 1.0 assumed");
   }

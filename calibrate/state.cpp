@@ -114,16 +114,35 @@ GammaState gamma_from_json(const Json& j, const std::string& origin) {
 }
 
 Json to_json(const ContentionState& s) {
-  return {{"scheme", s.scheme}, {"factor", s.factor}, {"backward_slowdown", s.backward_slowdown},
-          {"codec_slowdown", s.codec_slowdown}, {"codec_alone_s", s.codec_alone_s},
-          {"codec_overlapped_s", s.codec_overlapped_s}};
+  Json j = {{"scheme", s.scheme}, {"factor", s.factor}, {"backward_slowdown", s.backward_slowdown},
+            {"codec_slowdown", s.codec_slowdown}, {"codec_alone_s", s.codec_alone_s},
+            {"codec_overlapped_s", s.codec_overlapped_s}};
+  if (!s.rank_backward_slowdown.empty()) {  // absent in states written before cause 40
+    j["rank_backward_slowdown"] = s.rank_backward_slowdown;
+    j["rank_codec_slowdown"] = s.rank_codec_slowdown;
+  }
+  return j;
 }
 
 ContentionState contention_from_json(const Json& j, const std::string& origin) {
   const Obj o(j, "contention", origin,
-              {"scheme", "factor", "backward_slowdown", "codec_slowdown", "codec_alone_s", "codec_overlapped_s"});
-  return {o.req<std::string>("scheme"), o.req<double>("factor"), o.req<double>("backward_slowdown"),
-          o.req<double>("codec_slowdown"), o.req<double>("codec_alone_s"), o.req<double>("codec_overlapped_s")};
+              {"scheme", "factor", "backward_slowdown", "codec_slowdown", "codec_alone_s", "codec_overlapped_s",
+               "rank_backward_slowdown", "rank_codec_slowdown"});
+  ContentionState s{o.req<std::string>("scheme"), o.req<double>("factor"), o.req<double>("backward_slowdown"),
+                    o.req<double>("codec_slowdown"), o.req<double>("codec_alone_s"),
+                    o.req<double>("codec_overlapped_s"), {}, {}};
+  if (o.has("rank_backward_slowdown") || o.has("rank_codec_slowdown")) {
+    s.rank_backward_slowdown = o.req<std::vector<double>>("rank_backward_slowdown");
+    s.rank_codec_slowdown = o.req<std::vector<double>>("rank_codec_slowdown");
+    if (s.rank_backward_slowdown.size() != s.rank_codec_slowdown.size() || s.rank_backward_slowdown.empty())
+      throw StateError(origin + ": contention.rank_backward_slowdown and rank_codec_slowdown must be non-empty "
+                       "arrays of equal length (one entry per rank)");
+    for (const double v : s.rank_backward_slowdown)
+      if (!(std::isfinite(v) && v > 0)) throw StateError(origin + ": contention.rank_backward_slowdown has a value that is not a finite positive number");
+    for (const double v : s.rank_codec_slowdown)
+      if (!(std::isfinite(v) && v > 0)) throw StateError(origin + ": contention.rank_codec_slowdown has a value that is not a finite positive number");
+  }
+  return s;
 }
 
 // ---- collectives, codecs, errors -----------------------------------------------------

@@ -122,6 +122,10 @@ struct ContentionState {
   std::string scheme;
   double factor = 1, backward_slowdown = 1, codec_slowdown = 1;
   double codec_alone_s = 0, codec_overlapped_s = 0;
+  // Since 2026-11-28 (cause 40): every rank's slowdowns, in rank order, and the factor is
+  // from their medians; empty in older states (rank 0's own figures, the codec alone
+  // timed once before the loop while the other ranks did whatever they were doing).
+  std::vector<double> rank_backward_slowdown, rank_codec_slowdown;
 };
 
 struct ConvergenceSchemeState {

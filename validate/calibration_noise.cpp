@@ -83,6 +83,23 @@ void redraw_floors(model::Profile& p, std::mt19937_64& rng) {
   }
 }
 
+double redraw_contention(const calibrate::ContentionState& k, double profile_factor, std::mt19937_64& rng) {
+  const size_t n = k.rank_backward_slowdown.size();
+  // Only a factor the profile took as measured (calibrate stores max(1, factor)); an edited
+  // profile, or an older state without every rank's figures, keeps its own.
+  if (n < 2 || k.rank_codec_slowdown.size() != n || std::abs(profile_factor - std::max(1.0, k.factor)) > 1e-9)
+    return profile_factor;
+  std::uniform_int_distribution<size_t> pick(0, n - 1);
+  std::vector<double> b(n), c(n);
+  for (size_t i = 0; i < n; ++i) {
+    const size_t r = pick(rng);
+    b[i] = k.rank_backward_slowdown[r];
+    c[i] = k.rank_codec_slowdown[r];
+  }
+  const double f = std::sqrt(calibrate::median(b) * calibrate::median(c));
+  return std::isfinite(f) ? std::max(1.0, f) : profile_factor;
+}
+
 std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
                                                   const calibrate::CalibrationState& base_state,
                                                   const std::vector<calibrate::CalibrationState>& link_states,
@@ -105,10 +122,14 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
   std::mt19937_64 rng(seed);
   // The floors' own stream: the sweeps' draws stay those of a profile without floors.
   std::mt19937_64 floor_rng(seed * 0x9E3779B97F4A7C15ULL + 0x5EED);
+  std::mt19937_64 contention_rng(seed * 0xD1B54A32D192ED03ULL + 0xC0);  // and the contention's
   std::vector<std::vector<double>> totals(cells.size());
   for (int d = 0; d < draws; ++d) {
     model::Profile p = base;
     redraw_floors(p, floor_rng);
+    if (base_state.contention)
+      p.cluster.overlap_contention = redraw_contention(*base_state.contention, base.cluster.overlap_contention,
+                                                       contention_rng);
     try {
       p.cluster.inter = p.cluster.intra = level_of(redraw_sweeps(*base_state.collectives, stat, rng), stat);
     } catch (const std::exception&) {

@@ -13,7 +13,10 @@
 // timed over 15-60 rounds, which spread by +-17% between calibrations at 4 ranks on 2
 // cores) are redrawn in the same draw, each size's time as t + z se from its kept standard
 // error (floors without one, written before 2026-11-25, are taken as exact). The interval
-// is the p10-p90 of those predictions of the total. Compute and codec encode/decode fits
+// is the p10-p90 of those predictions of the total. The overlap contention factor, when
+// the state keeps every rank's slowdowns (calibrations since 2026-11-28, cause 40), is
+// redrawn from the ranks resampled with replacement (the medians' factor, as calibrate
+// takes it). Compute and codec encode/decode fits
 // are not redrawn (their timed iterations are many more; the collectives dominate the
 // 4-rank spread).
 #pragma once
@@ -35,6 +38,10 @@ namespace gcu::validate {
 // (cpu-4rank-cnn-tta), biased low against 12.7-13.6% at 640; 200 draws make that grid's
 // `gcu validate --reuse` 1.45 s instead of 0.92.
 inline constexpr int kCalibrationNoiseDraws = 200;
+
+// The overlap contention factor redrawn (above): `profile_factor` itself when the state
+// has fewer than two ranks' figures or the profile's factor is not the state's.
+double redraw_contention(const calibrate::ContentionState& k, double profile_factor, std::mt19937_64& rng);
 
 // The collective sweeps of `c` with every supported row's `statistic` redrawn (above).
 calibrate::CollectivesState redraw_sweeps(const calibrate::CollectivesState& c, const std::string& statistic,

@@ -364,5 +364,29 @@ TEST(GammaState, KeepsTheAllReducesAloneAndTheirSizes) {
   EXPECT_THROW(state_from_json(j, "x.json"), StateError);
 }
 
+// Every rank's contention slowdowns (cause 40): kept, optional for older states, checked.
+TEST(ContentionState, KeepsEveryRanksSlowdownsAndOlderStatesReadWithout) {
+  CalibrationState s;
+  s.contention = ContentionState{"powersgd:rank=4", 2.2, 2.1, 2.3, 0.008, 0.018, {2.0, 2.1, 2.2, 2.3}, {2.4, 2.3, 2.2, 2.1}};
+  Json j = to_json(s);
+  const ContentionState back = *state_from_json(j, "x.json").contention;
+  EXPECT_EQ(back.rank_backward_slowdown, (std::vector<double>{2.0, 2.1, 2.2, 2.3}));
+  EXPECT_EQ(back.rank_codec_slowdown, (std::vector<double>{2.4, 2.3, 2.2, 2.1}));
+  Json old = j;
+  old["contention"].erase("rank_backward_slowdown");
+  old["contention"].erase("rank_codec_slowdown");
+  EXPECT_TRUE(state_from_json(old, "x.json").contention->rank_codec_slowdown.empty());
+  EXPECT_FALSE(to_json(state_from_json(old, "x.json"))["contention"].contains("rank_codec_slowdown"));
+  Json one = j;
+  one["contention"].erase("rank_codec_slowdown");
+  EXPECT_NE(error_of([&] { state_from_json(one, "x.json"); }).find("rank_codec_slowdown"), std::string::npos);
+  Json uneven = j;
+  uneven["contention"]["rank_codec_slowdown"] = {2.4, 2.3};
+  EXPECT_NE(error_of([&] { state_from_json(uneven, "x.json"); }).find("equal length"), std::string::npos);
+  Json bad = j;
+  bad["contention"]["rank_backward_slowdown"] = {2.0, -1, 2.2, 2.3};
+  EXPECT_NE(error_of([&] { state_from_json(bad, "x.json"); }).find("finite positive"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gcu::calibrate

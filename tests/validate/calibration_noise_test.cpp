@@ -188,6 +188,40 @@ TEST(CalibrationNoise, CommContentionIsSolvedAgainInEveryDraw) {
   EXPECT_GT(fixed[0].p90_s - fixed[0].p10_s, 1e-4);
 }
 
+// The contention factor (cause 40) is redrawn from the ranks resampled with replacement:
+// every draw is the factor of some ranks' medians, so it stays within the ranks' own
+// figures' factors and varies; an older state (no ranks' figures), one rank, or a profile
+// whose factor is not the state's keep the profile's factor.
+TEST(CalibrationNoise, RedrawsTheContentionFactorFromItsRanks) {
+  calibrate::ContentionState k{"powersgd:rank=4", 2.0, 2.0, 2.0, 0.01, 0.02, {1.8, 2.0, 2.1, 2.4}, {1.5, 1.9, 2.2, 3.0}};
+  k.factor = std::sqrt(2.05 * 2.05);
+  std::mt19937_64 rng(7);
+  double lo = 1e9, hi = 0;
+  for (int i = 0; i < 400; ++i) {
+    const double f = redraw_contention(k, k.factor, rng);
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+    EXPECT_GE(f, std::sqrt(1.8 * 1.5) - 1e-12);
+    EXPECT_LE(f, std::sqrt(2.4 * 3.0) + 1e-12);
+  }
+  EXPECT_LT(lo, k.factor - 0.1);
+  EXPECT_GT(hi, k.factor + 0.1);
+  EXPECT_DOUBLE_EQ(redraw_contention(k, 3.5, rng), 3.5);  // an edited profile's own factor
+  calibrate::ContentionState old = k;
+  old.rank_backward_slowdown.clear();
+  old.rank_codec_slowdown.clear();
+  EXPECT_DOUBLE_EQ(redraw_contention(old, old.factor, rng), old.factor);
+  calibrate::ContentionState one = k;
+  one.rank_backward_slowdown = {2.0};
+  one.rank_codec_slowdown = {2.0};
+  EXPECT_DOUBLE_EQ(redraw_contention(one, one.factor, rng), one.factor);
+  calibrate::ContentionState below = k;  // slowdowns under 1 (noise): the profile's floor of 1
+  below.factor = 0.9;
+  below.rank_backward_slowdown = {0.8, 0.9, 1.0, 0.95};
+  below.rank_codec_slowdown = {0.9, 0.85, 0.9, 1.0};
+  for (int i = 0; i < 20; ++i) EXPECT_DOUBLE_EQ(redraw_contention(below, 1.0, rng), 1.0);
+}
+
 TEST(CalibrationNoise, RefusesAProfileNotBuiltFromTheStateAndAStateWithoutASweep) {
   const auto st = noisy_state(0.3, 20);
   model::Profile p = profile_from(st);
