@@ -163,7 +163,7 @@ std::string format_table(const Report& r) {
   if (s.median_calibration_uncertainty > 0)
     o << "calibration noise: the calibration's own sampling noise moves a prediction by "
       << num(s.median_calibration_uncertainty * 100, "%.1f")
-      << "% p10-p90 on median (redrawn collective sweeps); noise-limited by the measurement alone: "
+      << "% p10-p90 on median (redrawn collective sweeps, floors and contention factor); noise-limited by the measurement alone: "
       << s.noise_limited_measurement << "\n";
   o << "noise-limited by the rounds' range instead of the 80% interval of their mean (the rule before "
        "gcu.validate/5): "

@@ -107,6 +107,8 @@ check cpu-2rank-resnet18-batches 0.046 0.218
 check cpu-4rank-resnet18-allreduce 0.050 0.405
 # The goal's ten schemes at 4 ranks x 2 links (2026-11-28; raw 4.2% / 13.3%).
 check cpu-4rank-resnet18-percodec 0.047 0.143
+# The same design calibrated with the interleaved contention step (cause 40; raw 3.5% / 13.4%).
+check cpu-4rank-resnet18-interleaved 0.040 0.145
 run_all
 # The recorded compute probes (gcu.validate/7) are read back and predict the cells: four
 # per grid, every one ok, and each cell's predicted forward is the probes' median.
