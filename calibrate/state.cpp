@@ -137,10 +137,11 @@ ContentionState contention_from_json(const Json& j, const std::string& origin) {
     if (s.rank_backward_slowdown.size() != s.rank_codec_slowdown.size() || s.rank_backward_slowdown.empty())
       throw StateError(origin + ": contention.rank_backward_slowdown and rank_codec_slowdown must be non-empty "
                        "arrays of equal length (one entry per rank)");
-    for (const double v : s.rank_backward_slowdown)
-      if (!(std::isfinite(v) && v > 0)) throw StateError(origin + ": contention.rank_backward_slowdown has a value that is not a finite positive number");
-    for (const double v : s.rank_codec_slowdown)
-      if (!(std::isfinite(v) && v > 0)) throw StateError(origin + ": contention.rank_codec_slowdown has a value that is not a finite positive number");
+    for (const auto& [key, values] : {std::pair{"rank_backward_slowdown", &s.rank_backward_slowdown},
+                                      std::pair{"rank_codec_slowdown", &s.rank_codec_slowdown}})
+      for (const double v : *values)
+        if (!(std::isfinite(v) && v > 0))
+          throw StateError(origin + ": contention." + key + " has a value that is not a finite positive number");
   }
   return s;
 }
