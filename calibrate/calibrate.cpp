@@ -257,6 +257,11 @@ CalibrateResult run_calibration(const CalibrateOptions& o, const Progress& progr
   step_codec_gradients(run);
   step_contention(run);
   step_convergence(run);
+  if (o.state_only) {
+    run.say("calibrate: --state-only: wrote " + run.state_path + ", no profile");
+    run.group->barrier();
+    return {};
+  }
   return write_profile(run);
 }
 

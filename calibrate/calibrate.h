@@ -53,6 +53,9 @@ struct CalibrateOptions {
   std::string compute_loop = "trainer";  // ComputeOptions::loop: "trainer" or "barrier"
   std::string compute_data = "synthetic";  // ComputeOptions::data: "synthetic" or "fashion-mnist"
   std::vector<std::string> skip;     // step names to skip
+  // Write the state file only, no profile: for a probe of one step (gcu validate's
+  // per-link gamma, validate/link_gamma.h), whose state alone cannot make a profile.
+  bool state_only = false;
   std::string command_line;          // for provenance
 };
 

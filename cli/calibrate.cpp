@@ -115,6 +115,10 @@ void setup_calibrate(CLI::App& app) {
   sub->add_flag("--resume", o.resume, "Reuse the completed steps of the state file");
   sub->add_option("--threads", o.threads, "Torch threads per rank (0: cores / local ranks)")->capture_default_str();
   sub->add_option("--backend", o.backend, "gloo (CPU) or nccl (CUDA-capable LibTorch)")->capture_default_str();
+  sub->add_flag("--state-only", o.state_only,
+                "Write the state file (-o's .state.json, or --state) and no profile: for measuring one step "
+                "alone, e.g. `--skip compute,collectives,... --state-only` for the gamma step on a link (gcu "
+                "validate's per-link gamma), whose state cannot make a profile by itself");
   sub->add_option("--skip", o.skip, "Steps to skip: compute,gamma,collectives,codecs,errors,codec-gradients,contention,convergence")
       ->delimiter(',');
   sub->callback([opt]() {

@@ -47,7 +47,7 @@ time-to-accuracy pay; --statistic median for the typical iteration); a cell whos
 moved more between rounds than |error| is noise-limited, not counted as a model error;
 the machine's speed in each round (its forward + optimizer step) is taken out first
 (--speed-adjust).
-Report: table, validate.{json,csv,txt} (schema gcu.validate/7, docs/validate-schema.md),
+Report: table, validate.{json,csv,txt} (schema gcu.validate/8, docs/validate-schema.md),
 bandwidth.png and scatter.png in --out. Exit codes: 0 every cell ran; 3 the reports are
 written but some cells failed (a rank died, a time-out); 2 bad input, nothing run.
 
@@ -108,6 +108,14 @@ Examples:
                   "(the summary's goal_check; docs/validation.md §2)")
       ->capture_default_str();
   sub->add_flag("--no-measure-links", opt->no_measure, "skip the link-rate measurement");
+  sub->add_option("--link-gamma", o.link_gamma,
+                  "on: after each link's rate sweep, run calibrate's gamma step through that link too (backward "
+                  "alone and beside the model's bucket all-reduces, ~20 s at 4 ranks) and predict the link's cells "
+                  "with its gamma and collective contention instead of the calibration's: beside a shaped link the "
+                  "all-reduces slowed the backward 2.0x where the unshaped link slowed it 1.3x (docs/validation.md, "
+                  "cause 41). With --reuse, the kept links/*.gamma.json.state.json. off: the profile's everywhere")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();
   sub->add_option("--gcu", o.gcu, "gcu binary the ranks run (default: this one)");
   sub->add_option("--netbed", o.netbed, "path of scripts/netbed.sh");

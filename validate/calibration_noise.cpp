@@ -1,5 +1,6 @@
 // The calibration's sampling noise carried to each cell's prediction (calibration_noise.h).
 #include "validate/calibration_noise.h"
+#include "validate/link_gamma.h"
 
 #include "calibrate/collective_fit.h"
 #include "calibrate/profile_builder.h"
@@ -158,7 +159,12 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
       if (own_link && (size_t(c.link_state) >= link_profiles.size() || !link_profiles[size_t(c.link_state)])) continue;
       const model::Profile& use = own_link ? *link_profiles[size_t(c.link_state)] : p;
       try {
-        const double t = at(CellPredictor(use, c.cell, own_link).predict(c.rate_gbps), Component::Total);
+        CellPredictor cp(use, c.cell, own_link);
+        if (c.link_gamma) {
+          const double f = link_comm_contention(*c.link_gamma, p, c.cell.ranks);
+          cp.set_link_gamma(c.link_gamma->gamma, link_comm_contention_determined(f) ? f : 0);
+        }
+        const double t = at(cp.predict(c.rate_gbps), Component::Total);
         if (std::isfinite(t) && t > 0) totals[i].push_back(t);
       } catch (const ValidateError&) {
       }
@@ -187,7 +193,7 @@ void add_calibration_noise(const std::string& state_path, const model::Profile& 
     std::vector<std::string> link_paths;
     std::vector<CellInputs> in;
     for (const CellResult& r : cells) {
-      CellInputs c{r.cell, r.rate_used_gbps, -1};
+      CellInputs c{r.cell, r.rate_used_gbps, -1, link_gamma_for(r.cell, links)};
       if (r.link_fits)
         for (const LinkRate& l : links)
           if (l.ranks == r.cell.ranks && l.link.name == r.cell.link.name && !l.state_path.empty()) {

@@ -57,6 +57,9 @@ struct CellInputs {
   Cell cell;
   double rate_gbps = 0;
   int link_state = -1;  // >= 0: predicted with that link's fits
+  // The link's own gamma step (link_gamma.h), or null: its gamma kept, its comm_contention
+  // solved again against each draw's fits.
+  const LinkGamma* link_gamma = nullptr;
 };
 
 struct PredictionInterval {

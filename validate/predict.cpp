@@ -33,6 +33,8 @@ double CellPredictor::compute_sensitivity_s(model::Gbps rate_gbps) const {
 Breakdown CellPredictor::predict(model::Gbps rate_gbps, double compute_scale) const {
   model::Conditions c;
   c.compute_speedup = 1 / compute_scale;
+  c.gamma = link_gamma_;
+  c.comm_contention = link_comm_contention_;
   if (!link_in_profile_) {
     c.inter_bandwidth_gbps = rate_gbps;
     c.intra_bandwidth_gbps = rate_gbps;

@@ -43,6 +43,13 @@ class CellPredictor {
   // (speed_adjust.h): seconds of total per unit of machine slowness.
   double compute_sensitivity_s(model::Gbps rate_gbps) const;
   bool link_in_profile() const { return link_in_profile_; }
+  // The cell's link measured its own gamma and comm_contention (link_gamma.h): predict
+  // with them instead of the profile's (0 = the profile's).
+  void set_link_gamma(double gamma, double comm_contention) {
+    link_gamma_ = gamma;
+    link_comm_contention_ = comm_contention;
+  }
+  double link_gamma() const { return link_gamma_; }
   // Empty when the profile has the cell's batch size; else how its compute was obtained
   // (model/profile.h compute_for_batch: "batch 32 interpolated between 16 and 64", ...).
   const std::string& compute_basis() const { return compute_basis_; }
@@ -50,6 +57,7 @@ class CellPredictor {
  private:
   std::unique_ptr<model::Predictor> p_;
   bool link_in_profile_ = false;
+  double link_gamma_ = 0, link_comm_contention_ = 0;
   std::string compute_basis_;
 };
 

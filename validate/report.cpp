@@ -89,6 +89,19 @@ std::string format_table(const Report& r) {
     o << "  " << l.link.name << " x" << l.ranks << " -> "
       << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured")
       << (l.measured_allgather_gbps > 0 ? " (" + num(l.measured_allgather_gbps, "%.3g") + ")" : "");
+  // Each link's own gamma step (link_gamma.h), when its cells were predicted with it.
+  bool any_gamma = false;
+  for (const auto& l : r.links) any_gamma = any_gamma || l.gamma.measured;
+  if (any_gamma) {
+    o << "\nper link (its cells predicted with these; --link-gamma): gamma / comm_contention (\"profile's\": not "
+         "determined by the link, the profile's used), all-reduces beside the backward / alone (ms):";
+    for (const auto& l : r.links)
+      if (l.gamma.measured)
+        o << "  " << l.link.name << " x" << l.ranks << " " << num(l.gamma.gamma, "%.2f") << " / "
+          << num(l.gamma.comm_contention, "%.2f") << (l.gamma.comm_contention_used ? "" : " (profile's)") << ", "
+          << num(l.gamma.comm_s * 1e3, "%.0f") << " / "
+          << num(l.gamma.comm_alone_s * 1e3, "%.0f");
+  }
   // Batch sizes the profile has no compute for (each basis once).
   std::vector<std::string> bases;
   for (const auto& c : r.cells)
@@ -326,16 +339,22 @@ std::string format_json(const Report& r) {
   j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data},
                {"exclude_rounds", o.exclude_rounds}, {"speed_adjust", o.speed_adjust},
-               {"compute_probes", o.compute_probes}, {"error_goal", o.error_goal}};
+               {"compute_probes", o.compute_probes}, {"error_goal", o.error_goal}, {"link_gamma", o.link_gamma}};
   j["statistic"] = o.statistic;
   json links = json::array();
+  const auto link_gamma_json = [](const LinkGamma& g) {
+    if (!g.measured) return json{{"measured", false}, {"note", g.note}};
+    return json{{"measured", true},        {"gamma", g.gamma},   {"comm_contention", g.comm_contention}, {"comm_contention_used", g.comm_contention_used},
+                {"stretch", g.stretch},    {"alone_s", g.alone_s}, {"overlapped_s", g.overlapped_s},
+                {"comm_s", g.comm_s},      {"comm_alone_s", g.comm_alone_s}, {"state", g.state_path}};
+  };
   for (const auto& l : r.links)
     links.push_back({{"link", l.link.name}, {"ranks", l.ranks},
                      {"requested_gbps", l.link.unlimited() ? json(nullptr) : json(l.link.nominal_gbps)},
                      {"measured_gbps", l.measured_gbps > 0 ? json(l.measured_gbps) : json(nullptr)},
                      {"measured_allgather_gbps",
                       l.measured_allgather_gbps > 0 ? json(l.measured_allgather_gbps) : json(nullptr)},
-                     {"note", l.note}});
+                     {"note", l.note}, {"gamma", link_gamma_json(l.gamma)}});
   j["links"] = links;
   j["compute_probes"] = probes_json(r.compute_probes);
   json cells = json::array();

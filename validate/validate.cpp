@@ -6,6 +6,7 @@
 
 #include "validate/calibration_noise.h"
 #include "validate/link_fits.h"
+#include "validate/link_gamma.h"
 #include "validate/link_rate.h"
 #include "validate/predict.h"
 #include "validate/report.h"
@@ -166,8 +167,10 @@ void run_calibration(ValidateOptions& o, const std::vector<Cell>& cells, Testbed
 }
 
 // Link rates, once per (ranks, link): a short all-reduce sweep through the link.
+// With --link-gamma on, the gamma step after each sweep (link_gamma.h), or its kept state
+// with --reuse.
 std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cell>& cells, Testbed& bed,
-                                 std::ostream& log) {
+                                 const model::Profile& base, std::ostream& log) {
   std::vector<LinkRate> links;
   std::map<std::pair<int, std::string>, bool> seen;
   for (const auto& c : cells) {
@@ -188,7 +191,13 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
       bed.configure(c.ranks, c.link);
       lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log,
                              o.device == "cuda" ? "nccl" : "gloo");
+      if (o.link_gamma == "on" && !interrupted()) lr.gamma = measure_link_gamma(bed, o, base, c.ranks, c.link, log);
     }
+    const std::string gamma_state = link_gamma_state_path(o.out_dir, c.ranks, c.link.name);
+    if (o.reuse && o.link_gamma == "on" && std::filesystem::exists(gamma_state))
+      read_link_gamma(lr.gamma, gamma_state, base, c.ranks);
+    if (o.link_gamma != "on") lr.gamma.note = "off (--link-gamma off)";
+    else if (!lr.gamma.measured && lr.gamma.note.empty()) lr.gamma.note = "not measured";
     links.push_back(lr);
     if (interrupted()) throw ValidateError("interrupted");
   }
@@ -277,11 +286,12 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   rep.profile_path = o.profile;
   rep.profile_model = lp.profile.model.name;
   predictors(lp.profile, cells);  // a cell the profile cannot predict fails before the links are measured
-  rep.links = link_rates(o, cells, bed, log);
+  rep.links = link_rates(o, cells, bed, lp.profile, log);
   // Every cell's predictor from `p`: the profile's, or a shaped link's own fits.
   const auto cell_predictors = [&](const model::Profile& p) {
     std::vector<std::unique_ptr<CellPredictor>> preds = predictors(p, cells);
     if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(p, cells, rep.links, preds);
+    apply_link_gamma(cells, rep.links, preds);
     return preds;
   };
   std::vector<std::unique_ptr<CellPredictor>> preds = cell_predictors(lp.profile);  // a link fit that fails, before the grid runs

@@ -35,6 +35,9 @@ struct ValidateOptions {
   uint64_t seed = 1;               // cell order
   std::string testbed = "auto";    // auto | netns | loopback
   bool measure_links = true;       // collective sweep through each shaped link (link_rate.h)
+  // on: the gamma step run through each link too, and its cells predicted with that
+  // link's gamma and comm_contention (link_gamma.h); off: the profile's everywhere.
+  std::string link_gamma = "on";
   // measured | nominal: the link rate given to the model; link-fits: the collective costs
   // measured through each shaped link, per kind and size (validate/link_fits.h)
   std::string predict_rate = "link-fits";
@@ -67,6 +70,21 @@ struct ValidateOptions {
   std::string command_line;        // recorded in the report
 };
 
+// The gamma step run through a link (link_gamma.h).
+struct LinkGamma {
+  bool measured = false;
+  double gamma = 0;            // the backward's rate beside the link's bucket all-reduces
+  double comm_contention = 0;  // the collectives' CPU-side factor, solved on the calibration's link
+  // The cells use comm_contention only when the solve is inside (1, kLinkCommContentionMax):
+  // at either end the link does not determine it (link_gamma.h), and they keep the profile's.
+  bool comm_contention_used = false;
+  double stretch = 0;          // backward beside / alone
+  double alone_s = 0, overlapped_s = 0, comm_s = 0, comm_alone_s = 0;  // the step's medians
+  std::vector<double> bucket_bytes;  // the all-reduces' sizes (empty: the model's buckets)
+  std::string state_path;      // the step's calibrate state file (empty: none)
+  std::string note;            // why not measured
+};
+
 struct LinkRate {
   Link link;
   int ranks = 0;
@@ -74,6 +92,7 @@ struct LinkRate {
   double measured_allgather_gbps = 0;  // the same sweep's all-gather (reported)
   std::string state_path;              // the sweep's calibrate state file (empty: none; link-fits reads it)
   std::string note;
+  LinkGamma gamma;                     // --link-gamma: the link's own gamma step
 };
 
 // A cell's total with the machine's speed taken out (speed_adjust.h).

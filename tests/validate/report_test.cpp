@@ -1,4 +1,4 @@
-// validate/report.h and summarize(): the gcu.validate/7 JSON of a synthetic report, CSV
+// validate/report.h and summarize(): the gcu.validate/8 JSON of a synthetic report, CSV
 // quoting, noise-limited cells left out of the error statistics.
 #include "validate/report.h"
 #include "validate/validate.h"
@@ -58,7 +58,7 @@ TEST(Report, JsonSchemaAndCsv) {
   r.cells[1].message = "round 1: exit 1: rank 1 died";
   r.summary = summarize(r.cells);
   const auto j = nlohmann::json::parse(format_json(r));
-  EXPECT_EQ(j.at("schema"), "gcu.validate/7");
+  EXPECT_EQ(j.at("schema"), "gcu.validate/8");
   EXPECT_EQ(j.at("profile").at("gamma"), 1.5);  // the factors the overlap cells used
   EXPECT_EQ(j.at("profile").at("comm_contention"), 2.25);
   EXPECT_EQ(j.at("profile").at("overlap_contention"), 1.0);

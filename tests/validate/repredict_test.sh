@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits fifty-one recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits fifty-two recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max; the raw errors, `summary.unadjusted`, which the bounds were set
@@ -111,7 +111,21 @@ check cpu-4rank-resnet18-percodec 0.047 0.143
 check cpu-4rank-resnet18-interleaved 0.040 0.145
 # The all-reduce grid again with that step (raw 3.8% / 15.2%: none / fp16 / bf16 at 3 Gbit/s).
 check cpu-4rank-resnet18-allreduce2 0.043 0.162
+# The all-reduce grid with each link's own gamma step (cause 41; raw 7.5% / 14.3%: the
+# cells' forward ran 18% above the probes', docs/validation.md §5).
+check cpu-4rank-resnet18-linkgamma 0.081 0.153
 run_all
+# The recorded per-link gamma steps (cause 41) are read back: every link measured; 3 Gbit/s
+# and the unlimited link give their own comm_contention, the slow links keep the profile's;
+# and the 3 Gbit/s cells of the uncompressed schemes are predicted with the link's gamma
+# (their backward beside the buckets above the unlimited link's).
+jq -e '([.links[] | .gamma.measured] | all)
+       and ([.links[] | select(.link == "3gbit" or .link == "unlimited") | .gamma.comm_contention_used] | all)
+       and ([.links[] | select(.link == "1gbit" or .link == "500mbit") | .gamma.comm_contention_used | not] | all)
+       and ([.cells[] | select(.settings.scheme == "none") | {(.settings.link): .predicted.backward}] | add
+            | .["3gbit"] > .unlimited)' \
+  "$WORK/cpu-4rank-resnet18-linkgamma/validate.json" >/dev/null \
+  || { echo "cpu-4rank-resnet18-linkgamma: the per-link gamma steps were not used"; jq .links "$WORK/cpu-4rank-resnet18-linkgamma/validate.json"; exit 1; }
 # The recorded compute probes (gcu.validate/7) are read back and predict the cells: four
 # per grid, every one ok, and each cell's predicted forward is the probes' median.
 for rec in cpu-2rank-resnet18-probes cpu-2rank-resnet18-probes2 cpu-2rank-resnet18-drift cpu-2rank-resnet18-flows cpu-2rank-resnet18-flows2; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A small `gcu validate` on loopback: CNN, 2 ranks, none and fp16, overlap, a few
 # iterations of Fashion-MNIST (`--data`; synthetic when the package is missing) with the
-# shipped CPU profile; checks the report's schema (gcu.validate/7) and that every cell's
+# shipped CPU profile; checks the report's schema (gcu.validate/8) and that every cell's
 # errors are finite. ~30-60 s on 2 cores.
 set -eu
 GCU=$1 PROFILE=$2 DIR=$3
@@ -16,7 +16,7 @@ J=$DIR/validate.json
 jq -e --arg d "$DATA" '.grid.data == $d' "$J" >/dev/null || { echo "grid.data is not $DATA"; jq .grid "$J"; exit 1; }
 grep -q "\"data\":\"$DATA\"" "$DIR"/raw/c0-round0.jsonl.rank0 || { echo "the trainer did not run on $DATA"; exit 1; }
 for f in validate.json validate.csv validate.txt; do test -s "$DIR/$f" || { echo "missing $f"; exit 1; }; done
-jq -e '.schema == "gcu.validate/7" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
+jq -e '.schema == "gcu.validate/8" and (.cells | length) == 2 and .testbed.kind == "loopback"' "$J" >/dev/null \
   || { echo "bad header"; jq . "$J" | head -40; exit 1; }
 jq -e '[.cells[] | .status == "ok" and (.error.total | type) == "number" and (.error.total | isinfinite | not)
         and (.predicted.total > 0) and (.measured.total.median > 0) and (.measured.total.p10 <= .measured.total.p90)
@@ -62,6 +62,36 @@ if jq -e '.calibration_age_s != null and .calibration_age_s > 3600' "$J" >/dev/n
   grep -q "warning: the profile was calibrated .* h before this grid" "$DIR.log" || { echo "no stale warning"; cat "$DIR.log"; exit 1; }
 fi
 test "$(wc -l < "$DIR/validate.csv")" -eq 3 || { echo "csv rows"; exit 1; }
+# Per-link gamma (cause 41): the link's gamma step, as validate runs it after a link's sweep
+# (gcu calibrate --state-only, every other step skipped), exits 0 with a state and no
+# profile; re-predicting the grid with it kept reports the link's gamma and predicts the
+# link's cells with it; --link-gamma off keeps the profile's.
+jq -e '.grid.link_gamma == "on" and (.links[0].gamma.measured == false) and (.links[0].gamma.note | length) > 0' "$J" >/dev/null \
+  || { echo "bad links[].gamma without a gamma step"; jq '.links, .grid' "$J"; exit 1; }
+mkdir -p "$DIR/links"
+G=$DIR/links/r2-unlimited.gamma.json
+"$GCU" launch -n 2 --master-addr 127.0.0.1 -- "$GCU" calibrate --model cnn --batch-sizes 32 --threads 1 \
+  --convergence-schemes - --skip compute,collectives,codecs,errors,codec-gradients,contention,convergence \
+  --state-only -o "$G" > "$DIR-gamma.log" 2>&1 || { echo "the gamma step with --state-only failed"; cat "$DIR-gamma.log"; exit 1; }
+test ! -e "$G" && jq -e '.gamma.overlapped_s > 0 and .gamma.comm_s > 0' "$G.state.json" >/dev/null \
+  || { echo "--state-only wrote a profile, or no gamma step in the state"; ls -l "$DIR/links"; exit 1; }
+cp "$J" "$DIR-before.json"
+"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+  --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
+  --data "$DATA" --out "$DIR" --reuse --no-plots 2> "$DIR-reuse.log" || { cat "$DIR-reuse.log"; exit 1; }
+jq -e --slurpfile s "$G.state.json" '.links[0].gamma as $g | $g.measured and $g.gamma >= 1 and $g.comm_contention >= 1
+       and $g.comm_contention <= 8 and ($g.overlapped_s - $s[0].gamma.overlapped_s | fabs) < 1e-12' "$J" >/dev/null \
+  || { echo "the kept gamma step was not read back"; jq '.links' "$J"; exit 1; }
+grep -q "per link (its cells predicted with these" "$DIR/validate.txt" || { echo "the table does not show the link's gamma"; exit 1; }
+jq -e --slurpfile b "$DIR-before.json" '[.cells[].predicted.backward] != [$b[0].cells[].predicted.backward]' "$J" >/dev/null \
+  || { echo "the link's gamma did not change the predicted backward"; exit 1; }
+# The backward beside its buckets follows the link's gamma: predicted again with it off, the
+# profile's (the shipped profile's gamma differs from any measured one by more than 1e-9).
+"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+  --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
+  --data "$DATA" --out "$DIR" --reuse --no-plots --link-gamma off 2> "$DIR-reuse.log" || { cat "$DIR-reuse.log"; exit 1; }
+jq -e --slurpfile b "$DIR-before.json" '.grid.link_gamma == "off" and ([.cells[].predicted.total] == [$b[0].cells[].predicted.total])' "$J" >/dev/null \
+  || { echo "--link-gamma off does not predict as before"; exit 1; }
 # --calibrate-arg reaches gcu calibrate: an out-of-range calls scale stops the calibration,
 # and validate fails naming it and the log (nothing measured).
 if "$GCU" validate --calibrate --calibrate-arg=--collective-calls-scale --calibrate-arg=0.1 --model cnn \

@@ -1,0 +1,172 @@
+// validate/link_gamma.h: the gamma step run through a link, read back, its comm_contention
+// solved so that the model's calls take what the step measured beside the backward, and the
+// link's cells predicted with both.
+#include "validate/link_gamma.h"
+
+#include "calibrate/profile_builder.h"
+#include "calibrate/state.h"
+#include "simulate/profile_file.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+namespace gcu::validate {
+namespace {
+
+model::Profile cnn_profile() {
+  return simulate::load_profile_file(std::string(GCU_SOURCE_DIR) + "/data/profiles/cpu-2rank-cnn.json").profile;
+}
+
+Cell cell_on(const std::string& link) {
+  Cell c;
+  c.model = "cnn";
+  c.scheme = "none";
+  c.mode = "overlap";
+  c.ranks = 2;
+  c.batch = cnn_profile().model.compute.front().batch_size;
+  c.link = parse_link(link);
+  return c;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("gcu-link-gamma-" + std::to_string(getpid()) + "-" + name)).string();
+}
+
+TEST(LinkGamma, CallsBesideTheBackwardSlowOnlyWhileItRuns) {
+  // Nothing to slow: the calls take their link time one after another.
+  EXPECT_DOUBLE_EQ(calls_beside_s({{0.1, 0.01, 0.05}, {0.2, 0.01, 0.05}}, 1.0, 10.0), 0.3);
+  // CPU side 0.1 of a 0.1 s call, factor 2: 0.2 s when the backward outlasts it.
+  EXPECT_DOUBLE_EQ(calls_beside_s({{0.1, 0.0, 0.1}}, 2.0, 1.0), 0.2);
+  // A backward of 0.1 s: half the call done beside it (rate 0.5), the other half at full speed.
+  EXPECT_NEAR(calls_beside_s({{0.1, 0.0, 0.1}}, 2.0, 0.1), 0.15, 1e-12);
+  // A slow wire hides the contended CPU side: max(link, fixed + f cpu).
+  EXPECT_DOUBLE_EQ(calls_beside_s({{1.0, 0.0, 0.1}}, 3.0, 10.0), 1.0);
+}
+
+TEST(LinkGamma, SolvedFactorMakesTheModelsCallsTakeWhatTheStepMeasured) {
+  const model::Profile p = cnn_profile();
+  LinkGamma g;
+  g.bucket_bytes = {1 << 20, 4 << 20};
+  g.overlapped_s = 0.050;
+  // The same all-reduces alone took 1.5x the reference fits' time on this link; beside the
+  // backward 1.6x that.
+  model::Cluster c = p.cluster;
+  c.nodes = 2;
+  c.gpus_per_node = 1;
+  const model::ClusterCost ref(c);
+  double ref_sum = 0;
+  for (double b : g.bucket_bytes) ref_sum += ref.cost(compress::CollectiveKind::AllReduce, b).time_s;
+  ASSERT_GT(ref_sum, 0);
+  g.comm_alone_s = 1.5 * ref_sum;
+  g.comm_s = 1.6 * g.comm_alone_s;
+  const double f = link_comm_contention(g, p, 2);
+  EXPECT_GT(f, 1);
+  EXPECT_LT(f, kLinkCommContentionMax);
+  std::vector<BesideCall> calls;
+  for (double b : g.bucket_bytes) {
+    const double l = ref.cost(compress::CollectiveKind::AllReduce, 0).time_s;
+    const double r = ref.cost(compress::CollectiveKind::AllReduce, b).time_s;
+    calls.push_back({1.5 * r, l, std::min(r, 1.5 * r) - l});
+  }
+  EXPECT_NEAR(calls_beside_s(calls, f, g.overlapped_s), g.comm_s, 1e-6 * g.comm_s);
+  // As fast beside the backward as alone: no contention; far slower than any factor explains: the cap.
+  g.comm_s = g.comm_alone_s;
+  EXPECT_DOUBLE_EQ(link_comm_contention(g, p, 2), 1.0);
+  g.comm_s = 100 * g.comm_alone_s;
+  EXPECT_DOUBLE_EQ(link_comm_contention(g, p, 2), kLinkCommContentionMax);
+  // Only a factor inside (1, cap) is the link's to give; the ends keep the profile's.
+  EXPECT_TRUE(link_comm_contention_determined(f));
+  EXPECT_FALSE(link_comm_contention_determined(1.0));
+  EXPECT_FALSE(link_comm_contention_determined(kLinkCommContentionMax));
+}
+
+TEST(LinkGamma, ReadsTheStepsStateAndSaysWhyNotWhenItCannot) {
+  const model::Profile p = cnn_profile();
+  const std::string path = temp_path("state.json");
+  calibrate::CalibrationState st;
+  st.meta.world = 2;
+  calibrate::GammaState gs;
+  gs.alone_s = 0.010;
+  gs.overlapped_s = 0.014;
+  gs.gamma = gs.overlapped_s / gs.alone_s;
+  gs.comm_s = 0.008;
+  gs.comm_alone_s = 0.004;
+  gs.bucket_bytes = {1 << 20};
+  st.gamma = gs;
+  calibrate::write_state_file(path, st);
+  LinkGamma g;
+  read_link_gamma(g, path, p, 2);
+  ASSERT_TRUE(g.measured) << g.note;
+  EXPECT_DOUBLE_EQ(g.gamma, calibrate::gamma_while_communicating(0.010, 0.014, 0.008));
+  EXPECT_DOUBLE_EQ(g.stretch, 1.4);
+  EXPECT_GE(g.comm_contention, 1);
+  EXPECT_EQ(g.state_path, path);
+
+  // A state without the step (an older kept sweep, say): not measured, and why.
+  st.gamma.reset();
+  calibrate::write_state_file(path, st);
+  read_link_gamma(g, path, p, 2);
+  EXPECT_FALSE(g.measured);
+  EXPECT_NE(g.note.find("no gamma step"), std::string::npos) << g.note;
+  // A step without the all-reduces' time (states before 2026-11-26).
+  gs.comm_s = 0;
+  st.gamma = gs;
+  calibrate::write_state_file(path, st);
+  read_link_gamma(g, path, p, 2);
+  EXPECT_FALSE(g.measured);
+  EXPECT_NE(g.note.find("finite and positive"), std::string::npos) << g.note;
+  std::remove(path.c_str());
+  // No file: not measured, never a throw.
+  read_link_gamma(g, path, p, 2);
+  EXPECT_FALSE(g.measured);
+  EXPECT_NE(g.note.find(path), std::string::npos) << g.note;
+}
+
+TEST(LinkGamma, StepArgsSkipEveryStepButGammaAndWriteNoProfile) {
+  ValidateOptions o;
+  o.gcu = "gcu";
+  o.grid.model = "resnet18:classes=10,image=32";
+  o.grid.batches = {32};
+  o.profile = "p.json";
+  const auto a = link_gamma_args(o, "out/links/r4-1gbit.gamma.json");
+  const auto at_o = std::find(a.begin(), a.end(), "-o");
+  ASSERT_NE(at_o, a.end());
+  EXPECT_EQ(*(at_o + 1), "out/links/r4-1gbit.gamma.json");
+  EXPECT_NE(std::find(a.begin(), a.end(), "--state-only"), a.end());
+  const auto skip = std::find(a.begin(), a.end(), "--skip");
+  ASSERT_NE(skip, a.end());
+  EXPECT_EQ((skip + 1)->find("gamma"), std::string::npos);
+  EXPECT_NE((skip + 1)->find("compute"), std::string::npos);
+  EXPECT_EQ(link_gamma_state_path("out", 4, "1gbit"), "out/links/r4-1gbit.gamma.json.state.json");
+}
+
+TEST(LinkGamma, TheLinksCellsArePredictedWithItsGammaTheOthersWithTheProfiles) {
+  const model::Profile p = cnn_profile();
+  const std::vector<Cell> cells = {cell_on("1gbit"), cell_on("200mbit")};
+  std::vector<std::unique_ptr<CellPredictor>> preds;
+  for (const auto& c : cells) preds.push_back(std::make_unique<CellPredictor>(p, c));
+  const double before = at(preds[0]->predict(1.0), Component::Backward);
+  std::vector<LinkRate> links(2);
+  links[0].link = cells[0].link;
+  links[0].ranks = 2;
+  links[0].gamma.measured = true;
+  links[0].gamma.gamma = 3.0;
+  links[0].gamma.comm_contention = 2.0;
+  links[0].gamma.comm_contention_used = true;
+  links[1].link = cells[1].link;
+  links[1].ranks = 2;  // not measured
+  apply_link_gamma(cells, links, preds);
+  EXPECT_DOUBLE_EQ(preds[0]->link_gamma(), 3.0);
+  EXPECT_DOUBLE_EQ(preds[1]->link_gamma(), 0.0);
+  // gamma 3 stretches the backward while its buckets are reduced beside it.
+  EXPECT_GT(at(preds[0]->predict(1.0), Component::Backward), before);
+  EXPECT_EQ(link_gamma_for(cells[1], links), nullptr);
+}
+
+}  // namespace
+}  // namespace gcu::validate

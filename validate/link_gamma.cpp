@@ -1,0 +1,171 @@
+// Per-link gamma and collective contention (link_gamma.h).
+#include "validate/link_gamma.h"
+
+#include "calibrate/profile_builder.h"
+#include "calibrate/state.h"
+#include "compressors/compressor.h"
+#include "model/buckets.h"
+#include "model/collectives.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+
+namespace gcu::validate {
+
+namespace {
+
+bool positive_finite(double x) { return std::isfinite(x) && x > 0; }
+
+// Gamma step's budget on top of calibrate's own start-up (the step itself is bounded by
+// the calibration's --budget-s).
+constexpr int kLinkGammaTimeoutS = 600;
+
+}  // namespace
+
+std::string link_gamma_state_path(const std::string& out_dir, int ranks, const std::string& link_name) {
+  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name + ".gamma.json.state.json";
+}
+
+std::vector<std::string> link_gamma_args(const ValidateOptions& o, const std::string& output) {
+  std::vector<std::string> a = calibrate_args(o, {});
+  const auto out = std::find(a.begin(), a.end(), "-o");
+  if (out != a.end() && out + 1 != a.end()) *(out + 1) = output;
+  a.insert(a.end(), {"--skip", "compute,collectives,codecs,errors,codec-gradients,contention,convergence",
+                     "--state-only"});
+  return a;
+}
+
+double calls_beside_s(const std::vector<BesideCall>& calls, double factor, double backward_s) {
+  double t = 0;
+  for (const BesideCall& c : calls) {
+    if (!(c.link_s > 0)) continue;
+    const double beside = std::max(c.link_s, c.fixed_s + factor * c.cpu_s);  // its time if all of it is beside
+    if (t + beside <= backward_s) {
+      t += beside;
+    } else {
+      const double done = t < backward_s ? (backward_s - t) * c.link_s / beside : 0;  // work done beside
+      t = std::max(t, backward_s) + (c.link_s - done);
+    }
+  }
+  return t;
+}
+
+double link_comm_contention(const LinkGamma& g, const model::Profile& base, int ranks) {
+  model::Cluster c = base.cluster;
+  c.nodes = ranks;
+  c.gpus_per_node = 1;
+  if (c.comm_contention_reference) c.inter = *c.comm_contention_reference;
+  std::vector<double> sizes = g.bucket_bytes;
+  if (sizes.empty())
+    for (const auto& b : model::plan_buckets(base.model.tensors, model::BucketOptions::from(base.ddp)))
+      sizes.push_back(double(b.bytes));
+  if (c.world() < 2 || sizes.empty() || !(g.comm_s > 0)) return 1;
+  const model::ClusterCost ref(c);
+  std::vector<BesideCall> calls;
+  double ref_sum = 0;
+  for (double b : sizes) {
+    const double l = ref.cost(compress::CollectiveKind::AllReduce, 0).time_s;
+    const double r = ref.cost(compress::CollectiveKind::AllReduce, b).time_s;
+    calls.push_back({r, l, r});
+    ref_sum += r;
+  }
+  // Each call's time on the link: the step's own all-reduces alone, shared in proportion
+  // to the reference's costs (the reference's when the state has no such time); its CPU
+  // side as the model takes it, min(reference, link) - fixed.
+  const double scale = g.comm_alone_s > 0 && ref_sum > 0 ? g.comm_alone_s / ref_sum : 1;
+  for (BesideCall& k : calls) {
+    k.link_s *= scale;
+    k.cpu_s = std::max(0.0, std::min(k.cpu_s, k.link_s) - k.fixed_s);
+  }
+  double lo = 1, hi = kLinkCommContentionMax;
+  if (calls_beside_s(calls, lo, g.overlapped_s) >= g.comm_s) return lo;
+  if (calls_beside_s(calls, hi, g.overlapped_s) <= g.comm_s) return hi;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (calls_beside_s(calls, mid, g.overlapped_s) < g.comm_s ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+bool link_comm_contention_determined(double factor) {
+  return std::isfinite(factor) && factor > 1 + 1e-6 && factor < kLinkCommContentionMax - 1e-6;
+}
+
+const LinkGamma* link_gamma_for(const Cell& c, const std::vector<LinkRate>& links) {
+  for (const LinkRate& l : links)
+    if (l.ranks == c.ranks && l.link.name == c.link.name && l.gamma.measured) return &l.gamma;
+  return nullptr;
+}
+
+void apply_link_gamma(const std::vector<Cell>& cells, const std::vector<LinkRate>& links,
+                      std::vector<std::unique_ptr<CellPredictor>>& preds) {
+  for (size_t i = 0; i < cells.size() && i < preds.size(); ++i)
+    if (const LinkGamma* g = link_gamma_for(cells[i], links))
+      preds[i]->set_link_gamma(g->gamma, g->comm_contention_used ? g->comm_contention : 0);
+}
+
+void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::Profile& base, int ranks) {
+  g = LinkGamma{};
+  g.state_path = state_path;
+  try {
+    const calibrate::CalibrationState st = calibrate::read_state_file(state_path);
+    if (!st.gamma) {
+      g.note = state_path + ": no gamma step";
+      return;
+    }
+    const calibrate::GammaState& s = *st.gamma;
+    if (!positive_finite(s.alone_s) || !positive_finite(s.overlapped_s) || !positive_finite(s.comm_s)) {
+      g.note = state_path + ": the gamma step's backward alone, backward beside the all-reduces and the all-reduces' "
+                            "time must be finite and positive (a state before 2026-11-26 has no all-reduce time)";
+      return;
+    }
+    g.alone_s = s.alone_s;
+    g.overlapped_s = s.overlapped_s;
+    g.comm_s = s.comm_s;
+    g.comm_alone_s = std::isfinite(s.comm_alone_s) ? s.comm_alone_s : 0;
+    g.stretch = s.overlapped_s / s.alone_s;
+    g.gamma = calibrate::gamma_while_communicating(s.alone_s, s.overlapped_s, s.comm_s);
+    g.bucket_bytes = s.bucket_bytes;
+    g.comm_contention = link_comm_contention(g, base, ranks);
+    g.comm_contention_used = link_comm_contention_determined(g.comm_contention);
+    if (!positive_finite(g.gamma) || !(g.comm_contention >= 1) || !std::isfinite(g.comm_contention)) {
+      g.note = state_path + ": gamma or comm_contention came out not finite";
+      return;
+    }
+    g.measured = true;
+  } catch (const std::exception& e) {
+    g.note = state_path + ": " + e.what();
+  }
+}
+
+LinkGamma measure_link_gamma(const Testbed& bed, const ValidateOptions& o, const model::Profile& base, int ranks,
+                             const Link& link, std::ostream& log) {
+  const std::string state = link_gamma_state_path(o.out_dir, ranks, link.name);
+  const std::string stem = state.substr(0, state.size() - std::string(".state.json").size());
+  std::error_code ec;
+  std::filesystem::create_directories(o.out_dir + "/links", ec);
+  std::remove(state.c_str());
+  std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
+  const std::vector<std::string> c = link_gamma_args(o, stem);
+  a.insert(a.end(), c.begin(), c.end());
+  log << "gcu validate: gamma on link " << link.name << " (" << ranks << " ranks, backward beside its bucket all-reduces)"
+      << std::flush;
+  const std::string out = stem.substr(0, stem.size() - std::string(".json").size()) + ".out";
+  const ProcessResult r = run_process(a, out, kLinkGammaTimeoutS);
+  LinkGamma g;
+  read_link_gamma(g, state, base, ranks);
+  if (r.exit_code != 0 && !g.measured)
+    g.note = "not measured: exit " + std::to_string(r.exit_code) + " (" + out + ")" + (g.note.empty() ? "" : "; " + g.note);
+  if (g.measured)
+    log << ": gamma " << g.gamma << " (calibration " << base.cluster.gamma << "), comm contention " << g.comm_contention
+        << (g.comm_contention_used ? "" : " (not determined by this link: the calibration's used)") << " (calibration "
+        << base.cluster.comm_contention << "); all-reduces " << g.comm_s * 1e3
+        << " ms beside the backward, " << g.comm_alone_s * 1e3 << " alone\n";
+  else
+    log << ": " << g.note << "\n";
+  return g;
+}
+
+}  // namespace gcu::validate

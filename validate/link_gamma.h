@@ -1,0 +1,90 @@
+// The backward's slowdown and the collectives' CPU contention measured on each testbed
+// link (docs/validation.md, cause 41): `gcu calibrate`'s gamma step alone (backward alone,
+// then beside the model's DDP bucket all-reduces, then those all-reduces alone; the
+// calibration's own model, batch sizes and threads) run through the link right after its
+// rate sweep, with `--state-only`. From its state, the same two numbers the calibration
+// puts in the profile (calibrate/profile_builder.h):
+//   gamma            the backward's rate while the all-reduces ran beside it
+//                    (gamma_while_communicating);
+//   comm_contention  the factor on the collectives' CPU side that makes the calibration's
+//                    own fits (the profile's reference link: cluster.comm_contention_reference,
+//                    else the inter level) take as long as the all-reduces took beside the
+//                    backward (comm_contention_while_computing).
+// The cells on that link are predicted with them (model::Conditions gamma and
+// comm_contention) instead of the profile's, which were measured on the calibration's own
+// link: beside a tbf-shaped 3 Gbit/s link at 4 ranks on 2 cores the bucket all-reduces took
+// 1.8x as long beside the backward as alone and slowed it 2.0x, against 2.6x and 1.3x on
+// the unshaped link (the wire and the CPU side of a collective do not simply overlap).
+#pragma once
+
+#include "model/profile.h"
+#include "validate/grid.h"
+#include "validate/predict.h"
+#include "validate/runner.h"
+#include "validate/validate.h"
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace gcu::validate {
+
+// out_dir/links/r<ranks>-<link>.gamma.json.state.json
+std::string link_gamma_state_path(const std::string& out_dir, int ranks, const std::string& link_name);
+
+// The calibration's own command (calibrate_args), writing `output` (its state goes to
+// output + ".state.json"), every step but gamma skipped, --state-only.
+std::vector<std::string> link_gamma_args(const ValidateOptions& o, const std::string& output);
+
+// g from a kept gamma-step state: its timings, gamma and comm_contention (solved on `base`'s
+// reference link with `ranks` ranks, one per node, as the cells are predicted). A state
+// without the step, or with timings that are not finite and positive, leaves g unmeasured
+// with the reason in g.note; an unreadable or malformed file also (never throws).
+void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::Profile& base, int ranks);
+
+// A link's comm_contention can exceed calibrate's cap (kCommContentionMax, 4): beside a
+// shaped link the wire and the CPU side add up, which the model's max(t, l + f s) can
+// only express by a larger f.
+inline constexpr double kLinkCommContentionMax = 8;
+
+// One all-reduce of the step: its time on the link (s), and on the reference link its
+// empty-message cost (fixed_s) and CPU side (cpu_s = min(reference, link) - fixed).
+struct BesideCall {
+  double link_s = 0, fixed_s = 0, cpu_s = 0;
+};
+
+// How long the calls take one after another from the backward's start beside a backward
+// of backward_s, as the model runs them (docs/model.md §2.2): while the backward runs a
+// call advances at rate link / max(link, fixed + factor x cpu), after it at rate 1.
+double calls_beside_s(const std::vector<BesideCall>& calls, double factor, double backward_s);
+
+// The factor for which g's all-reduces (each one's link time: g.comm_alone_s shared in
+// proportion to `base`'s reference costs, with `ranks` ranks one per node) take g.comm_s
+// beside a backward of g.overlapped_s (calls_beside_s, solved by bisection within
+// [1, kLinkCommContentionMax]). The calibration-noise draws solve it again against their
+// redrawn fits.
+double link_comm_contention(const LinkGamma& g, const model::Profile& base, int ranks);
+
+// A solved factor the link determines: strictly inside (1, kLinkCommContentionMax). At the
+// top the model's max(t, l + f s) cannot reach the time measured beside the backward at
+// any factor (a slow link's wire exceeds every contended CPU side: at 1 Gbit/s and 4 ranks
+// the all-reduces took 8% longer beside the backward, which only the cap "explains", and
+// the cap would then slow every small call of the compressed schemes 8x); at the bottom
+// they ran no slower beside it than alone. Either way the cells keep the profile's factor.
+bool link_comm_contention_determined(double factor);
+
+// The measured gamma of the cell's (ranks, link), or null.
+const LinkGamma* link_gamma_for(const Cell& c, const std::vector<LinkRate>& links);
+
+// Every cell whose link measured its gamma step is predicted with its gamma, and with its
+// comm_contention where that is determined (else the profile's; CellPredictor::set_link_gamma).
+void apply_link_gamma(const std::vector<Cell>& cells, const std::vector<LinkRate>& links,
+                      std::vector<std::unique_ptr<CellPredictor>>& preds);
+
+// Runs the step through the configured testbed (ranks, link) and reads it; a failed run
+// leaves g unmeasured with the exit status and the log's path in g.note.
+LinkGamma measure_link_gamma(const Testbed& bed, const ValidateOptions& o, const model::Profile& base, int ranks,
+                             const Link& link, std::ostream& log);
+
+}  // namespace gcu::validate
