@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits fifty-two recorded
+# The model's accuracy on recorded ground truth: scripts/repredict.sh re-fits fifty-three recorded
 # calibrations (nothing measured) and re-predicts their grids' own trainer logs; the
 # errors must stay within what docs/validation.md §5 reports for them (+0.5 points on the
 # median, +1 on the max; the raw errors, `summary.unadjusted`, which the bounds were set
@@ -114,6 +114,8 @@ check cpu-4rank-resnet18-allreduce2 0.043 0.162
 # The all-reduce grid with each link's own gamma step (cause 41; raw 7.5% / 14.3%: the
 # cells' forward ran 18% above the probes', docs/validation.md §5).
 check cpu-4rank-resnet18-linkgamma 0.081 0.153
+# The same at 2 ranks, five schemes (raw 3.6% / 11.1%).
+check cpu-2rank-resnet18-linkgamma 0.041 0.122
 run_all
 # The recorded per-link gamma steps (cause 41) are read back: every link measured; 3 Gbit/s
 # and the unlimited link give their own comm_contention, the slow links keep the profile's;
