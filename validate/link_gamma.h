@@ -6,15 +6,18 @@
 // puts in the profile (calibrate/profile_builder.h):
 //   gamma            the backward's rate while the all-reduces ran beside it
 //                    (gamma_while_communicating);
-//   comm_contention  the factor on the collectives' CPU side that makes the calibration's
-//                    own fits (the profile's reference link: cluster.comm_contention_reference,
-//                    else the inter level) take as long as the all-reduces took beside the
-//                    backward (comm_contention_while_computing).
+//   comm_contention  the factor on the collectives' CPU side (reference: the profile's
+//                    cluster.comm_contention_reference, else its inter level) for which the
+//                    model's calls, each taking its share of the step's all-reduce time alone
+//                    on the link, take as long beside the backward as the step's took
+//                    (link_comm_contention below); the profile's where the link does not
+//                    determine it.
 // The cells on that link are predicted with them (model::Conditions gamma and
 // comm_contention) instead of the profile's, which were measured on the calibration's own
 // link: beside a tbf-shaped 3 Gbit/s link at 4 ranks on 2 cores the bucket all-reduces took
-// 1.8x as long beside the backward as alone and slowed it 2.0x, against 2.6x and 1.3x on
-// the unshaped link (the wire and the CPU side of a collective do not simply overlap).
+// 1.7-1.8x as long beside the backward as alone and stretched it 2.0x, against 2.6-2.8x and
+// 1.2-1.5x on the unshaped link (the wire and the CPU side of a collective do not simply
+// overlap; docs/validation.md, cause 41).
 #pragma once
 
 #include "model/profile.h"
