@@ -160,10 +160,9 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
       const model::Profile& use = own_link ? *link_profiles[size_t(c.link_state)] : p;
       try {
         CellPredictor cp(use, c.cell, own_link);
-        if (c.link_gamma) {
-          const double f = link_comm_contention(*c.link_gamma, p, c.cell.ranks);
-          cp.set_link_gamma(c.link_gamma->gamma, link_comm_contention_determined(f) ? f : 0);
-        }
+        if (c.link_gamma)
+          cp.set_link_gamma(c.link_gamma->gamma,
+                            link_comm_contention_for_cells(link_comm_contention(*c.link_gamma, p, c.cell.ranks)));
         const double t = at(cp.predict(c.rate_gbps), Component::Total);
         if (std::isfinite(t) && t > 0) totals[i].push_back(t);
       } catch (const ValidateError&) {

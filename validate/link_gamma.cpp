@@ -22,10 +22,16 @@ bool positive_finite(double x) { return std::isfinite(x) && x > 0; }
 // the calibration's --budget-s).
 constexpr int kLinkGammaTimeoutS = 600;
 
+// out_dir/links/r<ranks>-<link>.gamma: the step's -o is stem.json, its state stem.json.state.json,
+// its output stem.out.
+std::string link_gamma_stem(const std::string& out_dir, int ranks, const std::string& link_name) {
+  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name + ".gamma";
+}
+
 }  // namespace
 
 std::string link_gamma_state_path(const std::string& out_dir, int ranks, const std::string& link_name) {
-  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name + ".gamma.json.state.json";
+  return link_gamma_stem(out_dir, ranks, link_name) + ".json.state.json";
 }
 
 std::vector<std::string> link_gamma_args(const ValidateOptions& o, const std::string& output) {
@@ -62,22 +68,22 @@ double link_comm_contention(const LinkGamma& g, const model::Profile& base, int 
     for (const auto& b : model::plan_buckets(base.model.tensors, model::BucketOptions::from(base.ddp)))
       sizes.push_back(double(b.bytes));
   if (c.world() < 2 || sizes.empty() || !(g.comm_s > 0)) return 1;
-  const model::ClusterCost ref(c);
-  std::vector<BesideCall> calls;
-  double ref_sum = 0;
-  for (double b : sizes) {
-    const double l = ref.cost(compress::CollectiveKind::AllReduce, 0).time_s;
-    const double r = ref.cost(compress::CollectiveKind::AllReduce, b).time_s;
-    calls.push_back({r, l, r});
-    ref_sum += r;
-  }
   // Each call's time on the link: the step's own all-reduces alone, shared in proportion
   // to the reference's costs (the reference's when the state has no such time); its CPU
   // side as the model takes it, min(reference, link) - fixed.
+  const model::ClusterCost ref(c);
+  const double fixed = ref.cost(compress::CollectiveKind::AllReduce, 0).time_s;
+  std::vector<double> ref_s;
+  double ref_sum = 0;
+  for (double b : sizes) {
+    ref_s.push_back(ref.cost(compress::CollectiveKind::AllReduce, b).time_s);
+    ref_sum += ref_s.back();
+  }
   const double scale = g.comm_alone_s > 0 && ref_sum > 0 ? g.comm_alone_s / ref_sum : 1;
-  for (BesideCall& k : calls) {
-    k.link_s *= scale;
-    k.cpu_s = std::max(0.0, std::min(k.cpu_s, k.link_s) - k.fixed_s);
+  std::vector<BesideCall> calls;
+  for (double r : ref_s) {
+    const double link = r * scale;
+    calls.push_back({link, fixed, std::max(0.0, std::min(r, link) - fixed)});
   }
   double lo = 1, hi = kLinkCommContentionMax;
   if (calls_beside_s(calls, lo, g.overlapped_s) >= g.comm_s) return lo;
@@ -93,6 +99,12 @@ bool link_comm_contention_determined(double factor) {
   return std::isfinite(factor) && factor > 1 + 1e-6 && factor < kLinkCommContentionMax - 1e-6;
 }
 
+double link_comm_contention_for_cells(double factor) {
+  return link_comm_contention_determined(factor) ? factor : 0;
+}
+
+bool LinkGamma::comm_contention_used() const { return link_comm_contention_determined(comm_contention); }
+
 const LinkGamma* link_gamma_for(const Cell& c, const std::vector<LinkRate>& links) {
   for (const LinkRate& l : links)
     if (l.ranks == c.ranks && l.link.name == c.link.name && l.gamma.measured) return &l.gamma;
@@ -103,7 +115,7 @@ void apply_link_gamma(const std::vector<Cell>& cells, const std::vector<LinkRate
                       std::vector<std::unique_ptr<CellPredictor>>& preds) {
   for (size_t i = 0; i < cells.size() && i < preds.size(); ++i)
     if (const LinkGamma* g = link_gamma_for(cells[i], links))
-      preds[i]->set_link_gamma(g->gamma, g->comm_contention_used ? g->comm_contention : 0);
+      preds[i]->set_link_gamma(g->gamma, link_comm_contention_for_cells(g->comm_contention));
 }
 
 void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::Profile& base, int ranks) {
@@ -129,7 +141,6 @@ void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::P
     g.gamma = calibrate::gamma_while_communicating(s.alone_s, s.overlapped_s, s.comm_s);
     g.bucket_bytes = s.bucket_bytes;
     g.comm_contention = link_comm_contention(g, base, ranks);
-    g.comm_contention_used = link_comm_contention_determined(g.comm_contention);
     if (!positive_finite(g.gamma) || !(g.comm_contention >= 1) || !std::isfinite(g.comm_contention)) {
       g.note = state_path + ": gamma or comm_contention came out not finite";
       return;
@@ -142,17 +153,16 @@ void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::P
 
 LinkGamma measure_link_gamma(const Testbed& bed, const ValidateOptions& o, const model::Profile& base, int ranks,
                              const Link& link, std::ostream& log) {
-  const std::string state = link_gamma_state_path(o.out_dir, ranks, link.name);
-  const std::string stem = state.substr(0, state.size() - std::string(".state.json").size());
+  const std::string stem = link_gamma_stem(o.out_dir, ranks, link.name);
+  const std::string state = stem + ".json.state.json", out = stem + ".out";
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir + "/links", ec);
   std::remove(state.c_str());
   std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
-  const std::vector<std::string> c = link_gamma_args(o, stem);
+  const std::vector<std::string> c = link_gamma_args(o, stem + ".json");
   a.insert(a.end(), c.begin(), c.end());
   log << "gcu validate: gamma on link " << link.name << " (" << ranks << " ranks, backward beside its bucket all-reduces)"
       << std::flush;
-  const std::string out = stem.substr(0, stem.size() - std::string(".json").size()) + ".out";
   const ProcessResult r = run_process(a, out, kLinkGammaTimeoutS);
   LinkGamma g;
   read_link_gamma(g, state, base, ranks);
@@ -160,7 +170,7 @@ LinkGamma measure_link_gamma(const Testbed& bed, const ValidateOptions& o, const
     g.note = "not measured: exit " + std::to_string(r.exit_code) + " (" + out + ")" + (g.note.empty() ? "" : "; " + g.note);
   if (g.measured)
     log << ": gamma " << g.gamma << " (calibration " << base.cluster.gamma << "), comm contention " << g.comm_contention
-        << (g.comm_contention_used ? "" : " (not determined by this link: the calibration's used)") << " (calibration "
+        << (g.comm_contention_used() ? "" : " (not determined by this link: the calibration's used)") << " (calibration "
         << base.cluster.comm_contention << "); all-reduces " << g.comm_s * 1e3
         << " ms beside the backward, " << g.comm_alone_s * 1e3 << " alone\n";
   else

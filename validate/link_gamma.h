@@ -77,6 +77,10 @@ double link_comm_contention(const LinkGamma& g, const model::Profile& base, int 
 // they ran no slower beside it than alone. Either way the cells keep the profile's factor.
 bool link_comm_contention_determined(double factor);
 
+// What a cell's predictor takes (CellPredictor::set_link_gamma): the factor when the link
+// determines it, else 0 (the profile's).
+double link_comm_contention_for_cells(double factor);
+
 // The measured gamma of the cell's (ranks, link), or null.
 const LinkGamma* link_gamma_for(const Cell& c, const std::vector<LinkRate>& links);
 

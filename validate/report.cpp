@@ -98,7 +98,7 @@ std::string format_table(const Report& r) {
     for (const auto& l : r.links)
       if (l.gamma.measured)
         o << "  " << l.link.name << " x" << l.ranks << " " << num(l.gamma.gamma, "%.2f") << " / "
-          << num(l.gamma.comm_contention, "%.2f") << (l.gamma.comm_contention_used ? "" : " (profile's)") << ", "
+          << num(l.gamma.comm_contention, "%.2f") << (l.gamma.comm_contention_used() ? "" : " (profile's)") << ", "
           << num(l.gamma.comm_s * 1e3, "%.0f") << " / "
           << num(l.gamma.comm_alone_s * 1e3, "%.0f");
   }
@@ -344,9 +344,16 @@ std::string format_json(const Report& r) {
   json links = json::array();
   const auto link_gamma_json = [](const LinkGamma& g) {
     if (!g.measured) return json{{"measured", false}, {"note", g.note}};
-    return json{{"measured", true},        {"gamma", g.gamma},   {"comm_contention", g.comm_contention}, {"comm_contention_used", g.comm_contention_used},
-                {"stretch", g.stretch},    {"alone_s", g.alone_s}, {"overlapped_s", g.overlapped_s},
-                {"comm_s", g.comm_s},      {"comm_alone_s", g.comm_alone_s}, {"state", g.state_path}};
+    return json{{"measured", true},
+                {"gamma", g.gamma},
+                {"comm_contention", g.comm_contention},
+                {"comm_contention_used", g.comm_contention_used()},
+                {"stretch", g.stretch},
+                {"alone_s", g.alone_s},
+                {"overlapped_s", g.overlapped_s},
+                {"comm_s", g.comm_s},
+                {"comm_alone_s", g.comm_alone_s},
+                {"state", g.state_path}};
   };
   for (const auto& l : r.links)
     links.push_back({{"link", l.link.name}, {"ranks", l.ranks},

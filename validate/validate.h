@@ -77,7 +77,7 @@ struct LinkGamma {
   double comm_contention = 0;  // the collectives' CPU-side factor, solved on the calibration's link
   // The cells use comm_contention only when the solve is inside (1, kLinkCommContentionMax):
   // at either end the link does not determine it (link_gamma.h), and they keep the profile's.
-  bool comm_contention_used = false;
+  bool comm_contention_used() const;
   double stretch = 0;          // backward beside / alone
   double alone_s = 0, overlapped_s = 0, comm_s = 0, comm_alone_s = 0;  // the step's medians
   std::vector<double> bucket_bytes;  // the all-reduces' sizes (empty: the model's buckets)

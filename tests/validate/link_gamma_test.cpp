@@ -157,7 +157,6 @@ TEST(LinkGamma, TheLinksCellsArePredictedWithItsGammaTheOthersWithTheProfiles) {
   links[0].gamma.measured = true;
   links[0].gamma.gamma = 3.0;
   links[0].gamma.comm_contention = 2.0;
-  links[0].gamma.comm_contention_used = true;
   links[1].link = cells[1].link;
   links[1].ranks = 2;  // not measured
   apply_link_gamma(cells, links, preds);
