@@ -1,6 +1,7 @@
 // `gcu launch`: start N ranks of a command on this machine, torchrun style
 // (trainer/runtime/launch.cpp does the work).
 #include "command.h"
+#include "descriptions.h"
 
 #include "trainer/runtime/train_options.h"
 
@@ -10,7 +11,7 @@ namespace {
 
 void setup_launch(CLI::App& app) {
   auto opt = std::make_shared<gcu::trainer::LaunchOptions>();
-  auto* sub = app.add_subcommand("launch", "Start N ranks of a command on this machine (like torchrun)");
+  auto* sub = app.add_subcommand("launch", gcu::cli::describe::kLaunch);
   sub->footer(R"(Each rank gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and
 MASTER_PORT. Output lines are prefixed with "[rank N] ". If a rank fails, the others get
 --grace seconds to notice (they fail their next collective), then SIGTERM, then SIGKILL;
@@ -46,6 +47,6 @@ srun instead (docs/trainer.md).)");
   });
 }
 
-const gcu::cli::Registrar reg_launch{"launch", 41, &setup_launch};
+const gcu::cli::Registrar reg_launch{"launch", 70, &setup_launch};
 
 }  // namespace

@@ -1,6 +1,11 @@
-// `gcu`: thin entry point. Wires the registered subcommands (cli/command.h) and turns
-// exceptions into one clear message and a non-zero exit code.
+// `gcu` and `gcu-torch`: thin entry point. Wires the registered subcommands
+// (cli/command.h) and turns exceptions into one clear message and a non-zero exit code.
+// Built twice (cli/CMakeLists.txt): `gcu`, torch-free, hands the LibTorch subcommands to
+// `gcu-torch` beside it (cli/forward.h).
 #include "command.h"
+#ifdef GCU_FRONT
+#include "forward.h"
+#endif
 #include "util/malloc_tuning.h"
 
 #ifdef GCU_CLI_CUDA
@@ -19,8 +24,12 @@ std::vector<Command>& commands() {
 }  // namespace gcu::cli
 
 int main(int argc, char** argv) {
+#ifdef GCU_FRONT
+  if (const int rc = gcu::cli::forward_to_torch(argc, argv); rc >= 0) return rc;
+#endif
   // Before any allocation that matters: every gcu process (train, calibrate, ...) serves
-  // per-iteration tensors from the heap alike (util/malloc_tuning.h; cause 30).
+  // per-iteration tensors from the heap alike, so their timings compare
+  // (util/malloc_tuning.h).
   gcu::util::pin_malloc_thresholds();
 #ifdef GCU_CLI_CUDA
   gcu::compress::cuda::register_cuda();  // Device::CUDA compressors (gcu_compressors_cuda)

@@ -8,6 +8,7 @@
 #include "calibrate/pilot_predict.h"
 #include "calibrate/pilot_sequential.h"
 #include "command.h"
+#include "descriptions.h"
 #include "util/output_file.h"
 
 #include <torch/torch.h>
@@ -62,8 +63,7 @@ std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
 }
 
 void setup_pilot(CLI::App& app) {
-  auto* sub = app.add_subcommand("pilot", "Paired pilot runs of the baselines and candidate schemes, and the "
-                                          "time-to-accuracy predictions (reaches/never/uncertain) made from them");
+  auto* sub = app.add_subcommand("pilot", describe::kPilot);
   sub->require_subcommand(1);
   auto run = std::make_shared<PilotRunCli>();
   auto* r = sub->add_subcommand("run", "Train every (scheme, seed) for a short budget; write JSON lines");
@@ -241,7 +241,7 @@ void setup_pilot(CLI::App& app) {
   });
 }
 
-const Registrar reg_pilot{"pilot", 45, &setup_pilot};
+const Registrar reg_pilot{"pilot", 50, &setup_pilot};
 
 }  // namespace
 }  // namespace gcu::cli

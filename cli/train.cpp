@@ -1,6 +1,7 @@
 // `gcu train`: one rank of a compressed data-parallel training run (trainer/runtime).
 // Rank and world come from the environment (torchrun, gcu launch, mpirun or srun).
 #include "command.h"
+#include "descriptions.h"
 
 #include "trainer/runtime/train_options.h"
 
@@ -119,7 +120,7 @@ void add_testing_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
 
 void setup_train(CLI::App& app) {
   auto opt = std::make_shared<gcu::trainer::TrainOptions>();
-  auto* sub = app.add_subcommand("train", "Run real compressed data-parallel training (one rank)");
+  auto* sub = app.add_subcommand("train", gcu::cli::describe::kTrain);
   sub->footer(kFooter);
   add_workload_options(sub, opt.get());
   add_optimizer_options(sub, opt.get());
@@ -139,6 +140,6 @@ void setup_train(CLI::App& app) {
   });
 }
 
-const gcu::cli::Registrar reg_train{"train", 40, &setup_train};
+const gcu::cli::Registrar reg_train{"train", 60, &setup_train};
 
 }  // namespace

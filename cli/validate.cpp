@@ -1,6 +1,7 @@
 // `gcu validate`: run `gcu train` over a grid on the shaped-network testbed, predict each
 // cell with the model and report predicted vs measured per component (validate/validate.h).
 #include "command.h"
+#include "descriptions.h"
 
 #include "model/profile_json.h"
 #include "model/units.h"
@@ -35,8 +36,7 @@ std::string command_line() {
 void setup_validate(CLI::App& app) {
   auto opt = std::make_shared<ValidateCli>();
   auto& o = opt->o;
-  auto* sub = app.add_subcommand("validate", "Run the trainer over a grid on a shaped network and check the "
-                                             "model's predictions, per component");
+  auto* sub = app.add_subcommand("validate", describe::kValidate);
   sub->footer(R"(Each cell (scheme x link x mode x batch x ranks) runs `gcu train` on synthetic data
 (--data fashion-mnist: the real training set) in the testbed: every rank in its own
 network namespace, joined through a bridge, links rate-limited with tc in both
@@ -177,7 +177,7 @@ Examples:
   });
 }
 
-const Registrar reg_validate{"validate", 45, &setup_validate};
+const Registrar reg_validate{"validate", 40, &setup_validate};
 
 }  // namespace
 }  // namespace gcu::cli

@@ -70,8 +70,8 @@ for fmt in table json; do
 done
 run simulate-cpu-2rank-cnn-casts.table simulate -p data/profiles/cpu-2rank-cnn.json --schemes bf16,efsignsgd,thc
 run schemes.table schemes
-run schemes.json schemes --json
-run schemes-layout.json schemes --layout 2048x1000,1000 -p 16 --json --spec 'powersgd:rank=4;ef(topk:k=0.001);none'
+run schemes.json schemes -n 25557032 --format json
+run schemes-layout.json schemes --layout 2048x1000,1000 --world 16 --format json --spec 'powersgd:rank=4;ef(topk:k=0.001);none'
 
 if [[ "$update" == "--update" ]]; then
   if [[ ${#plot[@]} -eq 0 ]]; then
