@@ -5,7 +5,7 @@
 #include "calibrate/codec_gradients.h"
 #include "calibrate/codecs.h"
 #include "calibrate/collectives.h"
-#include "calibrate/convergence.h"
+#include "convergence/calibrate_runs.h"
 #include "calibrate/wire_types.h"
 
 #include "compressors/registry.h"

@@ -4,7 +4,7 @@
 #include "compressors/error_measure.h"
 #include "compressors/registry.h"
 #include "model/buckets.h"
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,6 @@
 // Robust linear and piecewise-linear fits on relative residuals (see fit.h).
 #include "calibrate/fit.h"
+#include "util/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,15 +23,8 @@ void check_points(const std::vector<Point>& pts, const char* who) {
   }
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const size_t m = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + m, v.end());
-  double hi = v[m];
-  if (v.size() % 2 == 1) return hi;
-  double lo = *std::max_element(v.begin(), v.begin() + m);
-  return 0.5 * (lo + hi);
-}
+// 0 for no samples (an empty fit has no slope or intercept to report).
+double median_of(std::vector<double> v) { return v.empty() ? 0.0 : util::median(std::move(v)); }
 
 // Weighted LS of y ~ a + b x with weights w (already including 1/y^2), unconstrained.
 // Returns false when the normal matrix is singular (one distinct x).

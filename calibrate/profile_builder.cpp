@@ -2,7 +2,7 @@
 #include "calibrate/profile_builder.h"
 
 #include "calibrate/codec_gradients.h"
-#include "calibrate/tta_fit.h"
+#include "convergence/tta_fit.h"
 #include "model/buckets.h"
 #include "model/collectives.h"
 #include "model/units.h"

@@ -10,18 +10,6 @@
 
 namespace gcu::calibrate {
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) throw std::invalid_argument("quantile: no samples");
-  if (!(q >= 0 && q <= 1)) throw std::invalid_argument("quantile: q must be in [0,1], got " + std::to_string(q));
-  std::sort(v.begin(), v.end());
-  const double pos = q * (v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos));
-  const size_t hi = std::min(lo + 1, v.size() - 1);
-  const double t = pos - lo;
-  return v[lo] + t * (v[hi] - v[lo]);
-}
-
-double median(std::vector<double> v) { return quantile(std::move(v), 0.5); }
 
 Summary summarize(const std::vector<double>& samples, size_t warmup) {
   if (samples.empty()) throw std::invalid_argument("summarize: no samples");
@@ -42,22 +30,6 @@ Summary summarize(const std::vector<double>& samples, size_t warmup) {
   for (double x : v) w += std::min(x, p95);
   s.mean_w95 = w / v.size();
   return s;
-}
-
-double student_t90(int df) {
-  static const double kT[] = {3.078, 1.886, 1.638, 1.533, 1.476, 1.440, 1.415, 1.397, 1.383, 1.372};
-  if (df < 1) return std::nan("");
-  return df <= 10 ? kT[df - 1] : 1.2816 + 0.9 / df;
-}
-
-double standard_error_of_mean(const std::vector<double>& v) {
-  if (v.size() < 2) return 0.0;
-  const double n = double(v.size());
-  double mean = 0;
-  for (double x : v) mean += x / n;
-  double ss = 0;
-  for (double x : v) ss += (x - mean) * (x - mean);
-  return std::sqrt(ss / (n - 1) / n);
 }
 
 std::vector<double> elementwise_median(const std::vector<std::vector<double>>& rows,

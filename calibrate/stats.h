@@ -2,6 +2,8 @@
 // kept). No LibTorch.
 #pragma once
 
+#include "util/stats.h"
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -24,16 +26,11 @@ struct Summary {
   double rel_spread() const { return median > 0 ? (p90 - p10) / median : 0.0; }
 };
 
-// q-quantile (0 <= q <= 1) of `v` with linear interpolation (numpy's default); throws
-// std::invalid_argument on an empty vector or q outside [0, 1].
-double quantile(std::vector<double> v, double q);
-double median(std::vector<double> v);
-// The standard error of `v`'s mean: sample sd (n - 1) / sqrt(n); 0 for fewer than 2 values.
-double standard_error_of_mean(const std::vector<double>& v);
-
-// One-sided 0.90 quantile of Student's t with `df` degrees of freedom (df >= 1; exact to 3
-// decimals up to 10, then 1.2816 + 0.9 / df, within 0.003 of the table); NaN for df < 1.
-double student_t90(int df);
+// quantile, median, standard_error_of_mean, student_t90: util/stats.h.
+using util::median;
+using util::quantile;
+using util::standard_error_of_mean;
+using util::student_t90;
 
 // Drops the first `warmup` samples (all but one when there are fewer), then summarizes.
 // Throws std::invalid_argument on an empty input.

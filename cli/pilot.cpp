@@ -1,12 +1,12 @@
 // `gcu pilot`: paired pilot runs and the convergence predictions made from them
-// (calibrate/pilot.h, calibrate/pilot_predict.h; docs/calibrate.md §pilot).
+// (convergence/pilot.h, convergence/pilot_predict.h; docs/calibrate.md §pilot).
 //   gcu pilot run --schemes 'none;fp16;qsgd' --iterations 60 -o pilots.jsonl
 //   gcu pilot run ... --sequential 0.6   (one seed first; more only for the undecided)
 //   gcu pilot predict pilots.jsonl --target-loss 0.6 [--baseline-iterations 600]
 //       [--profile prof.json --write-profile prof.pilot.json]
-#include "calibrate/pilot.h"
-#include "calibrate/pilot_predict.h"
-#include "calibrate/pilot_sequential.h"
+#include "convergence/pilot.h"
+#include "convergence/pilot_predict.h"
+#include "convergence/pilot_sequential.h"
 #include "command.h"
 #include "descriptions.h"
 #include "util/output_file.h"

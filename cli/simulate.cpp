@@ -8,7 +8,7 @@
 #include "model/iteration.h"
 #include "model/profile_json.h"
 #include "model/units.h"
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 #include "simulate/analyses.h"
 #include "simulate/error.h"
 #include "util/output_file.h"

@@ -45,7 +45,7 @@ struct SchemeFacts {
   bool negligible_error = false;
   std::optional<Baseline> baseline;  // this scheme IS that baseline
   std::string label;                 // legend after the spec: "none (FP32 DDP)"; "" = spec only
-  // `gcu simulate recommend`'s default candidates, "{a|b}" expanding (model/whatif.h).
+  // `gcu simulate recommend`'s default candidates, "{a|b}" expanding (simulate/whatif.h).
   std::vector<std::string> recommend_grid;
   // calibrate's default convergence (pilot-run) specs.
   std::vector<std::string> convergence_specs;

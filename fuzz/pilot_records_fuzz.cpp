@@ -1,5 +1,5 @@
 // fuzz/pilot_records_fuzz.cpp: `gcu pilot predict`'s reader and model
-// (calibrate/pilot_predict.cpp, pilot_late.cpp, model/progress_fit.cpp) on arbitrary pilot
+// (convergence/pilot_predict.cpp, pilot_late.cpp, convergence/progress_fit.cpp) on arbitrary pilot
 // records. Input: a first line of options, `key=value` words (target, t0, metric, pilot,
 // looks, late, stall, biased, oneseed; each optional, unknown words ignored), then JSON
 // lines as `gcu pilot run` writes them (lines that do not parse are skipped, as the CLI
@@ -9,7 +9,7 @@
 // NaN as null: a NaN that reaches a number field is a finding); a status is one of
 // reaches / never / uncertain, a `reaches` has positive iterations inside its interval; the
 // profile entry built from each row (what --write-profile stores) has finite multipliers.
-#include "calibrate/pilot_predict.h"
+#include "convergence/pilot_predict.h"
 #include "fuzz/fuzz_util.h"
 
 #include <cmath>

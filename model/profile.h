@@ -168,7 +168,7 @@ struct CodecFit {
 };
 
 // ---- convergence ---------------------------------------------------------------------
-// Prediction from paired pilot runs (gcu pilot predict; model/progress_fit.h,
+// Prediction from paired pilot runs (gcu pilot predict; convergence/progress_fit.h,
 // docs/model.md §4.2): iterations to target = multiplier x baseline_iterations, with an
 // 80% interval [multiplier_lo, multiplier_hi]. status "never" carries no multiplier.
 struct PilotFigures {

@@ -200,7 +200,7 @@ def summary(out, gcu, cap, sigma=None, timing_paths=(), pilot_seeds=None, pilot_
                     stage = run(f)
                     for s in sorted(undecided):
                         # A `never` that the next seed repeats is replicated: it stops there
-                        # (calibrate/pilot_sequential.h, sequential_runs_next_seed).
+                        # (convergence/pilot_sequential.h, sequential_runs_next_seed).
                         replicated = stage[s]["status"] == "never" and before.get(s, {}).get("status") == "never"
                         before[s] = stage[s]
                         if not stage[s].get("more_seeds") or replicated:

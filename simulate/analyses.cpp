@@ -1,4 +1,4 @@
-// What-if analyses (analyses.h): results over model/whatif.h and their human reports.
+// What-if analyses (analyses.h): results over simulate/whatif.h and their human reports.
 // CSV and JSON are in analyses_format.cpp.
 #include "simulate/analyses.h"
 

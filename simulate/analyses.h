@@ -1,4 +1,4 @@
-// What-if analyses of `gcu simulate` beyond the sweep table, over model/whatif.h:
+// What-if analyses of `gcu simulate` beyond the sweep table, over simulate/whatif.h:
 //  - crossover: the inter-node bandwidth where a scheme starts (or stops) beating a baseline;
 //  - ratio: the compression ratio a scheme needs to come within X% of linear scaling;
 //  - trade: encode/decode k times faster at the price of l*k times more bytes;
@@ -10,8 +10,8 @@
 
 #include "model/iteration.h"
 #include "model/profile.h"
-#include "model/tta.h"
-#include "model/whatif.h"
+#include "convergence/tta.h"
+#include "simulate/whatif.h"
 
 #include <optional>
 #include <string>

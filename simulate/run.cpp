@@ -1,7 +1,7 @@
 // The `gcu simulate` driver (run.h).
 #include "simulate/run.h"
 
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 #include "simulate/error.h"
 #include "simulate/format.h"
 #include "util/text.h"

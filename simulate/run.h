@@ -9,7 +9,7 @@
 
 #include "model/iteration.h"
 #include "model/profile.h"
-#include "model/tta.h"
+#include "convergence/tta.h"
 #include "simulate/sweep_spec.h"
 
 #include <optional>
@@ -51,7 +51,7 @@ struct RunContext {
   double compute_speedup = 1;
   std::string tta_target;
   double baseline_iterations = 0;
-  double reference_global_batch = 0;   // B0 of the global-batch law (model/tta.h)
+  double reference_global_batch = 0;   // B0 of the global-batch law (convergence/tta.h)
   double critical_batch_size = 0;      // B_crit used
   bool critical_batch_defaulted = false;
 };

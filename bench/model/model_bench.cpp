@@ -4,7 +4,7 @@
 // in under 1 s on one core. Ratios are printed against the closed form measured in the
 // same run.
 #include "model/iteration.h"
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 
 #include "fixtures.h"
 

@@ -83,7 +83,7 @@ TEST(ErrorMeasure, ErrorFeedbackFigureIsAContractionInZeroOne) {
     const auto s = measure_error(spec, gs);
     EXPECT_GE(s.rel_error_ef, 0.0);
     EXPECT_LT(s.rel_error_ef, 1.0);
-    const double delta_ef = 1.0 - s.rel_error_ef;  // what model/tta.cpp computes
+    const double delta_ef = 1.0 - s.rel_error_ef;  // what convergence/tta.cpp computes
     EXPECT_GT(delta_ef, 0.0);
     EXPECT_LE(delta_ef, 1.0);
     EXPECT_GT(s.delta, 0.0);

@@ -3,7 +3,7 @@
 // candidate scheme, predictions that behave (more bandwidth is never slower) and a stated
 // global-batch law for TTA (fewer iterations but never fewer samples when scaling out).
 #include "compressors/registry.h"
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 #include "simulate/profile_file.h"
 #include "simulate/run.h"
 

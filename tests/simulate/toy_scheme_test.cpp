@@ -9,7 +9,7 @@
 #include "compressors/registry.h"
 #include "model/iteration.h"
 #include "model/profile_json.h"
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 #include "simulate/analyses.h"
 #include "simulate/run.h"
 

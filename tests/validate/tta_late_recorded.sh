@@ -7,7 +7,7 @@
 # iterations (1089 and 1010; 610 and 635 without the late pilots) and stays below them;
 # a scheme whose error moved by less than 1.5x (THC, ef(topk)) keeps its estimate, QSGD
 # (its error fell, but its multiplier is ~1) moves by < 1%; --late off gives the pilots'
-# own. The stall test (calibrate/pilot_late.h) turns `never` at least one scheme there, and
+# own. The stall test (convergence/pilot_late.h) turns `never` at least one scheme there, and
 # only schemes whose full runs never reach the target (TernGrad on both, ef(topkc) held out).
 # ~10 s.
 set -eu

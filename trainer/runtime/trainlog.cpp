@@ -2,6 +2,7 @@
 #include "trainer/runtime/trainlog.h"
 
 #include "trainer/runtime/train_options.h"
+#include "util/stats.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -24,12 +25,7 @@ Quantiles quantiles(std::vector<double> v) {
   q.n = static_cast<int64_t>(v.size());
   if (v.empty()) return q;
   std::sort(v.begin(), v.end());
-  auto at = [&](double f) {
-    const double pos = f * static_cast<double>(v.size() - 1);
-    const auto lo = static_cast<size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-  };
+  auto at = [&](double f) { return util::quantile_sorted(v, f); };
   q.median = at(0.5);
   q.p10 = at(0.1);
   q.p90 = at(0.9);

@@ -16,8 +16,8 @@
 // (scripts/validate_tta.py --sequential) does so for the predicted best per link.
 #pragma once
 
-#include "calibrate/pilot.h"
-#include "calibrate/pilot_predict.h"
+#include "convergence/pilot.h"
+#include "convergence/pilot_predict.h"
 
 #include <string>
 #include <vector>

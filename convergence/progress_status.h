@@ -1,9 +1,9 @@
 // The status rule of the relative progress model (reaches / never / uncertain, with the
-// evidence) and the noise-scale cross-check: internal to model/progress_fit.cpp, kept in
+// evidence) and the noise-scale cross-check: internal to convergence/progress_fit.cpp, kept in
 // its own file with its thresholds (docs/model.md §4.2). Pure: no I/O.
 #pragma once
 
-#include "model/progress_fit.h"
+#include "convergence/progress_fit.h"
 
 #include <string>
 

@@ -1,5 +1,5 @@
 // Paired pilot runs (pilot.h).
-#include "calibrate/pilot.h"
+#include "convergence/pilot.h"
 
 #include "compressors/local_group.h"
 #include "compressors/registry.h"

@@ -1,9 +1,9 @@
-// Late pilots' stall test (calibrate/pilot_late.h): the scheme's gap to the baseline after
+// Late pilots' stall test (convergence/pilot_late.h): the scheme's gap to the baseline after
 // the branch point against the baseline's pace to the target, on constructed curves with a
 // known gap slope; and through predict_from_pilots, a `reaches` that a stalled late pilot
 // turns `never`.
-#include "calibrate/pilot_late.h"
-#include "calibrate/pilot_predict.h"
+#include "convergence/pilot_late.h"
+#include "convergence/pilot_predict.h"
 #include "pilot_records.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Least-squares fit of the TTA constants and leave-one-out validation (see tta_fit.h).
-#include "calibrate/tta_fit.h"
+#include "convergence/tta_fit.h"
 
 #include <algorithm>
 #include <cmath>

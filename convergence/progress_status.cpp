@@ -1,6 +1,6 @@
 // The status rule of the relative progress model and the noise-scale cross-check
 // (progress_status.h). Thresholds and their reasons: docs/model.md §4.2.
-#include "model/progress_status.h"
+#include "convergence/progress_status.h"
 
 #include <algorithm>
 #include <cmath>

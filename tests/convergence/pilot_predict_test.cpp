@@ -1,10 +1,10 @@
-// Predictions from pilot JSON lines (calibrate/pilot_predict.h): synthetic records of a
+// Predictions from pilot JSON lines (convergence/pilot_predict.h): synthetic records of a
 // baseline and a scheme with a known multiplier, a diverged scheme, the profile entry,
 // the sequential design's one-seed candidates, the stability rule, and the errors for a missing baseline or
 // an unpaired seed.
-#include "calibrate/pilot_predict.h"
+#include "convergence/pilot_predict.h"
 
-#include "tests/calibrate/pilot_records.h"
+#include "tests/convergence/pilot_records.h"
 
 #include <gtest/gtest.h>
 

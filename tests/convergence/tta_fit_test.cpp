@@ -1,8 +1,8 @@
-// Tests of calibrate/tta_fit.h: the TTA constants are recovered from exact multipliers,
+// Tests of convergence/tta_fit.h: the TTA constants are recovered from exact multipliers,
 // and the held-out validation predicts each scheme from the others of its class.
-#include "calibrate/tta_fit.h"
+#include "convergence/tta_fit.h"
 
-#include "model/tta.h"
+#include "convergence/tta.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ ConvergencePoint pt(const std::string& s, TtaClass c, double x, std::optional<do
 }
 
 TEST(TtaFit, ClassXMatchesTheModelsMultipliers) {
-  // m = 1 + k x must be what model/tta.h computes from the same errors.
+  // m = 1 + k x must be what convergence/tta.h computes from the same errors.
   const double k = 0.4;
   EXPECT_NEAR(1 + k * tta_class_x(TtaClass::ErrorFeedback, 0.9, 0.3, 4), model::ef_multiplier(0.7, k), 1e-12);
   EXPECT_NEAR(1 + k * tta_class_x(TtaClass::Unbiased, 0.75, 0.5, 4), model::unbiased_multiplier(0.75, 4, k), 1e-12);

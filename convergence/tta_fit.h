@@ -1,4 +1,4 @@
-// Fit of the TTA model's constants (model/tta.h) from measured iteration multipliers, and
+// Fit of the TTA model's constants (convergence/tta.h) from measured iteration multipliers, and
 // their validation on held-out schemes (docs/calibrate.md: constants fitted from short
 // calibration runs, validated on held-out schemes). Pure: no LibTorch, no I/O.
 //

@@ -5,7 +5,7 @@
 
 #include "model/iteration.h"
 #include "model/profile.h"
-#include "model/tta.h"
+#include "convergence/tta.h"
 #include "model/units.h"
 
 #include <optional>

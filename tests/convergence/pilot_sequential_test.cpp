@@ -1,12 +1,12 @@
-// The sequential design's stopping rule (calibrate/pilot_sequential.h,
+// The sequential design's stopping rule (convergence/pilot_sequential.h,
 // sequential_runs_next_seed): a candidate runs its next seed while its prediction says
 // "more_seeds", unless a `never` is repeated with one seed more (replicated). On
 // constructed predictions, and on predictions from synthetic pilot records with one and
 // two seeds of a diverging scheme. The design itself (which trains) is run by
 // tests/cli/pilot_test.cpp (PilotCli.SequentialRunsOneSeedFirst).
-#include "calibrate/pilot_sequential.h"
+#include "convergence/pilot_sequential.h"
 
-#include "tests/calibrate/pilot_records.h"
+#include "tests/convergence/pilot_records.h"
 
 #include <gtest/gtest.h>
 

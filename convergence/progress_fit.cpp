@@ -1,6 +1,7 @@
 // Relative progress model (progress_fit.h). Derivations and thresholds: docs/model.md §4.2.
-#include "model/progress_fit.h"
-#include "model/progress_status.h"
+#include "convergence/progress_fit.h"
+#include "convergence/progress_status.h"
+#include "util/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,14 +25,8 @@ constexpr double kMaxCrossing = 0.5;     // crossing-noise half-width cap, fract
 constexpr double kModelTie = 2.0;        // holdout rmse ratio under which both models count
 
 
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return kNan;
-  std::sort(v.begin(), v.end());
-  const double pos = q * (v.size() - 1);
-  const size_t i = static_cast<size_t>(pos);
-  if (i + 1 >= v.size()) return v.back();
-  return v[i] + (pos - i) * (v[i + 1] - v[i]);
-}
+// NaN for no samples (no bootstrap draw reached the target).
+double quantile(std::vector<double> v, double q) { return v.empty() ? kNan : util::quantile(std::move(v), q); }
 
 // Weighted least squares of y = a + b x with b >= 0 and a >= 0; returns weighted SSE.
 double line_fit(const std::vector<double>& x, const std::vector<double>& y, const std::vector<double>& w, double& a,

@@ -1,5 +1,5 @@
 // Predictions from paired pilot records (pilot.h's JSON lines) with the relative progress
-// model (model/progress_fit.h). Torch-free: `gcu pilot predict` and the validation script
+// model (convergence/progress_fit.h). Torch-free: `gcu pilot predict` and the validation script
 // (scripts/validate_tta.sh) use it on recorded runs.
 //
 // Per scheme: its seeds' eval curves (metric: held-out loss, or 1 - accuracy) truncated to
@@ -11,7 +11,7 @@
 // `gcu pilot predict --profile` writes into convergence.schemes.<spec>.pilot.
 #pragma once
 
-#include "model/progress_fit.h"
+#include "convergence/progress_fit.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-// Relative progress model (model/progress_fit.h) on synthetic curves with known rho, tau
+// Relative progress model (convergence/progress_fit.h) on synthetic curves with known rho, tau
 // and asymptote, and the never/uncertain decisions on constructed cases.
-#include "model/progress_fit.h"
+#include "convergence/progress_fit.h"
 
 #include <gtest/gtest.h>
 

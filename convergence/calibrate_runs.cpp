@@ -1,11 +1,11 @@
 // Short convergence runs and the TTA constants fit (see convergence.h).
-#include "calibrate/convergence.h"
+#include "convergence/calibrate_runs.h"
 
-#include "calibrate/tta_fit.h"
+#include "convergence/tta_fit.h"
 
 #include "compressors/local_group.h"
 #include "compressors/registry.h"
-#include "model/tta.h"
+#include "convergence/tta.h"
 #include "trainer/data/dataset.h"
 #include "trainer/models/registry.h"
 #include "util/clock.h"

@@ -1,8 +1,8 @@
-// What-if analyses (model/whatif.h): sweeps, ratio for linear scaling, codec trade,
+// What-if analyses (simulate/whatif.h): sweeps, ratio for linear scaling, codec trade,
 // crossover consistent with direct evaluation, recommendation order.
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 
-#include "fixtures.h"
+#include "tests/model/fixtures.h"
 
 #include "compressors/registry.h"
 

@@ -1,10 +1,10 @@
 // Predictions from pilot records (pilot_predict.h).
-#include "calibrate/pilot_predict.h"
+#include "convergence/pilot_predict.h"
 
-#include "calibrate/pilot_late.h"
+#include "convergence/pilot_late.h"
 
 #include "compressors/registry.h"
-#include "model/progress_fit.h"
+#include "convergence/progress_fit.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // Late pilots' use in the predictions (pilot_late.h).
-#include "calibrate/pilot_late.h"
+#include "convergence/pilot_late.h"
 
-#include "calibrate/pilot_predict.h"
-#include "calibrate/stats.h"
+#include "convergence/pilot_predict.h"
+#include "util/stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -83,8 +83,8 @@ std::optional<LateGap> late_gap(const LateBranch& scheme, const LateBranch& base
   if (slopes.empty()) return std::nullopt;
   g.seeds = slopes.size();
   for (double s : slopes) g.slope += s / slopes.size();
-  g.se = standard_error_of_mean(slopes);
-  g.t = student_t90(int(slopes.size()) - 1);  // NaN for one seed
+  g.se = util::standard_error_of_mean(slopes);
+  g.t = util::student_t90(int(slopes.size()) - 1);  // NaN for one seed
   if (!std::isfinite(g.slope) || !std::isfinite(g.se)) return std::nullopt;  // values near the double's range
   return g;
 }

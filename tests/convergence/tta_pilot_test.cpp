@@ -1,7 +1,7 @@
-// Pilot predictions through the profile into the TTA model (model/tta.h, profile_json.h):
+// Pilot predictions through the profile into the TTA model (convergence/tta.h, profile_json.h):
 // status, multiplier interval, basis, and the JSON round trip.
 #include "model/profile_json.h"
-#include "model/tta.h"
+#include "convergence/tta.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Short training runs that fit the TTA model's constants (model/tta.h), torch-free
+// Short training runs that fit the TTA model's constants (convergence/tta.h), torch-free
 // header. Method (docs/calibrate.md §convergence): data-parallel SGD with p simulated
 // workers in one process (each worker's gradient from its own Fashion-MNIST or synthetic
 // batch, aggregated by the scheme's real step() over a LocalGroup of p threads), the same

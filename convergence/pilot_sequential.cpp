@@ -1,5 +1,5 @@
 // The sequential pilot design (pilot_sequential.h).
-#include "calibrate/pilot_sequential.h"
+#include "convergence/pilot_sequential.h"
 
 #include "compressors/registry.h"
 

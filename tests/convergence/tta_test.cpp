@@ -1,5 +1,5 @@
-// Convergence multipliers and TTA (model/tta.h), including "never reaches the target".
-#include "model/tta.h"
+// Convergence multipliers and TTA (convergence/tta.h), including "never reaches the target".
+#include "convergence/tta.h"
 
 #include <gtest/gtest.h>
 

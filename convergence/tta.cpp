@@ -1,5 +1,5 @@
 // Convergence multipliers and time-to-accuracy (tta.h). Derivations: docs/model.md §4.
-#include "model/tta.h"
+#include "convergence/tta.h"
 
 #include "compressors/registry.h"
 

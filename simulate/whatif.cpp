@@ -1,6 +1,6 @@
 // What-if analyses (whatif.h): sweeps, ratio needed for linear scaling, the codec-vs-bytes
 // trade, bandwidth crossover and recommendation. Derivations: docs/model.md §5.
-#include "model/whatif.h"
+#include "simulate/whatif.h"
 #include "util/text.h"
 
 #include "compressors/registry.h"
