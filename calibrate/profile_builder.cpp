@@ -329,6 +329,7 @@ std::string validation_note(const ValidationState& v) {
 }
 
 void add_convergence(const ConvergenceState& c, model::Convergence& cv, std::string& rep, Notes& notes) {
+  cv.source = "calibrated";
   cv.target = c.target;
   cv.baseline_iterations = c.baseline_iterations;
   cv.baseline_global_batch = c.global_batch;  // p workers x batch of the convergence runs

@@ -3,6 +3,7 @@
 // Built twice (cli/CMakeLists.txt): `gcu`, torch-free, hands the LibTorch subcommands to
 // `gcu-torch` beside it (cli/forward.h).
 #include "command.h"
+#include "util/text.h"
 #ifdef GCU_FRONT
 #include "forward.h"
 #endif
@@ -21,6 +22,34 @@ std::vector<Command>& commands() {
   static std::vector<Command> all;
   return all;
 }
+
+namespace {
+// After a parse error: the first word of argv that is not a subcommand where one is
+// expected but is a typo of one ("gcu simulate recomend"), as a message; "" when none.
+std::string subcommand_typo(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* level = &app;
+  std::string path = "gcu";
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word[0] == '-') continue;
+    std::vector<std::string> names;
+    const CLI::App* next = nullptr;
+    for (const CLI::App* sub : level->get_subcommands([](const CLI::App*) { return true; })) {
+      names.push_back(sub->get_name());
+      if (sub->get_name() == word) next = sub;
+    }
+    if (next) {
+      level = next;
+      path += " " + word;
+      continue;
+    }
+    if (const std::string near = util::did_you_mean(word, names); !near.empty())
+      return util::quote(word) + " is not a subcommand of `" + path + "`; did you mean '" + near + "'? (`" + path +
+             " --help` lists them)";
+  }
+  return "";
+}
+}  // namespace
 }  // namespace gcu::cli
 
 int main(int argc, char** argv) {
@@ -51,6 +80,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::RuntimeError& e) {
     return app.exit(e);  // a subcommand's own exit code (gcu train)
   } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != 0)
+      if (const std::string typo = gcu::cli::subcommand_typo(app, argc, argv); !typo.empty()) {
+        std::fprintf(stderr, "gcu: error: %s\n", typo.c_str());
+        return 2;
+      }
     const int rc = app.exit(e);  // prints help, or the option's problem
     return rc == 0 ? 0 : 2;      // a usage error: exit code 2, like every input error
   } catch (const gcu::cli::UsageError& e) {

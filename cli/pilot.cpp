@@ -230,6 +230,7 @@ void setup_pilot(CLI::App& app) {
           throw UsageError("profile '" + pred->profile + "' is not a JSON object with an object 'convergence.schemes'");
         auto& schemes = prof["convergence"]["schemes"];
         for (auto it = t.begin(); it != t.end(); ++it) schemes[it.key()]["pilot"] = calibrate::pilot_profile_entry(it.value());
+        prof["convergence"]["source"] = "pilot";  // simulate labels its TTA as measured
         util::write_file_atomic(pred->write_profile, prof.dump(2) + "\n");
       }
     } catch (const std::invalid_argument& e) {  // util::FileError too

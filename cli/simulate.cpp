@@ -39,7 +39,7 @@ struct SimulateOptions {
   std::string csv, json, plot, trace, output;
   bool no_tta = false, mkdir = false;
   // analyses
-  std::string baseline = "fp16", range = "0.1:400", metric = "tta", ks = "1,2,4,8,16", candidates;
+  std::string baseline = "fp16", range = "0.1:400", metric = "auto", ks = "1,2,4,8,16", candidates;
   double within = 0.1, l = 1;
   size_t top = 10;
 };
@@ -117,10 +117,13 @@ sim::AnalysisBase analysis_base(const SimulateOptions& o, const model::Profile& 
   return {r.base, r.cond, label};
 }
 
-model::Metric metric_of(const std::string& m) {
+// auto: time to accuracy when the profile's convergence figures are measured (pilot or
+// calibrated), otherwise iteration time: an assumed TTA must not decide the answer.
+model::Metric metric_of(const std::string& m, const model::Profile& p) {
+  if (m == "auto") return model::convergence_is_measured(p.convergence) ? model::Metric::Tta : model::Metric::Iteration;
   if (m == "tta") return model::Metric::Tta;
   if (m == "iteration" || m == "iter") return model::Metric::Iteration;
-  throw UsageError("--metric " + m + ": expected tta or iteration");
+  throw UsageError("--metric " + m + ": expected auto, tta or iteration");
 }
 
 void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CLI::App* trade, CLI::App* recommend) {
@@ -151,7 +154,7 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
         throw UsageError("--range " + o.range + ": expected LO:HI in Gbps, e.g. 0.1:400");
       out = sim::format_analysis(
           sim::run_crossover(p, analysis_base(o, p, lp.path), schemes_or("powersgd:rank=4,topk:k=0.01"), o.baseline,
-                             lo[0], hi[0], metric_of(o.metric)),
+                             lo[0], hi[0], metric_of(o.metric, p)),
           fmt);
     } else if (ratio->parsed()) {
       out = sim::format_analysis(
@@ -171,7 +174,7 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
               throw UsageError("--candidates: more than " + std::to_string(model::kMaxCandidates) + " specs (the limit)");
           }
       out = sim::format_analysis(
-          sim::run_recommend(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric), o.top), fmt);
+          sim::run_recommend(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric, p), o.top), fmt);
     } else {
       run_main(o, lp);
       return;
@@ -220,9 +223,17 @@ void add_common(CLI::App* s, SimulateOptions& o) {
   s->add_option("--model", o.model, "Iteration model: event (per-layer ready times) or closed (published closed form)")
       ->capture_default_str();
   s->add_option("--mode", o.mode,
-                "Compression: auto (fp16/bf16 overlap, others after backward), after, or overlap")
+                "Compression: auto (as gcu train runs it: every scheme per bucket as backward fills it, like DDP "
+                "comm hooks), after (the whole gradient after backward, GRACE-style), or overlap")
       ->capture_default_str();
 }
+
+// Every analysis also takes `gcu simulate`'s own options (CLI11 lets them fall through);
+// its --help says which, since CLI11 lists only the analysis' own.
+constexpr const char* kInherited =
+    "\nAlso takes the options of `gcu simulate`, before or after the analysis name: -p/--profile (required),\n"
+    "--schemes, --gpus, --batch, --bandwidth, --intra-bandwidth, --compute-speedup, --set, --model, --mode,\n"
+    "--format, -o/--output, --mkdir (`gcu simulate --help` explains each).";
 
 void setup_simulate(CLI::App& app) {
   auto o = std::make_shared<SimulateOptions>();
@@ -237,7 +248,16 @@ void setup_simulate(CLI::App& app) {
                 "to B inclusive) or A:B:N:log. TTA follows the global batch (docs/model.md §4.1)");
   s->add_option("--csv", o->csv, "Also write the results as CSV to this file");
   s->add_option("--json", o->json, "Also write the results as JSON (schema gcu.simulate/1) to this file");
-  s->add_option("--plot", o->plot, "Plot (gnuplot) to this .png or .svg; the .gp script and .dat go next to it");
+  s->add_option("--plot", o->plot, "Plot (gnuplot) to this .png or .svg; the .gp script and .dat go next to it")
+      ->check(CLI::Validator(
+          [](std::string& f) {
+            const auto ends = [&](const char* e) {
+              const std::string x(e);
+              return f.size() > x.size() && f.compare(f.size() - x.size(), x.size(), x) == 0;
+            };
+            return ends(".png") || ends(".svg") ? std::string() : "expected a file name ending in .png or .svg";
+          },
+          "FILE.png|FILE.svg"));
   s->add_option("--trace", o->trace,
                 "Chrome-trace JSON of one predicted iteration per scheme (at the base point, not swept)");
   s->add_flag("--no-tta", o->no_tta, "Leave out time-to-accuracy");
@@ -266,28 +286,36 @@ void setup_simulate(CLI::App& app) {
   auto* cross = s->add_subcommand("crossover", "Inter-node bandwidth where a scheme starts to beat a baseline");
   cross->add_option("--baseline", o->baseline, "Scheme to beat")->capture_default_str();
   cross->add_option("--range", o->range, "Bandwidths searched, LO:HI in Gbps")->capture_default_str();
-  cross->add_option("--metric", o->metric, "Compare tta or iteration time")->capture_default_str();
+  cross->add_option("--metric", o->metric,
+                    "Compare tta or iteration time; auto: tta when the profile's convergence is measured (pilot "
+                    "or calibrated), else iteration")
+      ->capture_default_str();
   cross->footer("Example:\n  gcu simulate crossover -p data/profiles/v100-bert-base.json "
-                "--schemes powersgd:rank=4,topk:k=0.01 --baseline fp16");
+                "--schemes powersgd:rank=4,topk:k=0.01 --baseline fp16" + std::string(kInherited));
 
   auto* ratio = s->add_subcommand("ratio", "Compression ratio needed to come within X of linear scaling");
   ratio->add_option("--within", o->within, "Allowed slowdown over linear scaling, as a fraction (0.1 = 10%)")
       ->check(kPositiveFinite)
       ->capture_default_str();
-  ratio->footer("Example:\n  gcu simulate ratio -p data/profiles/v100-resnet50.json --schemes fp16 --within 0.1 --gpus 96");
+  ratio->footer("Example:\n  gcu simulate ratio -p data/profiles/v100-resnet50.json --schemes fp16 --within 0.1 --gpus 96" + std::string(kInherited));
 
   auto* trade = s->add_subcommand("trade", "Encode/decode k times faster for l*k times more bytes");
   trade->add_option("--k", o->ks, "Codec speed-ups, comma-separated")->capture_default_str();
   trade->add_option("--l", o->l, "Bytes cost factor per unit of speed-up")->check(kPositiveFinite)->capture_default_str();
-  trade->footer("Example:\n  gcu simulate trade -p data/profiles/v100-resnet50.json --schemes topk:k=0.01 --k 1,2,4,8 --l 1");
+  trade->footer("Example:\n  gcu simulate trade -p data/profiles/v100-resnet50.json --schemes topk:k=0.01 --k 1,2,4,8 --l 1" + std::string(kInherited));
 
-  auto* rec = s->add_subcommand("recommend", "Rank schemes and parameters by predicted time to accuracy");
+  auto* rec = s->add_subcommand("recommend",
+                                "Rank schemes and parameters by predicted time to accuracy (measured convergence) or "
+                                "iteration time");
   rec->add_option("--candidates", o->candidates,
                   "Specs to rank; {a|b} expands: powersgd:rank={1|2|4|8},topk:k={0.1|0.01} (default: all "
                   "registered schemes with usual parameters)");
-  rec->add_option("--metric", o->metric, "Rank by tta or iteration time")->capture_default_str();
+  rec->add_option("--metric", o->metric,
+                  "Rank by tta or iteration time; auto: tta when the profile's convergence is measured (pilot or "
+                  "calibrated), else iteration")
+      ->capture_default_str();
   rec->add_option("--top", o->top, "Rows to print (0 = all)")->capture_default_str();
-  rec->footer("Example:\n  gcu simulate recommend -p data/profiles/v100-bert-base.json --gpus 96 --bandwidth 25");
+  rec->footer("Example:\n  gcu simulate recommend -p data/profiles/v100-bert-base.json --gpus 96 --bandwidth 25" + std::string(kInherited));
 
   s->callback([o, cross, ratio, trade, rec] { dispatch(*o, cross, ratio, trade, rec); });
 }

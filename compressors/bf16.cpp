@@ -7,7 +7,7 @@ namespace gcu::compress {
 
 void register_bf16(Registry& r) {
   register_cast16(r, {"bf16", WireType::BF16, lowp::to_bf16, lowp::from_bf16},
-                  {.overlaps_backward = true, .negligible_error = true, .recommend_grid = {"bf16"}});
+                  {.negligible_error = true, .recommend_grid = {"bf16"}});
 }
 
 }  // namespace gcu::compress

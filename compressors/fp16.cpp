@@ -7,7 +7,7 @@ namespace gcu::compress {
 
 void register_fp16(Registry& r) {
   register_cast16(r, {"fp16", WireType::F16, lowp::to_half, lowp::from_half},
-                  {.overlaps_backward = true, .negligible_error = true, .baseline = Baseline::FP16,
+                  {.negligible_error = true, .baseline = Baseline::FP16,
                    .label = "FP16 DDP", .recommend_grid = {"fp16"}});
 }
 

@@ -25,7 +25,7 @@ void register_none(Registry& r) {
          .params = "",
          .summary = "uncompressed FP32 baseline; one all-reduce",
          .cpu = [](const SchemeArgs&) { return std::make_unique<NoneCompressor>(); },
-         .facts = {.overlaps_backward = true, .lossless = true, .baseline = Baseline::FP32, .label = "FP32 DDP",
+         .facts = {.lossless = true, .baseline = Baseline::FP32, .label = "FP32 DDP",
                     .recommend_grid = {"none"}}});
 }
 

@@ -34,9 +34,6 @@ enum class Baseline { FP32, FP16 };
 // defaults describe a compressing scheme that runs after backward and needs measuring.
 // An error-feedback spec "ef(...)" has the defaults (its residual is encode/decode work).
 struct SchemeFacts {
-  // Under CompressionMode::Auto each bucket is sent as soon as backward fills it (a DDP
-  // comm hook: the baselines and the 16-bit casts); otherwise after backward.
-  bool overlaps_backward = false;
   // C(x) = x with nothing to encode or decode: no compression error, and the model needs
   // no "compressors.<spec>" cost fit in the profile.
   bool lossless = false;

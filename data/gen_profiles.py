@@ -226,7 +226,7 @@ def convergence(model_name):
              "error_feedback = true for powersgd, topk, mstopk, dgc, topkc, randomk and efsignsgd: the study's "
              "implementations keep residuals."]
     s = {canon(k): v for k, v in s.items()}
-    return {"target": target, "baseline_iterations": iters, "baseline_global_batch": global_batch,
+    return {"source": "assumed", "target": target, "baseline_iterations": iters, "baseline_global_batch": global_batch,
             "critical_batch_size": critical, "schemes": s,
             "constants": {"ef_scale": 0.1, "variance_scale": 1.0, "biased_scale": 1.0,
                           "max_biased_error": 0.5, "max_multiplier": 100.0}}, notes

@@ -59,12 +59,16 @@ Seconds after_backward_s(Seconds backward_s, Seconds chains_s) { return backward
 // C/(X+C) is collectives that take their time and advance backward by 1/gamma of it. So
 // backward is stretched by g = (cont X + C)/(X + C/gamma) over its whole length (gamma
 // when X = 0), and the fraction f of the stream's work done while backward runs has its
-// encode/decode stretched by cont. docs/model.md §3.1.
+// encode/decode stretched by cont. When the stream has less work than backward
+// (covered < W), only the part of backward it runs beside is slowed: the stream's wall time
+// cont X + C, then the rest of backward, W - covered, at full speed (the same value as the
+// busy-stream form at covered = W, and never faster with less bandwidth). docs/model.md §3.1.
 Seconds closed_form_contention_s(Seconds backward_s, double gamma, double contention, Seconds comm_first_s,
                                  Seconds codec_first_s, Seconds last_s) {
   const Seconds X = codec_first_s, C = comm_first_s, W = backward_s;
   if (!(X > 0)) return std::max(gamma * W, C) + last_s;
   const Seconds covered = X + C / gamma;  // backward work the stream overlaps when it runs alongside
+  if (covered < W) return contention * X + C + (W - covered) + last_s;
   const double g = (contention * X + C) / covered;
   const double f = std::min(1.0, W / covered);
   return std::max(g * W, C + X + (contention - 1) * X * f) + last_s;
@@ -152,9 +156,7 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
                                      " ranks; the algorithm formulas extrapolate them to " +
                                      std::to_string(cost_.world()));
   mode_ = setup.mode;
-  if (mode_ == CompressionMode::Auto)
-    mode_ = compress::Registry::instance().facts(plan_.scheme).overlaps_backward ? CompressionMode::Overlapped
-                                                                                  : CompressionMode::AfterBackward;
+  if (mode_ == CompressionMode::Auto) mode_ = CompressionMode::Overlapped;  // as gcu train runs every scheme
   const auto tf = tensor_ready_fractions(profile.model, compute_.compute);
   note_ = compute_.note;
   if (setup.model == IterationModel::Event && mode_ == CompressionMode::Overlapped)

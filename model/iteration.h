@@ -26,9 +26,10 @@
 namespace gcu::model {
 
 enum class IterationModel { ClosedForm, Event };
-// Auto: schemes whose registry facts say overlaps_backward (the baselines and the casts)
-// overlap with backward per bucket (DDP comm hooks); every other scheme runs after
-// backward (as GRACE and the published study run them).
+// Auto: what gcu train does by default, for every scheme: each bucket is compressed and
+// sent as soon as backward fills it (as PyTorch's DDP comm hooks run PowerSGD and the
+// casts). AfterBackward: the whole gradient after backward (as GRACE and the published
+// study ran the compressors).
 enum class CompressionMode { Auto, AfterBackward, Overlapped };
 enum class Lane { Compute, Comm, Encode, Decode };
 

@@ -8,6 +8,15 @@
 
 namespace gcu::model {
 
+std::string convergence_source(const Convergence& c) {
+  if (!c.source.empty()) return c.source;
+  for (const auto& [spec, f] : c.schemes)
+    if (f.pilot) return "pilot";
+  return "assumed";
+}
+
+bool convergence_is_measured(const Convergence& c) { return convergence_source(c) != "assumed"; }
+
 const char* collective_key(compress::CollectiveKind k) {
   switch (k) {
     case compress::CollectiveKind::AllReduce: return "allreduce";

@@ -202,6 +202,11 @@ struct ConvergenceConstants {
 };
 
 struct Convergence {
+  // Where the figures come from: "assumed" (illustrative, not measured: the shipped V100
+  // profiles), "pilot" (paired pilot runs, gcu pilot predict --write-profile) or
+  // "calibrated" (gcu calibrate's convergence runs). "" = not stated: read as "pilot" when
+  // a scheme carries pilot figures, otherwise "assumed" (convergence_source()).
+  std::string source;
   std::string target;               // "76% top-1"
   double baseline_iterations = 0;   // FP32 DDP iterations to target (0 = unknown)
   // Global batch (samples per iteration, all GPUs together) at which baseline_iterations
@@ -216,6 +221,11 @@ struct Convergence {
   std::map<std::string, ConvergenceFigures> schemes;  // keyed by canonical scheme spec
   ConvergenceConstants constants;
 };
+
+// "assumed", "pilot" or "calibrated" (Convergence::source, or what it is read as when not
+// stated).
+std::string convergence_source(const Convergence& c);
+bool convergence_is_measured(const Convergence& c);  // pilot or calibrated
 
 // ---- the profile ---------------------------------------------------------------------
 struct Profile {

@@ -318,9 +318,14 @@ PilotFigures read_pilot(const Json& j, const std::string& path) {
 }
 
 Convergence read_convergence(const Json& j, const std::string& path) {
-  Fields f(j, path, {"target", "baseline_iterations", "baseline_global_batch", "critical_batch_size", "schemes",
-                     "constants"});
+  Fields f(j, path, {"source", "target", "baseline_iterations", "baseline_global_batch", "critical_batch_size",
+                     "schemes", "constants"});
   Convergence c;
+  if (auto v = f.opt("source")) {
+    c.source = string(*v, f.at("source"));
+    if (c.source != "assumed" && c.source != "pilot" && c.source != "calibrated")
+      fail(f.at("source"), "\"assumed\", \"pilot\" or \"calibrated\"", describe(*v));
+  }
   if (auto v = f.opt("target")) c.target = string(*v, f.at("target"));
   opt_number(f, "baseline_iterations", c.baseline_iterations);
   opt_number(f, "baseline_global_batch", c.baseline_global_batch);

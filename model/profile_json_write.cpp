@@ -118,6 +118,7 @@ Json compressors_to_json(const std::map<std::string, CodecFit>& compressors) {
 
 Json convergence_to_json(const Convergence& c) {
   Json o;
+  if (!c.source.empty()) o["source"] = c.source;
   if (!c.target.empty()) o["target"] = c.target;
   o["baseline_iterations"] = c.baseline_iterations;
   if (c.baseline_global_batch > 0) o["baseline_global_batch"] = c.baseline_global_batch;

@@ -28,6 +28,7 @@ AnalysisContext context_of(const model::Profile& p, const AnalysisBase& a, const
   c.inter_bandwidth_gbps = a.cond.inter_bandwidth_gbps > 0 ? a.cond.inter_bandwidth_gbps : p.cluster.inter.bandwidth_gbps;
   c.intra_bandwidth_gbps = a.cond.intra_bandwidth_gbps > 0 ? a.cond.intra_bandwidth_gbps : p.cluster.intra.bandwidth_gbps;
   c.compute_speedup = a.cond.compute_speedup;
+  c.convergence_source = model::convergence_source(p.convergence);
   c.iteration_model = model::model_name(a.setup.model);
   c.mode = model::mode_name(a.setup.mode);
   if (tta) c.assumptions.push_back(model::batch_scaling_assumption(p));
@@ -57,7 +58,7 @@ std::string header(const AnalysisContext& c, const std::string& what) {
     << " GPUs (" << c.nodes << " x " << c.gpus_per_node << "), batch " << c.batch_size << "/GPU, inter-node "
     << fmt_number(c.inter_bandwidth_gbps) << " Gbps";
   if (c.compute_speedup != 1) s << ", compute " << fmt_number(c.compute_speedup) << "x faster";
-  s << ", " << c.iteration_model << " model\n\n";
+  s << ", " << c.iteration_model << " model\n" << convergence_banner(c.convergence_source) << "\n";
   return s.str();
 }
 
@@ -69,8 +70,13 @@ std::string footer(const AnalysisContext& c) {
 
 std::string tta_text(const std::optional<model::TtaResult>& t) { return fmt_tta(t); }
 
-const char* metric_words(model::Metric m) {
-  return m == model::Metric::Tta ? "time to accuracy" : "iteration time";
+std::string metric_words(model::Metric m, const AnalysisContext& c) {
+  if (m == model::Metric::Iteration)
+    return c.convergence_source == "assumed"
+               ? "iteration time (the convergence figures are assumed; --metric tta compares their TTA)"
+               : "iteration time";
+  return c.convergence_source == "assumed" ? "time to accuracy, from ASSUMED convergence figures"
+                                           : "time to accuracy (convergence: " + c.convergence_source + ")";
 }
 
 }  // namespace
@@ -177,12 +183,12 @@ RecommendResult run_recommend(const model::Profile& p, const AnalysisBase& a, st
 std::string crossover_text(const CrossoverResult& r) {
   std::vector<std::vector<std::string>> rows = {{"scheme", "baseline", "crossover (Gbps)", "scheme wins"}};
   for (const auto& x : r.rows)
-    rows.push_back({x.scheme, r.baseline,
+    rows.push_back({short_label(x.scheme), short_label(r.baseline),
                     x.crossover_gbps ? fmt_number(std::round(*x.crossover_gbps * 1000) / 1000) : "none",
                     x.crossover_gbps ? (x.scheme_wins_below ? "below" : "above") : "-"});
   std::string out = header(r.context, "crossover") + align_columns(rows);
   out += "\n  searched " + fmt_number(r.lo_gbps) + " to " + fmt_number(r.hi_gbps) +
-         " Gbps of inter-node bandwidth, comparing " + metric_words(r.metric) + "\n";
+         " Gbps of inter-node bandwidth, comparing " + metric_words(r.metric, r.context) + "\n";
   for (const auto& x : r.rows) out += "  " + x.note + "\n";
   return out + footer(r.context);
 }
@@ -224,11 +230,11 @@ std::string recommend_text(const RecommendResult& r) {
       continue;
     }
     if (r.top && size_t(x.rank) > r.top) continue;
-    t.push_back({std::to_string(x.rank), x.rec.scheme, x.rec.iteration ? fmt_ms(x.rec.iteration->total_s) : "-",
+    t.push_back({std::to_string(x.rank), short_label(x.rec.scheme), x.rec.iteration ? fmt_ms(x.rec.iteration->total_s) : "-",
                  x.vs_fp16 ? fmt_ratio(*x.vs_fp16) : "-", tta_text(x.rec.tta)});
   }
   std::string out = header(r.context, "recommend") + align_columns(t, 2);
-  out += "\n  ranked by predicted " + std::string(metric_words(r.metric)) +
+  out += "\n  ranked by predicted " + metric_words(r.metric, r.context) +
          (r.best.empty() ? "" : "; best: " + r.best) + "\n";
   if (!r.overlap_note.empty()) out += "  " + r.overlap_note + "\n";
   if (!r.confirm_note.empty()) out += "  " + r.confirm_note + "\n";

@@ -36,6 +36,7 @@ struct AnalysisContext {
   double compute_speedup = 1;
   std::string iteration_model;  // "event" | "closed-form"
   std::string mode;             // as requested
+  std::string convergence_source;  // "assumed" | "pilot" | "calibrated" (model::convergence_source)
   std::vector<std::string> assumptions;
 };
 

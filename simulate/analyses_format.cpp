@@ -56,6 +56,7 @@ Json document(const AnalysisContext& c, Json parameters, Json rows) {
                 {"compute_speedup", c.compute_speedup},
                 {"iteration_model", c.iteration_model},
                 {"mode", c.mode}};
+  j["convergence_source"] = c.convergence_source;
   j["parameters"] = std::move(parameters);
   j["rows"] = std::move(rows);
   j["assumptions"] = c.assumptions;

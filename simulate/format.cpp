@@ -1,6 +1,8 @@
 // Table, CSV and JSON output of a result table (format.h).
 #include "simulate/format.h"
 
+#include "compressors/registry.h"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
@@ -64,6 +66,57 @@ std::string fmt_bytes(double b) {
   return printf_str("%.0f B", b);
 }
 
+namespace {
+// "name:a=1,b=2" -> name and the key=value items in their printed order.
+std::pair<std::string, std::vector<std::string>> split_spec(const std::string& spec) {
+  const auto colon = spec.find(':');
+  std::vector<std::string> items;
+  if (colon == std::string::npos) return {spec, items};
+  size_t pos = colon + 1;
+  while (pos <= spec.size()) {
+    const auto comma = spec.find(',', pos);
+    items.push_back(spec.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos));
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return {spec.substr(0, colon), items};
+}
+}  // namespace
+
+std::string short_label(const std::string& spec) {
+  if (spec.size() > 4 && spec.compare(0, 3, "ef(") == 0 && spec.back() == ')')
+    return "ef(" + short_label(spec.substr(3, spec.size() - 4)) + ")";
+  const auto [name, items] = split_spec(spec);
+  if (items.size() < 2) return spec;
+  std::vector<std::string> defaults;
+  try {
+    defaults = split_spec(compress::make_compressor(name)->spec()).second;
+  } catch (const std::exception&) {
+    return spec;
+  }
+  std::string out = name + ":" + items.front();
+  for (size_t i = 1; i < items.size(); ++i)
+    if (std::find(defaults.begin(), defaults.end(), items[i]) == defaults.end()) out += "," + items[i];
+  return out;
+}
+
+std::string convergence_banner(const std::string& source) {
+  if (source == "assumed")
+    return "  convergence: ASSUMED (illustrative, not measured): TTA shows how the model behaves, not what a run "
+           "would give; measure with gcu calibrate or gcu pilot\n";
+  return "  convergence: " + std::string(source == "pilot" ? "from paired pilot runs (gcu pilot)"
+                                                            : "calibrated from short training runs (gcu calibrate)") +
+         "\n";
+}
+
+std::string mode_note(const std::string& requested) {
+  if (requested == "auto")
+    return "mode auto = every scheme overlapped, per bucket as backward fills it (as gcu train and DDP comm hooks "
+           "run them);\n  --mode after compresses the whole gradient after backward (GRACE-style)";
+  if (requested == "after-backward") return "mode after: every scheme compresses the whole gradient after backward";
+  return "mode overlap: every scheme compresses each bucket as backward fills it";
+}
+
 std::string align_columns(const std::vector<std::vector<std::string>>& rows, size_t left_aligned) {
   std::vector<size_t> w;
   for (const auto& r : rows)
@@ -94,12 +147,14 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
     << " Gbps, intra-node " << fmt_number(c.intra_bandwidth_gbps) << " Gbps; iteration model: "
     << c.iteration_model << ", compression mode: " << c.mode << "\n";
   if (t.sweep) h << "  sweep: " << sweep_axis_label(t.sweep->axis) << ", " << t.sweep->values.size() << " points\n";
+  if (!c.tta_target.empty()) h << convergence_banner(c.convergence_source);
   h << "\n";
 
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head;
   if (t.sweep) head.push_back(sweep_axis_name(t.sweep->axis));
-  for (const char* s : {"scheme", "iter (ms)", "vs FP32", "vs FP16", "exposed (ms)", "ratio", "TTA", "model", "mode"})
+  for (const char* s : {"scheme", "iter (ms)", "vs FP32", "vs FP16", "exposed (ms)", "enc+dec (ms)", "ratio", "TTA",
+                        "model", "mode"})
     head.push_back(s);
   rows.push_back(head);
   double prev_x = std::nan("");
@@ -109,11 +164,12 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
     prev_x = r.x;
     std::vector<std::string> row;
     if (t.sweep) row.push_back(x_text(t, r.x));
-    row.push_back(r.scheme);
+    row.push_back(short_label(r.scheme));
     row.push_back(fmt_ms(r.iteration.total_s));
     row.push_back(opt_ratio(r.vs_fp32));
     row.push_back(opt_ratio(r.vs_fp16));
     row.push_back(fmt_ms(r.iteration.exposed_s));
+    row.push_back(fmt_ms(r.iteration.encode_s + r.iteration.decode_s));
     row.push_back(ratio_of(r) > 0 ? fmt_ratio(ratio_of(r)) : "-");
     row.push_back(tta_text(r));
     row.push_back(model::model_name(r.iteration.model));
@@ -123,7 +179,8 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
   out += align_columns(rows, t.sweep ? 2 : 1);
   out += "\n  iter = predicted iteration time (forward + backward/communication + optimizer); vs FP32/FP16 = speed-up\n"
          "  over DDP without compression / with FP16 compression at the same point (>1 = faster);\n"
-         "  exposed = communication + encode/decode not hidden behind backward; ratio = FP32 bytes / wire bytes.\n";
+         "  exposed = communication + encode/decode not hidden behind backward; enc+dec = encode + decode time;\n"
+         "  ratio = FP32 bytes / wire bytes.\n  " + mode_note(c.mode) + ".\n";
   if (!c.tta_target.empty())
     out += "  TTA = time to " + c.tta_target + " (baseline " + printf_str("%.6g", c.baseline_iterations) +
            " iterations at global batch " + fmt_number(c.reference_global_batch) +
@@ -140,7 +197,7 @@ std::vector<std::string> csv_header() {
           "data_s", "forward_s", "backward_s", "backward_comm_s", "exposed_s", "comm_s", "encode_s",
           "decode_s", "optimizer_s", "buckets", "raw_bytes", "wire_bytes", "compression_ratio",
           "tta_status", "iterations", "tta_s", "global_batch", "tta_batch_factor",
-          "tta_lo_s", "tta_hi_s", "tta_basis"};
+          "tta_lo_s", "tta_hi_s", "tta_basis", "convergence_source"};
 }
 
 std::string format_csv(const ResultTable& t) {
@@ -177,6 +234,7 @@ std::string format_csv(const ResultTable& t) {
     f.push_back(r.tta ? opt(r.tta->tta_lo_s) : "");
     f.push_back(r.tta ? opt(r.tta->tta_hi_s) : "");
     f.push_back(r.tta ? "\"" + r.tta->basis + "\"" : "");
+    f.push_back(t.context.convergence_source);
     std::string line;
     for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
     out += line + "\n";
@@ -193,7 +251,7 @@ std::string format_json(const ResultTable& t, const std::string& profile_label) 
                 {"batch_size", c.batch_size}, {"inter_bandwidth_gbps", c.inter_bandwidth_gbps},
                 {"intra_bandwidth_gbps", c.intra_bandwidth_gbps}, {"iteration_model", c.iteration_model},
                 {"mode", c.mode}};
-  j["convergence"] = {{"target", c.tta_target}, {"baseline_iterations", c.baseline_iterations},
+  j["convergence"] = {{"source", c.convergence_source}, {"target", c.tta_target}, {"baseline_iterations", c.baseline_iterations},
                       {"reference_global_batch", c.reference_global_batch},
                       {"critical_batch_size", c.critical_batch_size},
                       {"critical_batch_size_source", c.critical_batch_defaulted ? "default (= reference_global_batch)"

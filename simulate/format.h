@@ -29,6 +29,16 @@ std::string fmt_duration(double seconds);       // "2.41 h", "36.2 min", "12.0 s
 std::string fmt_tta(const std::optional<model::TtaResult>& t);
 std::string fmt_bytes(double bytes);            // "97.5 MiB"
 std::string fmt_number(double v);               // shortest round-trip text
+// A scheme's short label for tables: its name and first parameter, plus every other
+// parameter that differs from the scheme's default ("powersgd:rank=4" for
+// "powersgd:rank=4,warm_start=true,min_rate=2"). CSV and JSON keep the canonical spec.
+std::string short_label(const std::string& canonical_spec);
+// The line tables print under their header: where the convergence figures come from, and
+// a warning when they are assumed.
+std::string convergence_banner(const std::string& source);
+// Why each scheme runs in the mode it does, for tables (requested: "auto", ...).
+std::string mode_note(const std::string& requested_mode);
+
 // Left column left-aligned, the others right-aligned; two spaces between columns.
 std::string align_columns(const std::vector<std::vector<std::string>>& rows, size_t left_aligned = 1);
 

@@ -10,6 +10,7 @@
 #include "compressors/registry.h"
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -91,7 +92,14 @@ std::string gnuplot_script(const ResultTable& t, const std::string& outfile, con
       }
       g << "EOD\n";
     }
-    const bool logx = lo > 0 && hi / lo >= 20;
+    // A log axis for a wide range of values that are not evenly spaced (8,16,32,64 or
+    // A:B:N:log); a linear sweep (A:B:N) keeps a linear axis.
+    std::vector<double> xs = t.sweep->values;
+    std::sort(xs.begin(), xs.end());
+    bool evenly = xs.size() >= 2;
+    for (size_t i = 2; i < xs.size() && evenly; ++i)
+      evenly = std::abs((xs[i] - xs[i - 1]) - (xs[1] - xs[0])) <= 1e-6 * (hi - lo);
+    const bool logx = lo > 0 && hi / lo >= 20 && !evenly;
     g << "set xrange [" << fmt_number(lo) << ":" << fmt_number(hi) << "]\n";
     if (logx) {
       // 1-2-5 tics inside the range

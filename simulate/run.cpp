@@ -141,6 +141,7 @@ RunContext context_of(const model::Profile& p, const RunRequest& req, const mode
   c.mode = model::mode_name(base.mode);
   c.compute_speedup = req.cond.compute_speedup;
   c.tta_target = p.convergence.target;
+  c.convergence_source = model::convergence_source(p.convergence);
   c.baseline_iterations = p.convergence.baseline_iterations;
   const model::BatchScaling bs = model::batch_scaling(p, 0);
   c.reference_global_batch = bs.reference_batch;

@@ -50,6 +50,7 @@ struct RunContext {
   std::string mode;                  // as requested: "auto" | "after-backward" | "overlapped"
   double compute_speedup = 1;
   std::string tta_target;
+  std::string convergence_source;      // "assumed" | "pilot" | "calibrated" (model::convergence_source)
   double baseline_iterations = 0;
   double reference_global_batch = 0;   // B0 of the global-batch law (convergence/tta.h)
   double critical_batch_size = 0;      // B_crit used

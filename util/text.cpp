@@ -1,9 +1,38 @@
 // Quoting user text in messages (text.h).
 #include "util/text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace gcu::util {
+
+namespace {
+// Optimal string alignment distance.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+}  // namespace
+
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
+  if (word.empty() || word.size() > 64) return "";
+  const size_t limit = word.size() <= 4 ? 1 : 2;
+  std::string best;
+  size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_d) best_d = d, best = c;
+  }
+  return best_d <= limit ? best : "";
+}
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid.

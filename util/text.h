@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gcu::util {
 
@@ -23,5 +24,10 @@ std::string quote(std::string_view s, size_t max_bytes = kQuoteMaxBytes);
 // Length in bytes of the longest prefix of `s` no longer than `max_bytes` that ends on a
 // UTF-8 character boundary.
 size_t utf8_prefix(std::string_view s, size_t max_bytes);
+
+// The candidate closest to `word` by edit distance (insertions, deletions, substitutions
+// and swaps of neighbours), when it is close enough to be a typo: at most 1 edit for
+// words of up to 4 bytes, else at most 2. "" when none is.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace gcu::util

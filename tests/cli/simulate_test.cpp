@@ -270,3 +270,82 @@ TEST_F(SimulateCli, GpusSweepAndConflicts) {
 }
 
 }  // namespace
+
+// ---- honest defaults -------------------------------------------------------------------
+namespace {
+
+TEST_F(SimulateCli, AssumedConvergenceIsSaidInEveryOutput) {
+  const Result t = gcu(std::string("simulate -p ") + kProfile);
+  ASSERT_EQ(t.rc, 0) << t.out;
+  EXPECT_NE(t.out.find("convergence: ASSUMED"), std::string::npos) << t.out;
+  const Result c = gcu(std::string("simulate -p ") + kProfile + " --format csv --schemes none");
+  ASSERT_EQ(c.rc, 0) << c.out;
+  EXPECT_NE(c.out.find(",convergence_source\n"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find(",assumed\n"), std::string::npos) << c.out;
+  const Result j = gcu(std::string("simulate -p ") + kProfile + " --format json --schemes none");
+  EXPECT_EQ(nlohmann::json::parse(j.out)["convergence"]["source"], "assumed");
+  // A calibrated profile says so, without the warning.
+  const Result cal = gcu("simulate -p data/profiles/cpu-2rank-cnn.json --schemes none");
+  ASSERT_EQ(cal.rc, 0) << cal.out;
+  EXPECT_EQ(cal.out.find("ASSUMED"), std::string::npos) << cal.out;
+  EXPECT_NE(cal.out.find("convergence: calibrated"), std::string::npos) << cal.out;
+  // An unknown source is refused with the field named.
+  const Result bad = gcu(std::string("simulate -p ") + kProfile + " --set convergence.source=measured-ish");
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("/convergence/source"), std::string::npos) << bad.out;
+}
+
+TEST_F(SimulateCli, RecommendAndCrossoverRankByIterationTimeUnlessConvergenceIsMeasured) {
+  const std::string bert = "data/profiles/v100-bert-base.json";
+  const Result r = gcu("simulate recommend -p " + bert + " --bandwidth 25 --top 3");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("ranked by predicted iteration time"), std::string::npos) << r.out;
+  const Result t = gcu("simulate recommend -p " + bert + " --bandwidth 25 --top 3 --metric tta");
+  EXPECT_NE(t.out.find("time to accuracy, from ASSUMED convergence figures"), std::string::npos) << t.out;
+  const Result m = gcu("simulate recommend -p data/profiles/cpu-2rank-cnn.json --top 3");
+  EXPECT_NE(m.out.find("ranked by predicted time to accuracy (convergence: calibrated)"), std::string::npos) << m.out;
+  const Result x = gcu("simulate crossover -p " + bert + " --schemes powersgd:rank=4 --format json");
+  ASSERT_EQ(x.rc, 0) << x.out;
+  const auto j = nlohmann::json::parse(x.out);
+  EXPECT_EQ(j["convergence_source"], "assumed");
+  EXPECT_EQ(j["parameters"]["metric"], "iteration");
+}
+
+TEST_F(SimulateCli, ModeAutoRunsEverySchemeAsTheTrainerDoesAndSaysWhy) {
+  const Result r = gcu(std::string("simulate -p ") + kProfile + " --schemes none,powersgd:rank=4,topk:k=0.01 --format json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  for (const auto& row : nlohmann::json::parse(r.out)["rows"]) EXPECT_EQ(row["mode"], "overlapped") << row["scheme"];
+  const Result t = gcu(std::string("simulate -p ") + kProfile + " --schemes powersgd:rank=4");
+  EXPECT_NE(t.out.find("mode auto = every scheme overlapped"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("enc+dec (ms)"), std::string::npos) << t.out;
+  // Tables show short labels; CSV and JSON the canonical spec.
+  const auto row = t.out.find("\npowersgd:rank=4 ");
+  ASSERT_NE(row, std::string::npos) << t.out;
+  EXPECT_EQ(t.out.substr(row + 1, t.out.find('\n', row + 1) - row - 1).find("warm_start"), std::string::npos) << t.out;
+  const Result c = gcu(std::string("simulate -p ") + kProfile + " --schemes powersgd:rank=4 --format csv");
+  EXPECT_NE(c.out.find("powersgd:rank=4,warm_start=true,min_rate=2"), std::string::npos) << c.out;
+}
+
+TEST_F(SimulateCli, RoughEdges) {
+  // A plot name gcu cannot draw is refused before any output.
+  const Result p = gcu(std::string("simulate -p ") + kProfile + " --plot '" + at("x.pdf") + "'");
+  EXPECT_EQ(p.rc, 2) << p.out;
+  EXPECT_EQ(p.out.find("iter (ms)"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find(".png or .svg"), std::string::npos) << p.out;
+  // An analysis' help names the options it takes from `gcu simulate`.
+  const Result h = gcu("simulate recommend --help");
+  EXPECT_NE(h.out.find("Also takes the options of `gcu simulate`"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find("--bandwidth"), std::string::npos) << h.out;
+  // A linear bandwidth sweep is drawn on a linear axis; a doubling sweep on a log axis.
+  if (std::system("command -v gnuplot > /dev/null 2>&1") != 0) GTEST_SKIP() << "no gnuplot";
+  const Result lin = gcu(std::string("simulate -p ") + kProfile + " --schemes none --sweep bandwidth_gbps=1:40:40 --plot '" +
+                         at("lin.png") + "'");
+  ASSERT_EQ(lin.rc, 0) << lin.out;
+  EXPECT_EQ(slurp(at("lin.gp")).find("set logscale x"), std::string::npos);
+  const Result lg = gcu(std::string("simulate -p ") + kProfile + " --schemes none --sweep bandwidth_gbps=1,2,4,8,16,32,64 --plot '" +
+                        at("log.png") + "'");
+  ASSERT_EQ(lg.rc, 0) << lg.out;
+  EXPECT_NE(slurp(at("log.gp")).find("set logscale x"), std::string::npos);
+}
+
+}  // namespace

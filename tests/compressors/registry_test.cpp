@@ -62,10 +62,10 @@ TEST(SchemeFacts, BaselinesAndDefaults) {
   EXPECT_EQ(r.baseline(Baseline::FP32).name, "none");
   EXPECT_EQ(r.baseline(Baseline::FP16).name, "fp16");
   EXPECT_TRUE(r.facts("none").lossless);
-  EXPECT_TRUE(r.facts("fp16").overlaps_backward);
   EXPECT_FALSE(r.facts("fp16").lossless);
-  EXPECT_FALSE(r.facts("ef(fp16)").overlaps_backward);  // the residual is codec work
-  EXPECT_FALSE(r.facts("topk:k=0.1").overlaps_backward);
+  EXPECT_TRUE(r.facts("fp16").negligible_error);
+  EXPECT_FALSE(r.facts("ef(fp16)").negligible_error);  // an ef spec has the defaults
+  EXPECT_FALSE(r.facts("topk:k=0.1").lossless);
   EXPECT_THROW(r.facts("nosuchscheme"), CompressorError);
 }
 

@@ -190,9 +190,20 @@ TEST(Iteration, ClosedFormContentionFormula) {
   // gamma = contention = 1: nothing slows down: max(W, C + X) + last.
   EXPECT_NEAR(closed_form_contention_s(0.1, 1.0, 1.0, 0.03, 0.02, 0.01), 0.11, 1e-15);
   EXPECT_NEAR(closed_form_contention_s(0.04, 1.0, 1.0, 0.03, 0.02, 0.01), 0.06, 1e-15);
-  // Compute-bound, gamma 1, contention 2, C = 0.03, X = 0.02: covered = 0.05 <= W = 0.1, so
-  // f = 1 and g = (2*0.02 + 0.03)/0.05 = 1.4: max(0.14, 0.03 + 0.02 + 0.02) + 0.01 = 0.15.
-  EXPECT_NEAR(closed_form_contention_s(0.1, 1.0, 2.0, 0.03, 0.02, 0.01), 0.15, 1e-15);
+  // Compute-bound, gamma 1, contention 2, C = 0.03, X = 0.02: the stream covers 0.05 of
+  // W = 0.1 of backward; only that part is slowed: 2*0.02 + 0.03, then the other 0.05 of
+  // backward alone, + 0.01 = 0.13.
+  EXPECT_NEAR(closed_form_contention_s(0.1, 1.0, 2.0, 0.03, 0.02, 0.01), 0.13, 1e-15);
+  // The two forms meet where the stream covers backward exactly (W = 0.05): 0.07 + 0.01.
+  EXPECT_NEAR(closed_form_contention_s(0.05, 1.0, 2.0, 0.03, 0.02, 0.01), 0.08, 1e-15);
+  EXPECT_NEAR(closed_form_contention_s(0.05 + 1e-9, 1.0, 2.0, 0.03, 0.02, 0.01), 0.08, 1e-8);
+  // Less communication (more bandwidth) is never slower, whatever the contention.
+  double prev = 1e9;
+  for (double c = 0.2; c > 1e-4; c *= 0.8) {
+    const double t = closed_form_contention_s(0.1, 1.07, 1.3, c, 0.02, 0.01);
+    EXPECT_LE(t, prev + 1e-15) << c;
+    prev = t;
+  }
   // Comm-bound: W = 0.025 covers half the stream (f = 0.5): 0.05 + 1*0.02*0.5 + 0.01 = 0.07.
   EXPECT_NEAR(closed_form_contention_s(0.025, 1.0, 2.0, 0.03, 0.02, 0.01), 0.07, 1e-15);
 }
@@ -338,7 +349,9 @@ TEST(Iteration, PowerSgdRunsDependentCollectivesInOrder) {
   Profile p = testing::tiny_profile(2, 1, 1, 4);
   p.model.tensors = {{"w", {1024, 512}}, {"b", {1024}}};
   p.compressors["powersgd:rank=4"] = {{1e-4, 0}, {1e-4, 0, 0}, 0};
-  Predictor pred(p, with("powersgd:rank=4", IterationModel::Event));
+  // auto runs it per bucket during backward, as gcu train does
+  EXPECT_EQ(Predictor(p, with("powersgd:rank=4", IterationModel::Event)).predict().mode, CompressionMode::Overlapped);
+  Predictor pred(p, with("powersgd:rank=4", IterationModel::Event, CompressionMode::AfterBackward));
   auto r = pred.predict({}, true);
   EXPECT_EQ(r.mode, CompressionMode::AfterBackward);
   std::vector<std::string> comm;

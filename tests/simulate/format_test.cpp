@@ -96,3 +96,14 @@ TEST(Format, Helpers) {
 
 }  // namespace
 }  // namespace gcu::simulate
+
+TEST(ShortLabel, KeepsTheFirstParameterAndWhatDiffersFromTheDefaults) {
+  using gcu::simulate::short_label;
+  EXPECT_EQ(short_label("powersgd:rank=4,warm_start=true,min_rate=2"), "powersgd:rank=4");
+  EXPECT_EQ(short_label("powersgd:rank=4,warm_start=false,min_rate=2"), "powersgd:rank=4,warm_start=false");
+  EXPECT_EQ(short_label("randomk:k=0.01,seed=0,unbiased=false"), "randomk:k=0.01");
+  EXPECT_EQ(short_label("ef(topkc:k=0.01,chunk=256)"), "ef(topkc:k=0.01)");
+  EXPECT_EQ(short_label("topk:k=0.01"), "topk:k=0.01");
+  EXPECT_EQ(short_label("none"), "none");
+  EXPECT_EQ(short_label("nosuchscheme:a=1,b=2"), "nosuchscheme:a=1,b=2");  // unknown: as given
+}

@@ -35,7 +35,13 @@ TEST(Plot, ScriptHasLabelsLegendTitleAndData) {
   EXPECT_NE(g.find("none (FP32 DDP)"), std::string::npos);
   EXPECT_NE(g.find("$s2 << EOD"), std::string::npos);  // one data block per scheme
   EXPECT_NE(g.find("pngcairo"), std::string::npos);
-  EXPECT_NE(g.find("set logscale x"), std::string::npos);  // 1..40 spans > 20x
+  EXPECT_EQ(g.find("set logscale x"), std::string::npos);  // 1:40:8 is evenly spaced: a linear axis
+  RunRequest doubling;
+  doubling.schemes = {"none"};
+  doubling.sweep = parse_sweep("bandwidth_gbps=1:64:7:log");  // 1, 2, 4, ... 64: a log axis
+  EXPECT_NE(gnuplot_script(run_simulation(model::profile_from_json(test::tiny_profile_json()), doubling), "x.png", "t")
+                .find("set logscale x"),
+            std::string::npos);
   EXPECT_NE(gnuplot_script(sweep_table(), "x.svg", "t").find("set terminal svg"), std::string::npos);
   EXPECT_THROW(gnuplot_script(sweep_table(), "x.pdf", "t"), SimulateError);
 }

@@ -97,7 +97,6 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
 TEST(ToyScheme, RegistryListsItInEveryDefaultGrid) {
   register_toy();
   const Registry& r = Registry::instance();
-  EXPECT_FALSE(r.facts("toyq8").overlaps_backward);
   EXPECT_FALSE(r.facts("toyq8").lossless);
   EXPECT_TRUE(contains(model::default_candidates(), "toyq8"));  // recommend's grid
   EXPECT_TRUE(contains(r.convergence_specs(), "toyq8"));        // calibrate's pilot runs
@@ -112,12 +111,14 @@ TEST(ToyScheme, ModelCostsItAfterBackwardWithExactWireBytes) {
   const model::Profile p = toy_profile();
   model::Setup s;
   s.scheme = "toyq8";
+  EXPECT_EQ(model::Predictor(p, s).mode(), model::CompressionMode::Overlapped);  // auto: as gcu train runs it
+  s.mode = model::CompressionMode::AfterBackward;
   const model::Predictor pred(p, s);
   // 160 floats in one bucket (first bucket 1 MiB): 4 bytes of scale + 160 codes per rank.
   ASSERT_EQ(pred.plan().buckets.size(), 1u);
   EXPECT_EQ(pred.plan().wire_bytes, 4.0 + 160.0);
   EXPECT_FALSE(pred.plan().allreduce_only);
-  EXPECT_EQ(pred.mode(), model::CompressionMode::AfterBackward);  // facts: not overlapped
+  EXPECT_EQ(pred.mode(), model::CompressionMode::AfterBackward);
   const model::IterationResult r = pred.predict();
   EXPECT_DOUBLE_EQ(r.encode_s, 2e-4 + 1e-7 * 160);
   EXPECT_DOUBLE_EQ(r.decode_s, 1e-4 + 1e-8 * 160);

@@ -41,3 +41,16 @@ TEST(JsonPointer, EscapesAndConvertsDottedPaths) {
 
 }  // namespace
 }  // namespace gcu::util
+
+TEST(DidYouMean, SuggestsTheNearestCloseCandidateOnly) {
+  const std::vector<std::string> subs = {"crossover", "ratio", "trade", "recommend"};
+  EXPECT_EQ(gcu::util::did_you_mean("recomend", subs), "recommend");   // a deletion
+  EXPECT_EQ(gcu::util::did_you_mean("crosover", subs), "crossover");
+  EXPECT_EQ(gcu::util::did_you_mean("rtaio", subs), "ratio");          // a swap of neighbours
+  EXPECT_EQ(gcu::util::did_you_mean("traed", subs), "trade");
+  EXPECT_EQ(gcu::util::did_you_mean("recommend", subs), "recommend");  // exact
+  EXPECT_EQ(gcu::util::did_you_mean("zzzzzz", subs), "");
+  EXPECT_EQ(gcu::util::did_you_mean("rat", {"ratio"}), "");            // 2 edits on a short word: too far
+  EXPECT_EQ(gcu::util::did_you_mean("", subs), "");
+  EXPECT_EQ(gcu::util::did_you_mean("x", {}), "");
+}
