@@ -18,10 +18,10 @@ struct Result {
   std::string out;  // stdout and stderr
 };
 
-// `args` is shell text (the tests quote their own paths).
-inline Result gcu(const std::string& args) {
-  const std::string cmd =
-      std::string("cd '") + GCU_SOURCE_DIR + "' && timeout 120 '" + GCU_BINARY + "' " + args + " 2>&1";
+// Runs `binary args` from the source tree; `args` is shell text (the tests quote their own
+// paths).
+inline Result run_binary(const std::string& binary, const std::string& args) {
+  const std::string cmd = std::string("cd '") + GCU_SOURCE_DIR + "' && timeout 120 '" + binary + "' " + args + " 2>&1";
   Result r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -32,6 +32,9 @@ inline Result gcu(const std::string& args) {
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
 }
+
+// The built gcu (GCU_BINARY).
+inline Result gcu(const std::string& args) { return run_binary(GCU_BINARY, args); }
 
 // Whether this gcu was built with LibTorch (calibrate, train, pilot).
 inline bool have_torch_subcommands() { return gcu("--help").out.find("\n  calibrate ") != std::string::npos; }

@@ -14,18 +14,7 @@ namespace fs = std::filesystem;
 using gcu::cli_test::Result;
 using gcu::cli_test::gcu;
 
-// Runs `binary args` from the source tree, stdout and stderr together.
-Result run(const std::string& binary, const std::string& args) {
-  const std::string cmd = "cd '" + std::string(GCU_SOURCE_DIR) + "' && timeout 60 '" + binary + "' " + args + " 2>&1";
-  Result r;
-  FILE* p = popen(cmd.c_str(), "r");
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Result run(const std::string& binary, const std::string& args) { return gcu::cli_test::run_binary(binary, args); }
 
 TEST(Front, HelpListsEverySubcommand) {
   const Result r = gcu("--help");

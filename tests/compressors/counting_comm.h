@@ -77,4 +77,44 @@ inline StepResult run_step(const std::string& spec, const std::vector<std::vecto
   return res;
 }
 
+// One step of `spec` on every rank gives each rank the mean of the ranks' own
+// roundtrip() outputs (the scheme's aggregation over the scattered selections), and the
+// calls it makes are the ones its plan() declares.
+inline void expect_step_is_mean_of_roundtrips(const std::string& spec, const std::vector<std::vector<float>>& in,
+                                              const BucketLayout& layout) {
+  const int p = static_cast<int>(in.size());
+  const int64_t n = layout.numel();
+  const auto res = run_step(spec, in, layout);
+  auto c = make_compressor(spec);
+  std::vector<double> expect(size_t(n), 0.0);
+  for (int r = 0; r < p; ++r) {
+    std::vector<float> y(static_cast<size_t>(n));
+    c->roundtrip(0, in[size_t(r)].data(), y.data(), layout);
+    for (int64_t i = 0; i < n; ++i) expect[size_t(i)] += y[size_t(i)] / p;
+  }
+  for (int r = 0; r < p; ++r) {
+    expect_calls_match_plan(res.calls[size_t(r)], c->plan(layout, p));
+    for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(res.out[size_t(r)][size_t(i)], expect[size_t(i)], 1e-6) << spec << " " << i;
+  }
+}
+
+// One step of `spec` gives every rank the mean of the inputs within `tolerance`, the same
+// values on every rank, and the calls its plan() declares (the all-reduce casts).
+inline void expect_step_is_input_mean(const std::string& spec, const std::vector<std::vector<float>>& in,
+                                      const BucketLayout& layout, double tolerance) {
+  const int p = static_cast<int>(in.size());
+  const auto res = run_step(spec, in, layout);
+  const auto plan = make_compressor(spec)->plan(layout, p);
+  for (int r = 0; r < p; ++r) {
+    expect_calls_match_plan(res.calls[size_t(r)], plan);
+    for (int64_t i = 0; i < layout.numel(); ++i) {
+      double mean = 0;
+      for (int q = 0; q < p; ++q) mean += in[size_t(q)][size_t(i)];
+      mean /= p;
+      EXPECT_NEAR(res.out[size_t(r)][size_t(i)], mean, tolerance) << spec << " p=" << p << " i=" << i;
+      EXPECT_EQ(res.out[size_t(r)][size_t(i)], res.out[0][size_t(i)]);  // all ranks agree
+    }
+  }
+}
+
 }  // namespace gcu::compress::testing

@@ -50,18 +50,8 @@ TEST(Topk, AggregationIsAverageOfScatteredSelectionsAndPlanMatches) {
     const auto layout = BucketLayout::flat(n);
     std::vector<std::vector<float>> in;
     for (int r = 0; r < p; ++r) in.push_back(normal_vec(n, 100 + r));
-    auto res = run_step("topk:k=0.02", in, layout);
+    expect_step_is_mean_of_roundtrips("topk:k=0.02", in, layout);
     auto c = make_compressor("topk:k=0.02");
-    std::vector<double> expect(n, 0.0);
-    for (int r = 0; r < p; ++r) {
-      std::vector<float> y(n);
-      c->roundtrip(0, in[r].data(), y.data(), layout);
-      for (int64_t i = 0; i < n; ++i) expect[i] += y[i] / p;
-    }
-    for (int r = 0; r < p; ++r) {
-      expect_calls_match_plan(res.calls[r], c->plan(layout, p));
-      for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(res.out[r][i], expect[i], 1e-6) << i;
-    }
     EXPECT_EQ(c->wire_bytes(layout, p), 8 * sparse::kept_count(n, 0.02));
   }
 }
