@@ -13,6 +13,10 @@
 #   scripts/fuzz.sh list                  the targets that were built
 #   scripts/fuzz.sh ci [SECONDS]          CI: build only the torch-free targets (a few
 #                                         minutes) and smoke them (default 5 s each)
+#   scripts/fuzz.sh merge [TARGET...]     shrink fuzz/corpus/<target> to its minimal set
+#                                         covering the same features (libFuzzer -merge=1),
+#                                         keeping every fixed finding (regress-*); the
+#                                         targets that were built (default: all of them)
 #
 # Environment: GCU_FUZZ_JOBS (parallel targets in campaign, default 1), GCU_FUZZ_TORCH
 # (AUTO/ON/OFF: build the LibTorch targets, default AUTO), GCU_FUZZ_BUILD_DIR
@@ -109,8 +113,30 @@ campaign() {
   echo "minimize the corpus back into fuzz/corpus: $B/fuzz/fuzz_<target> -merge=1 fuzz/corpus/<target> $out/<target>/corpus"
 }
 
+# Each target's corpus replaced by the inputs libFuzzer's merge keeps (new coverage in
+# order, smallest first), plus every regress-* file, which stays whatever its coverage.
+merge() {
+  local list=("$@") t tmp before after
+  ((${#list[@]})) || mapfile -t list < <(targets)
+  for t in "${list[@]}"; do
+    [ -d "$CORPUS/$t" ] || { echo "merge: no corpus for $t"; continue; }
+    tmp=$(mktemp -d)
+    mkdir "$tmp/kept"
+    "$B/fuzz/fuzz_$t" -merge=1 -rss_limit_mb="$RSS" "$tmp/kept" "$CORPUS/$t" > "$tmp/log.txt" 2>&1 \
+      || { tail -20 "$tmp/log.txt"; rm -rf "$tmp"; echo "merge: $t failed"; exit 1; }
+    find "$CORPUS/$t" -maxdepth 1 -type f -name 'regress-*' -exec cp {} "$tmp/kept/" \;
+    before=$(find "$CORPUS/$t" -type f | wc -l)
+    rm -rf "$CORPUS/$t"
+    mv "$tmp/kept" "$CORPUS/$t"
+    after=$(find "$CORPUS/$t" -type f | wc -l)
+    echo "merge: $t $before -> $after files ($(du -s --apparent-size -k "$CORPUS/$t" | cut -f1) KiB)"
+    rm -rf "$tmp"
+  done
+}
+
 case "${1:-}" in
   build) build ;;
+  merge) shift; merge "$@" ;;
   smoke) shift; smoke "$@" ;;
   campaign) shift; campaign "$@" ;;
   list) targets ;;
