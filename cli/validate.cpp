@@ -77,12 +77,22 @@ Examples:
   sub->add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
   sub->add_option("--seed", o.seed, "seed of the cell order")->capture_default_str();
   sub->add_option("--testbed", o.testbed, "auto, netns or loopback")->capture_default_str();
-  sub->add_option("--predict-rate", o.predict_rate,
-                  "link rate given to the model: measured (all-reduce through the link), nominal, or link-fits "
-                  "(every collective kind's cost measured through the link, per message size, from the link sweep: "
-                  "all-reduces from 128 KiB per rank, other kinds from 1 MiB; smaller messages at the measured "
-                  "rate: docs/validation.md, causes 18 and 20)")
+  sub->add_option("--protocol", o.protocol,
+                  "user: what a user gets: one calibration (before the grid, or -p), then each cell predicted "
+                  "with the link's rate as a point-to-point probe measures it (one TCP stream each way at once, "
+                  "like iperf3 --bidir; reported beside the nominal rate), nothing else re-measured. diagnose: "
+                  "the in-grid measurements that attribute an error (--predict-rate link-fits, --link-gamma on, "
+                  "--compute-probes on, --speed-adjust forward). Any of those four options overrides its "
+                  "protocol's value. Every shaped link is probed under both, so `--reuse --protocol user` "
+                  "re-predicts a diagnose run as a user would get it")
+      ->check(CLI::IsMember({"user", "diagnose"}))
       ->capture_default_str();
+  sub->add_option("--predict-rate", o.predict_rate,
+                  "link rate given to the model: probe (the point-to-point probe; user protocol), measured "
+                  "(all-reduce through the link), nominal, or link-fits (every collective kind's cost measured "
+                  "through the link, per message size, from the link sweep: all-reduces from 128 KiB per rank, "
+                  "other kinds from 1 MiB; smaller messages at the measured rate; diagnose protocol)")
+      ->check(CLI::IsMember({"probe", "measured", "nominal", "link-fits"}));
   sub->add_option("--statistic", o.statistic,
                   "measured value compared with the prediction: mean (time per iteration) or median")
       ->check(CLI::IsMember({"mean", "median"}))
@@ -93,7 +103,7 @@ Examples:
                   "against its group's mean; scaled by the model's sensitivity of the total to compute speed); the "
                   "raw figures are reported beside. off: the raw measurement alone (docs/validation.md §2)")
       ->check(CLI::IsMember({"forward", "off"}))
-      ->capture_default_str();
+      ->default_str("off (user), forward (diagnose)");
   sub->add_option("--compute-probes", o.compute_probes,
                   "on: time gcu calibrate's compute step again once per round, at a random place among the cells "
                   "(the calibration's ranks, unshaped link, --calibrate-arg's arguments; ~10 s for ResNet-18), and "
@@ -101,7 +111,7 @@ Examples:
                   "grid ran, not at calibration time, is what the model gets; gamma, collectives and codecs stay the "
                   "calibration's. With --reuse, the recorded probes. off: the profile's compute (docs/validation.md §2)")
       ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
+      ->default_str("off (user), on (diagnose)");
   sub->add_option("--error-goal", o.error_goal,
                   "the |error| of the total you need the model within (0.05 = 5%): a noise-limited cell whose "
                   "error's 80% interval stays inside it counts as within the goal, one reaching past it as open "
@@ -115,7 +125,7 @@ Examples:
                   "slowed the backward 2.0x beside a 3 Gbit/s link where the unshaped link slowed it 1.2-1.5x (docs/validation.md, "
                   "cause 41). With --reuse, the kept links/*.gamma.json.state.json. off: the profile's everywhere")
       ->check(CLI::IsMember({"on", "off"}))
-      ->capture_default_str();
+      ->default_str("off (user), on (diagnose)");
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();
   sub->add_option("--gcu", o.gcu, "gcu binary the ranks run (default: this one)");
   sub->add_option("--netbed", o.netbed, "path of scripts/netbed.sh");

@@ -74,6 +74,11 @@ if [ -n "${REPREDICT_PROFILE_JQ:-}" ]; then
   mv "$OUT/profile.edited.json" "$OUT/profile.json"
 fi
 read -r -a vextra <<< "${REPREDICT_VALIDATE_ARGS:-}"
+# Grids recorded before --protocol existed ran today's diagnose protocol (in-grid link
+# fits, per-link gamma, compute probes, speed adjustment): re-predict them the same way
+# unless the caller asks otherwise (REPREDICT_VALIDATE_ARGS=--protocol user needs a
+# recording with probed links).
+case " ${grid[*]} ${vextra[*]} " in *" --protocol "*) ;; *) vextra=(--protocol diagnose "${vextra[@]}") ;; esac
 vrc=0
 "$GCU" validate "${grid[@]}" "${vextra[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \
   || vrc=$?

@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <cmath>
 #include <ostream>
 #include <vector>
@@ -77,6 +79,47 @@ int link_sweep_budget_s(const Link& link) {
   if (link.unlimited()) return kLinkSweepBudgetS;
   const double s = 30.0 / link.nominal_gbps;
   return static_cast<int>(std::lround(std::clamp(s, double(kLinkSweepBudgetS), 240.0)));
+}
+
+std::string link_probe_stem(const std::string& out_dir, int ranks, const std::string& link_name) {
+  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name + ".probe";
+}
+
+bool read_link_probe(LinkRate& lr, const std::string& stem) {
+  try {
+    for (int r = 0; r < 2; ++r) {
+      const auto j = nlohmann::json::parse(util::read_file(stem + ".rank" + std::to_string(r)));
+      const double g = j.at("rx_gbps").get<double>();
+      if (!(g > 0) || !std::isfinite(g)) throw ValidateError("rx_gbps is not a positive number");
+      lr.probed_rx_gbps[r] = g;
+    }
+  } catch (const std::exception& e) {
+    lr.probed_gbps = 0;
+    lr.probe_note = std::string("probe not read: ") + e.what();
+    return false;
+  }
+  lr.probed_gbps = std::min(lr.probed_rx_gbps[0], lr.probed_rx_gbps[1]);
+  lr.probe_path = stem;
+  return true;
+}
+
+void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu, const std::string& python,
+                        const std::string& script, const std::string& out_dir, double seconds, std::ostream& log) {
+  const std::string stem = link_probe_stem(out_dir, lr.ranks, lr.link.name);
+  std::error_code ec;
+  std::filesystem::create_directories(out_dir + "/links", ec);
+  for (int r = 0; r < 2; ++r) std::remove((stem + ".rank" + std::to_string(r)).c_str());
+  std::vector<std::string> a = bed.launch_prefix(gcu, 2);
+  a.insert(a.end(), {python, script, stem, std::to_string(seconds)});
+  log << "gcu validate: probing link " << lr.link.name << " point to point (both directions, " << seconds << " s)"
+      << std::flush;
+  const ProcessResult r = run_process(a, stem + ".out", static_cast<int>(seconds) + 60);
+  if (read_link_probe(lr, stem)) {
+    log << ": " << lr.probed_gbps << " Gbit/s (" << lr.probed_rx_gbps[0] << " / " << lr.probed_rx_gbps[1] << ")\n";
+  } else {
+    lr.probe_note += " (exit " + std::to_string(r.exit_code) + ", " + stem + ".out)";
+    log << ": " << lr.probe_note << "\n";
+  }
 }
 
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,

@@ -24,6 +24,8 @@ inline constexpr int64_t kLinkSweepMinBytes = 16 << 10;
 inline constexpr int64_t kLinkSweepMaxBytes = 32 << 20;
 inline constexpr int kLinkSweepBudgetS = 60;
 inline constexpr int kLinkSweepGapMs = 10;
+// Seconds of the point-to-point probe, each way at once (after a 0.5 s warm-up).
+inline constexpr double kLinkProbeSeconds = 4.0;
 
 // The sweep's time budget (s) on `link`: 30 s divided by the rate in Gbit/s, between
 // kLinkSweepBudgetS and 240 s (60 s from 0.5 Gbit/s up, 150 s at 200 Mbit/s), so that a slow link's
@@ -39,6 +41,17 @@ void read_link_sweep(LinkRate& lr, const std::string& state_path);
 LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks, const Link& link,
                            const std::string& out_dir, int threads, std::ostream& log,
                            const std::string& backend = "gloo");
+
+// The point-to-point probe (scripts/link_probe.py) through the configured link between
+// ranks 0 and 1, `seconds` each way at once; fills lr.probed_* (or lr.probe_note).
+// `script`: the probe's path; `python`: the interpreter.
+void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu, const std::string& python,
+                        const std::string& script, const std::string& out_dir, double seconds, std::ostream& log);
+// A kept probe's output (stem.rank0, stem.rank1) into lr; false (and lr.probe_note) when
+// missing or malformed.
+bool read_link_probe(LinkRate& lr, const std::string& stem);
+// Where the probe of (ranks, link) is kept in out_dir.
+std::string link_probe_stem(const std::string& out_dir, int ranks, const std::string& link_name);
 
 // The rate (Gbit/s) of a calibrate state file's all-reduce sweep (sizes >= min_bytes);
 // 0 when it has fewer than two usable sizes. Exposed for tests.

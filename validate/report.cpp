@@ -78,15 +78,22 @@ std::string format_table(const Report& r) {
   std::ostringstream o;
   o << "gcu validate: " << r.profile_model << ", profile " << r.profile_path << ", testbed " << r.testbed
     << (r.testbed_note.empty() ? "" : " (" + r.testbed_note + ")") << "\n";
+  const ValidateOptions& op = r.options;
+  o << "protocol " << op.protocol
+    << (op.protocol == "user" ? " (one calibration; each link at its point-to-point probed rate; nothing re-measured)"
+                              : " (in-grid measurements attribute the error)")
+    << ": predict-rate " << op.predict_rate << ", link-gamma " << op.link_gamma << ", compute-probes "
+    << op.compute_probes << ", speed-adjust " << op.speed_adjust << "\n";
   if (r.calibration_age_s)
     o << "profile calibrated " << r.profile_date << ", " << num(*r.calibration_age_s / 60, "%.0f")
       << " min before the grid started (" << r.grid_started << ")\n";
   o << "contention (profile): gamma " << num(r.gamma, "%.3f") << " (backward's rate while a collective runs), "
     << "comm_contention " << num(r.comm_contention, "%.3f") << " (a collective's CPU side beside backward), "
     << "overlap_contention " << num(r.overlap_contention, "%.3f") << " (codec beside backward)\n";
-  o << "links (requested -> measured all-reduce rate; all-gather's):";
+  o << "links (requested -> point-to-point probe, both ways at once; measured all-reduce rate; all-gather's):";
   for (const auto& l : r.links)
     o << "  " << l.link.name << " x" << l.ranks << " -> "
+      << (l.probed_gbps > 0 ? "probe " + num(l.probed_gbps, "%.3g") + " Gbit/s" : "no probe") << "; "
       << (l.measured_gbps > 0 ? num(l.measured_gbps, "%.3g") + " Gbit/s" : "not measured")
       << (l.measured_allgather_gbps > 0 ? " (" + num(l.measured_allgather_gbps, "%.3g") + ")" : "");
   // Each link's own gamma step (link_gamma.h), when its cells were predicted with it.
@@ -336,7 +343,7 @@ std::string format_json(const Report& r) {
   j["grid_started"] = r.grid_started.empty() ? json(nullptr) : json(r.grid_started);
   j["calibration_age_s"] = r.calibration_age_s ? json(*r.calibration_age_s) : json(nullptr);
   j["testbed"] = {{"kind", r.testbed}, {"note", r.testbed_note}};
-  j["grid"] = {{"model", o.grid.model}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
+  j["grid"] = {{"model", o.grid.model}, {"protocol", o.protocol}, {"iters", o.iters}, {"warmup", o.warmup}, {"repeats", o.repeats},
                {"threads", o.threads}, {"seed", o.seed}, {"predict_rate", o.predict_rate}, {"data", o.data},
                {"exclude_rounds", o.exclude_rounds}, {"speed_adjust", o.speed_adjust},
                {"compute_probes", o.compute_probes}, {"error_goal", o.error_goal}, {"link_gamma", o.link_gamma}};
@@ -361,7 +368,10 @@ std::string format_json(const Report& r) {
                      {"measured_gbps", l.measured_gbps > 0 ? json(l.measured_gbps) : json(nullptr)},
                      {"measured_allgather_gbps",
                       l.measured_allgather_gbps > 0 ? json(l.measured_allgather_gbps) : json(nullptr)},
-                     {"note", l.note}, {"gamma", link_gamma_json(l.gamma)}});
+                     {"note", l.note}, {"gamma", link_gamma_json(l.gamma)},
+                     {"probed_gbps", l.probed_gbps > 0 ? json(l.probed_gbps) : json(nullptr)},
+                     {"probed_rx_gbps", l.probed_gbps > 0 ? json{l.probed_rx_gbps[0], l.probed_rx_gbps[1]} : json(nullptr)},
+                     {"probe_note", l.probe_note}});
   j["links"] = links;
   j["compute_probes"] = probes_json(r.compute_probes);
   json cells = json::array();

@@ -60,11 +60,18 @@ void prepare_out_dir(const std::string& dir) {
   if (ec) throw ValidateError("cannot create " + dir + "/raw: " + ec.message());
 }
 
+// The probe's interpreter and script (scripts/link_probe.py, beside netbed.sh).
+std::string probe_python() { return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
+std::string probe_script(const std::string& netbed) {
+  return (fs::path(netbed).parent_path() / "link_probe.py").string();
+}
+
 double rate_for(const ValidateOptions& o, const Cell& c, const std::vector<LinkRate>& links, bool shaped,
                 double* measured) {
   *measured = 0;
   for (const auto& l : links)
-    if (l.ranks == c.ranks && l.link.name == c.link.name) *measured = l.measured_gbps;
+    if (l.ranks == c.ranks && l.link.name == c.link.name)
+      *measured = o.predict_rate == "probe" ? l.probed_gbps : l.measured_gbps;
   if (c.link.unlimited()) return 0;  // the profile's own link: calibrated unshaped
   if (!shaped) return *measured;     // loopback: the link is not shaped, whatever was asked
   if (o.predict_rate != "nominal" && *measured > 0) return *measured;
@@ -93,8 +100,19 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
     throw ValidateError("need --repeats >= 1 and 0 <= --warmup < --iters");
   if (o.statistic != "mean" && o.statistic != "median")
     throw ValidateError("--statistic '" + o.statistic + "': expected mean or median");
-  if (o.predict_rate != "measured" && o.predict_rate != "nominal" && o.predict_rate != "link-fits")
-    throw ValidateError("--predict-rate '" + o.predict_rate + "': expected measured, nominal or link-fits");
+  if (o.protocol != "user" && o.protocol != "diagnose")
+    throw ValidateError("--protocol '" + o.protocol + "': expected user or diagnose");
+  const bool user = o.protocol == "user";
+  if (o.predict_rate.empty()) o.predict_rate = user ? "probe" : "link-fits";
+  if (o.link_gamma.empty()) o.link_gamma = user ? "off" : "on";
+  if (o.speed_adjust.empty()) o.speed_adjust = user ? "off" : "forward";
+  if (o.compute_probes.empty()) o.compute_probes = user ? "off" : "on";
+  if (o.predict_rate != "probe" && o.predict_rate != "measured" && o.predict_rate != "nominal" &&
+      o.predict_rate != "link-fits")
+    throw ValidateError("--predict-rate '" + o.predict_rate + "': expected probe, measured, nominal or link-fits");
+  if (o.link_gamma != "on" && o.link_gamma != "off") throw ValidateError("--link-gamma: expected on or off");
+  if (o.speed_adjust != "forward" && o.speed_adjust != "off") throw ValidateError("--speed-adjust: expected forward or off");
+  if (o.compute_probes != "on" && o.compute_probes != "off") throw ValidateError("--compute-probes: expected on or off");
   if (!o.calibrate && o.profile.empty()) throw ValidateError("give a profile (-p) or --calibrate");
   if (!o.exclude_rounds.empty() && !o.reuse)
     throw ValidateError("--exclude-rounds re-predicts a recording without some of its rounds: it needs --reuse");
@@ -180,18 +198,36 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
     lr.link = c.link;
     lr.ranks = c.ranks;
     const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
-    if (o.reuse && std::filesystem::exists(prior)) {
-      read_link_sweep(lr, prior);
-      lr.note = "reused " + prior;
+    // The collective sweep only where the prediction or the gamma step reads it.
+    const bool sweep = o.predict_rate == "measured" || o.predict_rate == "link-fits" || o.link_gamma == "on";
+    const std::string probe = link_probe_stem(o.out_dir, c.ranks, c.link.name);
+    if (o.reuse) {
+      if (std::filesystem::exists(prior)) {
+        read_link_sweep(lr, prior);
+        lr.note = "reused " + prior;
+      } else {
+        lr.note = !o.measure_links ? "not measured (--no-measure-links)"
+                  : c.ranks == 1   ? "not measured (1 rank: nothing crosses a link)"
+                                   : "no kept sweep";
+      }
+      if (!read_link_probe(lr, probe)) lr.probe_note = "no kept probe (" + probe + ".rank0)";
     } else if (!o.measure_links) {
       lr.note = "not measured (--no-measure-links)";
+      lr.probe_note = lr.note;
     } else if (c.ranks == 1) {
       lr.note = "not measured (1 rank: nothing crosses a link)";
+      lr.probe_note = lr.note;
     } else {
       bed.configure(c.ranks, c.link);
-      lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log,
-                             o.device == "cuda" ? "nccl" : "gloo");
+      if (sweep) {
+        lr = measure_link_rate(bed, o.gcu, c.ranks, c.link, o.out_dir, o.threads, log,
+                               o.device == "cuda" ? "nccl" : "gloo");
+      } else {
+        lr.note = "not measured (--predict-rate " + o.predict_rate + " reads no sweep)";
+      }
       if (o.link_gamma == "on" && !interrupted()) lr.gamma = measure_link_gamma(bed, o, base, c.ranks, c.link, log);
+      if (!interrupted())
+        measure_link_probe(lr, bed, o.gcu, probe_python(), probe_script(o.netbed), o.out_dir, kLinkProbeSeconds, log);
     }
     const std::string gamma_state = link_gamma_state_path(o.out_dir, c.ranks, c.link.name);
     if (o.reuse && o.link_gamma == "on" && std::filesystem::exists(gamma_state))

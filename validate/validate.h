@@ -37,10 +37,17 @@ struct ValidateOptions {
   bool measure_links = true;       // collective sweep through each shaped link (link_rate.h)
   // on: the gamma step run through each link too, and its cells predicted with that
   // link's gamma and comm_contention (link_gamma.h); off: the profile's everywhere.
-  std::string link_gamma = "on";
-  // measured | nominal: the link rate given to the model; link-fits: the collective costs
-  // measured through each shaped link, per kind and size (validate/link_fits.h)
-  std::string predict_rate = "link-fits";
+  std::string link_gamma;  // "" = the protocol's
+  // user: what a user gets: one calibration, each link predicted at its point-to-point
+  // probed rate, nothing re-measured in the grid (predict_rate probe, link_gamma,
+  // compute_probes and speed_adjust off). diagnose: the in-grid measurements that
+  // attribute an error (link-fits, each link's gamma, compute probes, speed adjustment).
+  // Each of the four options below, when set, overrides its protocol's value.
+  std::string protocol = "user";
+  // probe: the link's point-to-point rate (LinkRate::probed_gbps); measured | nominal: the
+  // link rate given to the model; link-fits: the collective costs measured through each
+  // shaped link, per kind and size (validate/link_fits.h). "" = the protocol's.
+  std::string predict_rate;
   std::string statistic = "mean";  // measured value compared: mean (time per iteration) | median
   std::string out_dir = "validate-out";
   std::string gcu;                 // the gcu binary (default: this one)
@@ -56,10 +63,10 @@ struct ValidateOptions {
   std::string device = "cpu";
   // forward: take the machine's speed out of each cell's rounds (speed_adjust.h; the
   // noise test and the summary's errors use the adjusted total); off: the raw measurement.
-  std::string speed_adjust = "forward";
+  std::string speed_adjust;  // "" = the protocol's
   // on: calibrate's compute step timed again once per round among the cells, and the
   // predictions made with the probes' median compute (compute_probe.h); off: the profile's.
-  std::string compute_probes = "on";
+  std::string compute_probes;  // "" = the protocol's
   bool reuse = false;              // re-predict from out_dir's raw logs and link sweeps (no runs)
   // --exclude-rounds (1-based; with --reuse): rounds left out of every cell, e.g. one the
   // round-drift check (Summary::round_drift) showed the whole machine slower in.
@@ -93,6 +100,13 @@ struct LinkRate {
   std::string state_path;              // the sweep's calibrate state file (empty: none; link-fits reads it)
   std::string note;
   LinkGamma gamma;                     // --link-gamma: the link's own gamma step
+  // The point-to-point probe (scripts/link_probe.py, link_rate.h): one TCP stream each
+  // way at once between ranks 0 and 1; the lower direction's rate. What --predict-rate
+  // probe (the user protocol) gives the model. 0 = not measured (probe_note says why).
+  double probed_gbps = 0;
+  double probed_rx_gbps[2] = {0, 0};   // rank 0's and rank 1's received rate
+  std::string probe_path;              // the probe's output stem (empty: none)
+  std::string probe_note;
 };
 
 // A cell's total with the machine's speed taken out (speed_adjust.h).

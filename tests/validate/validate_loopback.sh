@@ -8,7 +8,7 @@ GCU=$1 PROFILE=$2 DIR=$3
 rm -rf "$DIR"
 DATA=synthetic
 [ -e /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && DATA=fashion-mnist
-"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+"$GCU" validate --protocol diagnose -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
   --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
   --data "$DATA" --out "$DIR" 2> "$DIR.log" || { cat "$DIR.log"; exit 1; }
 J=$DIR/validate.json
@@ -76,7 +76,7 @@ G=$DIR/links/r2-unlimited.gamma.json
 test ! -e "$G" && jq -e '.gamma.overlapped_s > 0 and .gamma.comm_s > 0' "$G.state.json" >/dev/null \
   || { echo "--state-only wrote a profile, or no gamma step in the state"; ls -l "$DIR/links"; exit 1; }
 cp "$J" "$DIR-before.json"
-"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+"$GCU" validate --protocol diagnose -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
   --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
   --data "$DATA" --out "$DIR" --reuse --no-plots 2> "$DIR-reuse.log" || { cat "$DIR-reuse.log"; exit 1; }
 jq -e --slurpfile s "$G.state.json" '.links[0].gamma as $g | $g.measured and $g.gamma >= 1 and $g.comm_contention >= 1
@@ -88,7 +88,7 @@ grep -q "per link (its cells predicted with these" "$DIR/validate.txt" || { echo
 # must then change the predicted backward.
 jq '.gamma.overlapped_s = 2 * .gamma.alone_s | .gamma.comm_s = .gamma.overlapped_s | .gamma.gamma = 2' \
   "$G.state.json" > "$G.edited" && mv "$G.edited" "$G.state.json"
-"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+"$GCU" validate --protocol diagnose -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
   --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
   --data "$DATA" --out "$DIR" --reuse --no-plots 2> "$DIR-reuse.log" || { cat "$DIR-reuse.log"; exit 1; }
 jq -e --slurpfile b "$DIR-before.json" '(.links[0].gamma.gamma - 2 | fabs) < 1e-9
@@ -96,7 +96,7 @@ jq -e --slurpfile b "$DIR-before.json" '(.links[0].gamma.gamma - 2 | fabs) < 1e-
   || { echo "the link's gamma did not change the predicted backward"; jq '.links, [.cells[].predicted]' "$J"; exit 1; }
 # The backward beside its buckets follows the link's gamma: predicted again with it off, the
 # profile's (the shipped profile's gamma differs from any measured one by more than 1e-9).
-"$GCU" validate -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
+"$GCU" validate --protocol diagnose -p "$PROFILE" --model cnn --schemes "none;fp16" --links unlimited --modes overlap \
   --batch 32 --ranks 2 --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-measure-links \
   --data "$DATA" --out "$DIR" --reuse --no-plots --link-gamma off 2> "$DIR-reuse.log" || { cat "$DIR-reuse.log"; exit 1; }
 jq -e --slurpfile b "$DIR-before.json" '.grid.link_gamma == "off" and ([.cells[].predicted.total] == [$b[0].cells[].predicted.total])' "$J" >/dev/null \
@@ -123,7 +123,7 @@ grep -q "no encode/decode cost fit" "$DIR-nofp16.log" && grep -q "skipped codecs
 test ! -e "$DIR-nofp16/validate.json" || { echo "a report was written"; exit 1; }
 # Round drift and --exclude-rounds: two rounds, then the same logs re-predicted without
 # the first; the report names the left-out round and each cell keeps one round.
-R2="$GCU validate -p $PROFILE --model cnn --schemes none --links unlimited --modes overlap --batch 32 --ranks 2
+R2="$GCU validate --protocol diagnose -p $PROFILE --model cnn --schemes none --links unlimited --modes overlap --batch 32 --ranks 2
   --iters 6 --warmup 2 --repeats 2 --testbed loopback --no-measure-links --no-plots --no-calibration-noise --out $DIR-r2"
 $R2 2> "$DIR-r2.log" || { cat "$DIR-r2.log"; exit 1; }
 jq -e '(.compute_probes.probes | map(.round)) == [1, 2] and .compute_probes.batches[0].probes == 2' \
@@ -152,4 +152,21 @@ jq -e '.grid.error_goal == 0.3 and .summary.goal_check.goal == 0.3
        and (.summary.goal_check | .within + .open) == .summary.noise_limited
        and ([.cells[] | .error_bound | type == "number"] | all)' "$DIR-r2/validate.json" >/dev/null \
   || { echo "--error-goal not applied"; jq '.summary.goal_check' "$DIR-r2/validate.json"; exit 1; }
+# The user protocol (the default): one profile, each link at its point-to-point probed
+# rate (here loopback's), nothing re-measured: no collective sweep, no gamma step, no
+# compute probe, no speed adjustment; the report says so.
+U=$DIR-user
+"$GCU" validate -p "$PROFILE" --model cnn --schemes none --links unlimited --modes overlap --batch 32 --ranks 2 \
+  --iters 6 --warmup 2 --repeats 1 --testbed loopback --no-plots --data "$DATA" --out "$U" 2> "$U.log" \
+  || { cat "$U.log"; exit 1; }
+jq -e '.grid.protocol == "user" and .grid.predict_rate == "probe" and .grid.link_gamma == "off"
+       and .grid.compute_probes == "off" and .grid.speed_adjust == "off" and .compute_probes.used == false
+       and .links[0].probed_gbps > 0 and (.links[0].probed_rx_gbps | length) == 2 and .links[0].measured_gbps == null
+       and .summary.ok == 1 and (.cells[0].error.total | isfinite)' "$U/validate.json" >/dev/null \
+  || { echo "bad user-protocol report"; jq '.grid, .links' "$U/validate.json"; cat "$U.log"; exit 1; }
+test ! -e "$U/links/r2-unlimited.json.state.json" || { echo "the user protocol ran a collective sweep"; exit 1; }
+grep -q "^protocol user" "$U/validate.txt" && grep -q "probe .* Gbit/s" "$U/validate.txt" \
+  || { echo "the table does not state the protocol and the probe"; head -5 "$U/validate.txt"; exit 1; }
+if "$GCU" validate -p "$PROFILE" --protocol sideways --out "$U-bad" 2> "$U-bad.log"; then echo "--protocol sideways accepted"; exit 1; fi
+grep -q -- "--protocol" "$U-bad.log" || { echo "no clear error for --protocol sideways"; cat "$U-bad.log"; exit 1; }
 echo "validate loopback OK"; grep -A3 "^scheme" "$DIR/validate.txt"

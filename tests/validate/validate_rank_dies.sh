@@ -14,7 +14,7 @@ ns_before=$(ip netns list 2>/dev/null | grep -c "^gv" || true)
 # launcher), once it has trained for a second.
 (
   for _ in $(seq 1 900); do
-    pid=$(pgrep -f -- '^[^ ]*gcu train .*--scheme fp16' | head -1)
+    pid=$(pgrep -f -- '^[^ ]*gcu(-torch)? train .*--scheme fp16' | head -1)
     if [ -n "$pid" ]; then sleep 1; kill -9 "$pid" 2>/dev/null && echo "killed $pid" > "$DIR/killed"; exit 0; fi
     sleep 0.1
   done
