@@ -23,6 +23,9 @@ WARMUP=${WARMUP:-5}
 REPEATS=${REPEATS:-3}
 BUDGET=${BUDGET:-150}
 DATA=${DATA:-synthetic}   # or fashion-mnist: the cells train, and calibrate times compute, on it
+# diagnose (default here): the in-grid measurements run too, and every link is probed, so
+# the same logs give the user protocol's figures with `--reuse --protocol user`.
+PROTOCOL=${PROTOCOL:-diagnose}
 # Extra `gcu calibrate` arguments, split on spaces (e.g. CALIBRATE_ARGS="--collective-calls-scale 4").
 read -r -a cal_words <<< "${CALIBRATE_ARGS:-}"
 cal_args=()
@@ -38,7 +41,7 @@ mkdir -p "$OUT"
 rc=0
 "$GCU" validate --calibrate --calibrate-budget-s "$BUDGET" --model "$MODEL" --batch "$BATCH" --ranks "$RANKS" \
   --schemes "$SCHEMES" --links "$LINKS" --modes "$MODES" --iters "$ITERS" --warmup "$WARMUP" \
-  --repeats "$REPEATS" --data "$DATA" --out "$OUT" -p "$OUT/profile.json" ${cal_args[@]+"${cal_args[@]}"} || rc=$?
+  --repeats "$REPEATS" --data "$DATA" --protocol "$PROTOCOL" --out "$OUT" -p "$OUT/profile.json" ${cal_args[@]+"${cal_args[@]}"} || rc=$?
 # Exit 3: the grid ran and its reports are written, but some cells failed (named in them).
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || exit "$rc"
 rm -f "$OUT"/raw/*.out.tmp.* 2>/dev/null || true
