@@ -56,10 +56,12 @@ done
 read -r -a vargs <<< "$(jq -er '.command' "$REC/validate.json")" || die "$REC/validate.json: no command"
 [ "${vargs[1]:-}" = validate ] || die "$REC/validate.json: command is not a gcu validate command"
 grid=()
+recorded_protocol=diagnose
 for ((i = 2; i < ${#vargs[@]}; i++)); do
   case ${vargs[i]} in
     --calibrate|--reuse) ;;
     --calibrate-budget-s|--out|-p|--profile) i=$((i + 1)) ;;
+    --protocol) recorded_protocol=${vargs[i + 1]:-}; i=$((i + 1)) ;;
     *) grid+=("${vargs[i]}") ;;
   esac
 done
@@ -74,11 +76,10 @@ if [ -n "${REPREDICT_PROFILE_JQ:-}" ]; then
   mv "$OUT/profile.edited.json" "$OUT/profile.json"
 fi
 read -r -a vextra <<< "${REPREDICT_VALIDATE_ARGS:-}"
-# Grids recorded before --protocol existed ran today's diagnose protocol (in-grid link
-# fits, per-link gamma, compute probes, speed adjustment): re-predict them the same way
-# unless the caller asks otherwise (REPREDICT_VALIDATE_ARGS=--protocol user needs a
-# recording with probed links).
-case " ${grid[*]} ${vextra[*]} " in *" --protocol "*) ;; *) vextra=(--protocol diagnose "${vextra[@]}") ;; esac
+# The recording's protocol (grids recorded before --protocol existed ran today's diagnose:
+# in-grid link fits, per-link gamma, compute probes, speed adjustment), or REPREDICT_PROTOCOL
+# (user needs a recording whose links were probed).
+vextra=(--protocol "${REPREDICT_PROTOCOL:-$recorded_protocol}" "${vextra[@]}")
 vrc=0
 "$GCU" validate "${grid[@]}" "${vextra[@]}" --reuse -p "$OUT/profile.json" --out "$OUT" > "$OUT/validate.log" 2>&1 \
   || vrc=$?
