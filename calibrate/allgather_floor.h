@@ -1,4 +1,4 @@
-// A scheme's all-gathers as a training step enters them (docs/validation.md, cause 26).
+// A scheme's all-gathers as a training step enters them.
 // The collective sweep times every call after a barrier, all ranks entering together. A
 // training loop has no barrier: each rank computes for its own time, then enters, and with
 // more ranks than cores the first ranks to leave the call compute on the cores that the

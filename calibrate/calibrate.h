@@ -37,15 +37,15 @@ struct CalibrateOptions {
   std::string backend = "gloo";
   std::string fit_statistic = "mean";  // collective fits: "mean", "median", "p10" or "min"
   // Collective kinds the sweep times ("allreduce", "allgather", "reducescatter",
-  // "broadcast"); empty: every kind. For timing one kind through a link in several ways
-  // (docs/validation.md, cause 37).
+  // "broadcast"); empty: every kind. For timing one kind through a link in several ways (Gloo's
+  // all-gather moves a bucket stream through a shaped link slower than its single calls).
   std::vector<std::string> collectives;
   double collective_gap_ms = -1;     // idle before each timed collective; < 0: auto (forward +
                                      // backward of the largest batch, at most kMaxAutoGapMs)
   bool collective_gap_busy = false;  // spend the gap busy (SweepOptions::busy_gap), not asleep
   bool collective_free_running = false;  // SweepOptions::free_running
   // Timed calls per collective size (and the sweep's share of the budget) x this: the
-  // calibration's own noise (docs/validation.md, cause 24) shrinks as 1/sqrt(scale).
+  // calibration's own noise (which validate reports per cell) shrinks as 1/sqrt(scale).
   double collective_calls_scale = 1;
   // The all-gather schemes' free-running floor (allgather_floor.h): "auto" (when this node's
   // ranks x torch threads outnumber its cores, the placement where it was seen), "on", "off".
@@ -64,8 +64,7 @@ struct CalibrateOptions {
 std::vector<compress::CollectiveKind> parse_collective_kinds(const std::vector<std::string>& names);
 
 // The automatic idle gap of the collective sweep is at most this (longer gaps cost the
-// same per call on the machines measured, docs/validation.md cause 13), and this when
-// compute was not measured.
+// same per call on the machines measured), and this when compute was not measured.
 constexpr double kMaxAutoGapMs = 20;
 constexpr double kDefaultGapMs = 5;
 

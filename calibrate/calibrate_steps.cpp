@@ -87,7 +87,7 @@ void step_collectives(CalibrationRun& r) {
     so.target_s_per_size *= f;
     so.target_s_per_large_size *= f;
     // The minimum too (never below 2): on a busy machine the warm-up plans most sizes at
-    // the minimum, and a scale that left it alone bought few more calls (CI, 2026-11-26:
+    // the minimum, and a scale that left it alone bought few more calls (CI:
     // 197 -> 273 calls at F = 4).
     so.min_iters = std::max(2, static_cast<int>(std::lround(so.min_iters * f)));
     so.max_iters = std::max(so.min_iters, static_cast<int>(std::lround(so.max_iters * f)));
@@ -161,7 +161,7 @@ void step_codecs(CalibrationRun& r) {
     try {
       auto m = measure_codec(s, cto);
       // The codec includes what the model cannot see in a low-precision all-reduce
-      // (calibrate/wire_types.h; docs/validation.md, cause 1).
+      // (calibrate/wire_types.h).
       const WireExtra wx = measure_wire_extra(*r.group, s, wire_sizes());
       if (wx.applies) {
         m.fit.decode.per_element_s += wx.per_element_s;
@@ -170,7 +170,7 @@ void step_codecs(CalibrationRun& r) {
               (wx.per_element_s > 0 ? " (the extra added to decode)" : "") +
               (wx.floor ? " (the floor: max(link, floor) per call)" : ""));
       }
-      // The scheme's all-gathers as a training step enters them (allgather_floor.h; cause 26).
+      // The scheme's all-gathers as a training step enters them (allgather_floor.h).
       const AllGatherFloor af =
           allgather_floor ? measure_allgather_floor(*r.group, s, floor_sizes, gap_s, floor_reps) : AllGatherFloor{};
       if (af.floor) {
@@ -219,7 +219,7 @@ void step_errors(CalibrationRun& r) {
 
 // Each timed codec on the model's own gradient buckets (codec_gradients.h): the ratio to
 // its sweep fit scales the fit in the profile. Every rank times at once, each on its own
-// copy of the gradients, as the codecs sweep does and as training encodes (cause 29:
+// copy of the gradients, as the codecs sweep does and as training encodes (timing
 // rank 0 alone, beside idle ranks, scaled a fit timed under every rank's load down to an
 // unloaded machine's); rank 0's figures are kept.
 void step_codec_gradients(CalibrationRun& r) {
@@ -262,7 +262,8 @@ void step_codec_gradients(CalibrationRun& r) {
 void step_contention(CalibrationRun& r) {
   // The step runs the CPU codec beside the backward: on a GPU the trainer runs the CUDA
   // codec on the device, so the figure would describe nothing it does (the H100's first
-  // run read 0.99-1.05). Left out there: overlap_contention stays 1 (cause 36, §7).
+  // run read 0.99-1.05). Left out there: overlap_contention stays 1 (not measured on a GPU;
+  // docs/history/validation-log.md).
   if (codec_device(r) == compress::Device::CUDA) {
     if (!r.done.count("contention"))
       r.skip("contention", "not measured with --backend nccl (it times the CPU codec beside the backward; "

@@ -1,5 +1,5 @@
 // A codec's cost on the model's own gradients (torch-free; docs/calibrate.md,
-// "codec-gradients"; docs/validation.md, cause 5).
+// "codec-gradients"; codec costs inside training were larger than the codecs sweep's).
 //
 // The codecs step fits encode/decode time on N(0,1) buckets viewed as [n/1024, 1024]
 // matrices. A real bucket differs in two ways the cost can depend on: its values (ResNet-18's

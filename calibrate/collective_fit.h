@@ -61,7 +61,7 @@ std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s);
 // `trusted_from_bytes` up (the sweep fit's 5% target region), or made from one here, lower
 // the range below them: below 1 MiB one low size (a 256 KiB mean of 4.4 ms between 10.3
 // and 6.9 ms at 4 ranks) would otherwise pull every smaller size down to it. So the cost
-// never falls as the size grows into the trusted region (docs/validation.md, cause 31).
+// never falls as the size grows into the trusted region.
 // `ranges` sorted by min_bytes; a gap between two ranges is left alone. Returns one note
 // per range lowered, naming the collective, the sizes and the reduction.
 std::vector<std::string> make_nondecreasing(std::vector<model::SizeRangeFit>& ranges, compress::CollectiveKind k,

@@ -42,14 +42,13 @@ struct SweepOptions {
   double budget_s = 0;             // > 0: stop growing sizes when the sweep has used this
   // Idle time (a sleep, after the barrier) before each call: a training step leaves the
   // communication threads idle through forward and backward, and on a VM an idle vCPU is
-  // halted and wakes slowly; back-to-back calls (0, nccl-tests style) never see that cost
-  // (docs/validation.md, cause 13).
+  // halted and wakes slowly; back-to-back calls (0, nccl-tests style) never see that cost.
   double idle_gap_s = 0;
   // Spend the gap busy instead of asleep: a loop that reads and writes a buffer the size of
   // a last-level cache (as forward and backward keep the core busy and evict the
   // communication's state), so the vCPU is not halted before the call.
   bool busy_gap = false;
-  // Free-running timed calls, as a training step's (docs/validation.md, cause 23): no
+  // Free-running timed calls, as a training step's (entered together they cost less): no
   // barrier before a timed call; each rank spends idle_gap_s x U(0.5, 1.5) busy (its own
   // random stream) and then calls, so the ranks arrive at different times and the first to
   // leave a call compute beside the last still in it. A call's time is then the LAST

@@ -75,7 +75,7 @@ struct Trainee {
   std::vector<double> ready;          // per param (registration order), seconds from bwd start
   // Run inside the forward timing, before the forward: the trainer broadcasts rank 0's
   // batch-norm buffers there every iteration (DDP's broadcast_buffers), and its forward_s
-  // includes it (docs/validation.md, cause 3).
+  // includes it.
   std::function<void()> before_forward;
   // The trainer's loop (ComputeOptions::loop == "trainer"): its reducer over these
   // parameters, run between backward and optimizer (untimed), as gcu train does.
@@ -119,8 +119,7 @@ struct Trainee {
     if (reducer) {
       // Zeroed between forward and backward and timed as backward, as the trainer does
       // (trainer/runtime/train_loop.cpp): the gradients stay bucket views, and zeroing
-      // them is a memset of every parameter (ResNet-18: 45 MB, 2-4 ms on this machine;
-      // docs/validation.md, cause 32).
+      // them is a memset of every parameter (ResNet-18: 45 MB, 2-4 ms on this machine).
       reducer->zero_grad();
       reducer->begin_iteration();
     }
@@ -158,9 +157,10 @@ struct Trainee {
 
 // Synchronous data parallelism waits for the slowest rank at every collective: a step's
 // time is the slowest rank's, not rank 0's (on the 2-core test machine rank 0 measured a
-// 1.7 ms backward while rank 1 took 3.1 ms and the trainer 4 ms; docs/validation.md, cause 7).
+// 1.7 ms backward while rank 1 took 3.1 ms and the trainer 4 ms).
 // Each statistic is the maximum over the ranks: the rank slowest on median, which the
-// profile took until cause 19; now reported beside slowest_per_iteration's figures.
+// profile once took (each iteration waits for ITS slowest rank); now reported beside
+// slowest_per_iteration's figures.
 Summary slowest_rank(Group& g, Summary s) {
   if (g.world_size() == 1) return s;
   const auto m = g.allreduce_max({s.median, s.p10, s.p90, s.min, s.max, s.mean});
@@ -211,7 +211,7 @@ struct IterationTimes {
 // Each iteration of synchronous data parallelism waits for ITS slowest rank; with more
 // ranks than cores (or any per-iteration jitter) that is slower than the rank that is
 // slowest on median (4 ranks on 2 cores: forward + backward 9.5-9.9 ms median and
-// 10.4-11.5 ms mean, against 7.3-7.9 ms; docs/validation.md, cause 19). The iterations are
+// 10.4-11.5 ms mean, against 7.3-7.9 ms). The iterations are
 // aligned (a barrier before each); per iteration the rank with the largest forward +
 // backward + optimizer gives all three.
 IterationTimes slowest_per_iteration(Group& g, const IterationTimes& it) {
@@ -271,8 +271,8 @@ ComputeResult measure_compute(Group& g, const ComputeOptions& o, const Progress&
   const bool on_cuda = g.impl().device.is_cuda();
   // The trainer's loop as gcu train runs it: its bucket all-reduces on the Gloo group, or
   // on a GPU over gcu's NCCL communicator (made here as train_setup.cpp makes it, its
-  // unique id sent over Gloo), with the trainer's device hooks (docs/validation.md, cause
-  // 38: on one H100 the barrier timing came out 1.16-1.22x short of the trainer's).
+  // unique id sent over Gloo), with the trainer's device hooks (on one
+  // H100 the barrier timing came out 1.16-1.22x short of the trainer's).
   const bool trainer_loop = o.loop == "trainer" && g.impl().ctx.gloo && (!on_cuda || trainer::gpu::built());
   if (o.loop == "trainer" && !trainer_loop && progress)
     progress(std::string("calibrate: compute: the trainer's loop needs ") +

@@ -31,7 +31,7 @@ struct ComputeOptions {
   int iters = 10;                 // timed iterations at least
   // ... and at least this long (measure_compute; the count is planned from the warm-up and
   // is at most kMaxComputeIters): ten iterations of a small model last ~0.1 s, and one
-  // busy phase of the machine moved such a median by 40% (docs/validation.md, cause 14).
+  // busy phase of the machine moved such a median by 40%.
   double min_time_s = 2.0;
   double lr = 0.01;
   bool real_data = true;  // Fashion-MNIST for gradients when the model takes 28x28x1 images
@@ -40,17 +40,17 @@ struct ComputeOptions {
   // of the training set, shuffled; image models only). CPU compute depends on the values:
   // on loopback at 2 ranks x batch 32 the CNN's forward in gcu train took 3.0-3.2 ms on
   // Fashion-MNIST and 3.7-3.8 on synthetic inputs, and calibrate followed (3.2-3.5 against
-  // 3.8-4.0; docs/validation.md, cause 28).
+  // 3.8-4.0).
   std::string data = "synthetic";
-  // measure_compute's loop (docs/validation.md, cause 27): "trainer" times forward, backward
-  // and optimizer inside the trainer's own loop (its reducer in `after` mode, the
-  // uncompressed all-reduce of every bucket between backward and optimizer, gradients as
-  // bucket views, no barrier: the iterations are aligned by the all-reduce, as in
-  // training); "barrier" times them alone, every iteration after a barrier (before
-  // 2026-11-25). "trainer" runs at any world size (one rank: the reducer's all-reduce is a
-  // copy, as in gcu train); on a CUDA device over gcu's NCCL communicator with the trainer's
-  // device hooks (cause 38), which needs a build with the trainer's GPU path; without it,
-  // it falls back to "barrier" and says so.
+  // measure_compute's loop (compute timed after a barrier is not compute as the training
+  // loop pays it): "trainer" times forward, backward and optimizer inside the trainer's own
+  // loop (its reducer in `after` mode, the uncompressed all-reduce of every bucket between
+  // backward and optimizer, gradients as bucket views, no barrier: the iterations are
+  // aligned by the all-reduce, as in training); "barrier" times them alone, every iteration
+  // after a barrier (the former default). "trainer" runs at any world size (one rank: the
+  // reducer's all-reduce is a copy, as in gcu train); on a CUDA device over gcu's NCCL
+  // communicator with the trainer's device hooks, which needs a build with the trainer's
+  // GPU path; without it, it falls back to "barrier" and says so.
   std::string loop = "trainer";
 };
 
@@ -67,7 +67,7 @@ struct ComputeTimes {
 // What the profile takes of a compute Summary: the winsorized mean (the expected time an
 // iteration pays, as `gcu validate` compares; a rare preemption capped at the 95th
 // percentile). With 4 ranks on 2 cores the slowest rank of each iteration is 25-45% slower
-// than the rank that is slowest on median (docs/validation.md, cause 19).
+// than the rank that is slowest on median.
 inline double profile_value(const Summary& s) { return s.mean_w95; }
 
 struct ComputeResult {
@@ -93,11 +93,11 @@ struct GammaResult {
 GammaResult measure_gamma(Group& g, const ComputeOptions& opt, int batch_size,
                           const Progress& progress = {});
 
-// Overlap contention (docs/validation.md, cause 40): every timed iteration runs, each
-// after a barrier so that every rank is in the same phase, the backward alone, the codec
-// alone in a loop for as long as that backward took, and the backward with the codec
-// looping beside it. A rank's slowdowns are the medians of those paired per-iteration
-// ratios; the factor is sqrt(backward x codec) of the medians over the ranks.
+// Overlap contention: every timed iteration runs, each after a barrier so that every rank
+// is in the same phase, the backward alone, the codec alone in a loop for as long as that
+// backward took, and the backward with the codec looping beside it. A rank's slowdowns are
+// the medians of those paired per-iteration ratios; the factor is sqrt(backward x codec) of
+// the medians over the ranks.
 struct ContentionResult {
   std::string scheme;
   double factor = 1;

@@ -259,7 +259,7 @@ void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std
                     " runs on a thread beside backward" +
                     (k.rank_backward_slowdown.empty()
                          ? std::string(" (rank 0's, the codec alone timed before the loop: a state from before "
-                                       "2026-11-28, docs/validation.md cause 40)")
+                                       "the interleaved contention step)")
                          : std::string(" (each rank's paired per-iteration ratios, medians over the ranks)")));
   } else {
     notes.push_back("overlap contention not measured: 1.0 assumed");

@@ -34,10 +34,10 @@ struct BuiltProfile {
 // otherwise (docs/model.md §2.2), so a backward of W seconds alone that took B with
 // collectives running for its first C seconds gives W = C / gamma + (B - C):
 //   gamma = C / (C - (B - W))   when C < B, and B / W when C >= B or C is unknown (0).
-// Until 2026-11-26 the profile took B / W always, which reads a stretch spread over the
-// whole backward as a slowdown during C (docs/validation.md, cause 34). When the stretch
-// B - W is at least C (more delay than the collectives' own time) the rate model cannot
-// explain it; gamma is then kGammaRateMax. Never below 1.
+// The profile once took B / W always, which reads a stretch spread over the whole backward
+// as a slowdown during C. When the stretch B - W is at least C (more delay than the
+// collectives' own time) the rate model cannot explain it; gamma is then kGammaRateMax.
+// Never below 1.
 inline constexpr double kGammaRateMax = 4;
 double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s);
 

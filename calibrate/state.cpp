@@ -117,7 +117,7 @@ Json to_json(const ContentionState& s) {
   Json j = {{"scheme", s.scheme}, {"factor", s.factor}, {"backward_slowdown", s.backward_slowdown},
             {"codec_slowdown", s.codec_slowdown}, {"codec_alone_s", s.codec_alone_s},
             {"codec_overlapped_s", s.codec_overlapped_s}};
-  if (!s.rank_backward_slowdown.empty()) {  // absent in states written before cause 40
+  if (!s.rank_backward_slowdown.empty()) {  // absent in older states (rank 0's alone)
     j["rank_backward_slowdown"] = s.rank_backward_slowdown;
     j["rank_codec_slowdown"] = s.rank_codec_slowdown;
   }
@@ -259,7 +259,7 @@ BySpec<CodecState> codecs_from_json(const Json& j, const std::string& origin) {
     const Obj o(v, path, org,
                 {"encode", "decode", "measured_n", "gathers", "encode_geomean_rel", "decode_geomean_rel",
                  "wire_extra_per_element_s", "allreduce_floor", "allgather_floor"});
-    // per_tensor_s: absent in states written before 2026-11-26 (read as 0).
+    // per_tensor_s: absent in states written before it was measured (read as 0).
     const Obj e(o.sub("encode"), path + ".encode", org, {"fixed_s", "per_element_s", "per_tensor_s"});
     const Obj d(o.sub("decode"), path + ".decode", org,
                 {"fixed_s", "per_element_s", "per_rank_element_s", "per_tensor_s"});

@@ -70,11 +70,11 @@ struct GammaState {
   int buckets = 0;
   double bytes = 0;                // all-reduced per backward
   // Median time the all-reduces took beside the backward, from its start (0: not measured,
-  // states before 2026-11-26). The profile's gamma is the backward's rate while they run
+  // older states). The profile's gamma is the backward's rate while they run
   // (profile_builder.h gamma_while_communicating), not the whole backward's stretch.
   double comm_s = 0;
   // The same all-reduces alone, back to back after a barrier (median; 0: not measured,
-  // states before 2026-11-27), and each one's bytes (empty: not kept; the profile then
+  // older states), and each one's bytes (empty: not kept; the profile then
   // plans the model's buckets again). Both for comm_contention (profile_builder.h).
   double comm_alone_s = 0;
   std::vector<double> bucket_bytes;
@@ -108,8 +108,8 @@ struct CodecGradientState {
   double encode_s = 0, decode_s = 0;            // measured per gradient (all buckets), median
   double fit_encode_s = 0, fit_decode_s = 0;    // the sweep's fit for the same buckets
   int buckets = 0, snapshots = 0;
-  // How many ranks timed at once (every rank since 2026-11-25, as training encodes; 1:
-  // rank 0 alone, the states before, which is also what an absent key reads as).
+  // How many ranks timed at once (every rank now, as training encodes; 1:
+  // rank 0 alone, the older states, which is also what an absent key reads as).
   int ranks_at_once = 1;
 };
 
@@ -122,9 +122,9 @@ struct ContentionState {
   std::string scheme;
   double factor = 1, backward_slowdown = 1, codec_slowdown = 1;
   double codec_alone_s = 0, codec_overlapped_s = 0;
-  // Since 2026-11-28 (cause 40): every rank's slowdowns, in rank order, and the factor is
-  // from their medians; empty in older states (rank 0's own figures, the codec alone
-  // timed once before the loop while the other ranks did whatever they were doing).
+  // Every rank's slowdowns, in rank order, and the factor is from their medians; empty in
+  // older states (rank 0's own figures, the codec alone timed once before the loop while
+  // the other ranks did whatever they were doing).
   std::vector<double> rank_backward_slowdown, rank_codec_slowdown;
 };
 

@@ -1,6 +1,6 @@
 // The cost of a scheme's low-precision all-reduces that the float32 collective fits do not
-// see (docs/validation.md, causes 1 and 25). The model costs every collective from the
-// profile's all-reduce fits by its BYTES, which calibrate measures with float32 buffers.
+// see. The model costs every collective from the profile's all-reduce fits by its BYTES,
+// which calibrate measures with float32 buffers.
 // On Gloo neither low-precision type is a float all-reduce of fewer bytes:
 //  - float16 is reduced by the backend itself, element by element through software
 //    half <-> float conversions inside the ring, with a fixed part per call as large as

@@ -74,23 +74,23 @@ void setup_calibrate(CLI::App& app) {
                 "Spend the gap before each timed collective busy (a loop over a 16 MiB buffer) instead of asleep: "
                 "a training step's forward and backward keep the core busy (and, with more ranks than cores, "
                 "compete with the other ranks' collectives). Not the default: on the VMs measured it made every prediction "
-                "15-40% too pessimistic, where the idle gap is within noise (docs/validation.md, cause 15)");
+                "15-40% too pessimistic, where the idle gap is within noise (docs/history/validation-log.md)");
   sub->add_flag("--collective-free-running", o.collective_free_running,
                 "Time the collectives as a training step meets them: no barrier before a timed call, each rank "
                 "busy for the gap x 0.5-1.5 (its own draw) and then calling, so the ranks arrive at different "
                 "times and the first out compute beside the last still in; a call costs what its last arriving "
-                "rank measured (docs/validation.md, cause 23)");
+                "rank measured (docs/history/validation-log.md)");
   sub->add_option("--collective-calls-scale", o.collective_calls_scale,
                   "Time this many times the calls per collective size and per all-gather floor size (and give the "
                   "sweep that many times its share of --budget-s, added to the budget): the calibration's own noise, which gcu validate reports per cell, shrinks "
-                  "as 1/sqrt of it (docs/validation.md, cause 24). 0.25-64")
+                  "as 1/sqrt of it (docs/history/validation-log.md). 0.25-64")
       ->capture_default_str();
   sub->add_option("--allgather-floor", o.allgather_floor,
                   "Time each all-gather scheme's bucket all-gathers as a training step enters them (free-running: "
                   "no barrier, each rank after its own busy gap) and keep them as the profile's allgather_floor, "
                   "which the model takes as max(link, floor). auto: when this node's ranks x torch threads "
                   "outnumber its cores, where ranks leaving a call compute on the cores the last still need "
-                  "(docs/validation.md, cause 26); on; off")
+                  "(docs/history/validation-log.md); on; off")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   sub->add_option("--compute-loop", o.compute_loop,
@@ -98,8 +98,8 @@ void setup_calibrate(CLI::App& app) {
                   "loop (its reducer, the uncompressed all-reduce of every bucket between backward and optimizer, "
                   "no barrier), so the other ranks' communication competes for the cores as it does in training; "
                   "barrier: each iteration alone after a barrier (at 4 ranks on 2 cores its backward came out "
-                  "1.4-2.3x short of the trainer's; docs/validation.md, cause 27). With --backend nccl, trainer runs "
-                  "the buckets over the trainer's own NCCL communicator (cause 38) and falls back to barrier in a "
+                  "1.4-2.3x short of the trainer's; docs/history/validation-log.md). With --backend nccl, trainer "
+                  "runs the buckets over the trainer's own NCCL communicator and falls back to barrier in a "
                   "build without the trainer's GPU path")
       ->check(CLI::IsMember({"trainer", "barrier"}))
       ->capture_default_str();
@@ -107,8 +107,8 @@ void setup_calibrate(CLI::App& app) {
                   "The batches the compute step times, as gcu train --data: synthetic (a fixed random input per "
                   "rank, fresh labels every step) or fashion-mnist (each rank's shuffled shard; image models). "
                   "CPU compute depends on the values: at 2 ranks x batch 32 the CNN's forward took 3.0-3.2 ms on "
-                  "Fashion-MNIST and 3.7-3.8 on synthetic inputs (docs/validation.md, cause 28), so calibrate on the "
-                  "data you will train on")
+                  "Fashion-MNIST and 3.7-3.8 on synthetic inputs (docs/history/validation-log.md), so calibrate "
+                  "on the data you will train on")
       ->check(CLI::IsMember({"synthetic", "fashion-mnist"}))
       ->capture_default_str();
   sub->add_option("--state", o.state_file, "State file of partial results (default: <output>.state.json)");

@@ -122,8 +122,9 @@ Examples:
                   "on: after each link's rate sweep, run calibrate's gamma step through that link too (backward "
                   "alone and beside the model's bucket all-reduces, ~20 s at 4 ranks) and predict the link's cells "
                   "with its gamma and collective contention instead of the calibration's: at 4 ranks the all-reduces "
-                  "slowed the backward 2.0x beside a 3 Gbit/s link where the unshaped link slowed it 1.2-1.5x (docs/validation.md, "
-                  "cause 41). With --reuse, the kept links/*.gamma.json.state.json. off: the profile's everywhere")
+                  "slowed the backward 2.0x beside a 3 Gbit/s link where the unshaped link slowed it 1.2-1.5x "
+                  "(docs/history/validation-log.md). With --reuse, the kept links/*.gamma.json.state.json. off: the "
+                  "profile's everywhere")
       ->check(CLI::IsMember({"on", "off"}))
       ->default_str("off (user), on (diagnose)");
   sub->add_option("--out", o.out_dir, "output directory")->capture_default_str();

@@ -60,7 +60,7 @@ std::string default_pilot_model(const std::string& task);
 
 // Evaluation iterations are the same for every run: e_0 = 0, e_1 = 1,
 // e_{k+1} = max(e_k + 1, floor(e_k (1 + resolution))) (relative spacing ~ resolution).
-// (The validation data of 2026-11-23 used i % max(1, floor(i resolution)) == 0, which
+// (The earliest validation data used i % max(1, floor(i resolution)) == 0, which
 // skips whole ranges for resolution > 1/25; its records carry their own iterations.)
 bool is_eval_iteration(int i, double resolution);
 

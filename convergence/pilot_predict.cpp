@@ -27,7 +27,7 @@ struct Runs {
   std::vector<double> b_simple, rel_error, global_batch;  // the run records' (whole runs)
   int workers = 0;
   // seed -> (iteration, b_simple, relative_error so far) of the last eval kept, from eval
-  // records that carry them (gcu pilot run since 2026-11-24): a truncated pilot's figures.
+  // records that carry them (recent gcu pilot run records): a truncated pilot's figures.
   struct SoFar {
     int iteration = -1;
     double b_simple = kNan, relative_error = kNan;

@@ -148,7 +148,7 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
   // Collective fits calibrated at one world size and used at another: the algorithm
   // formulas (collectives.h) carry their per-step alpha and per-byte beta across rank
   // counts (a 2-rank profile's fits predicted a 4-rank grid as its own did:
-  // docs/validation.md §5, "A 2-rank profile predicting 4 ranks").
+  // docs/history/validation-log.md, "A 2-rank profile predicting 4 ranks").
   const int fitted_world = profile.cluster.nodes * profile.cluster.gpus_per_node;
   if ((!profile.cluster.intra.collectives.empty() || !profile.cluster.inter.collectives.empty()) &&
       fitted_world > 0 && fitted_world != cost_.world())

@@ -67,9 +67,9 @@ struct Cluster {
   double overlap_contention = 1.0;  // slowdown of backward AND codec when they overlap
   // The CPU side of a collective runs this much slower while backward runs (>= 1; 1 = not
   // at all, as on a GPU, whose collectives have their own engine). On CPU the two compete
-  // for the cores: Gloo's reduction and copies are CPU work (docs/validation.md, causes 4
-  // and 35). A call of reference time r (what it costs on the reference link, below) with
-  // fixed part l (the same kind's cost of an empty message) takes at least
+  // for the cores: Gloo's reduction and copies are CPU work. A call of reference time r
+  // (what it costs on the reference link, below) with fixed part l (the same kind's cost of
+  // an empty message) takes at least
   // l + comm_contention x (r - l) beside backward: on a slow link the wire hides it.
   double comm_contention = 1.0;
   // The link level whose collective costs are the CPU side's (the calibration's own link).
@@ -120,7 +120,7 @@ struct DdpConfig {
 // (n = bucket elements, tensors = the bucket's gradients; the size sweep times one-tensor
 // buckets, so fixed_s holds the first tensor's share). per_tensor_s is what each further
 // tensor adds: PowerSGD's per-matrix products, and on a GPU every scheme's kernel launches
-// per tensor (docs/validation.md, cause 36). 0 in profiles written before 2026-11-26.
+// per tensor. 0 in profiles written before this term existed.
 struct EncodeFit {
   Seconds fixed_s = 0;
   Seconds per_element_s = 0;
@@ -142,11 +142,11 @@ struct DecodeFit {
 // calibration's own link, its fixed part included. Interpolated linearly between measured
 // sizes, proportionally beyond them (scheme_cost.h). Two uses (CodecFit):
 //  - allreduce_floor: a low-precision all-reduce whose reduction is CPU work inside the
-//    backend (Gloo sums float16 element by element through software conversions;
-//    docs/validation.md, causes 1 and 25); per_element_s = that work over a float32
+//    backend (Gloo sums float16 element by element through software conversions, a fixed
+//    CPU cost per call that a slow link hides); per_element_s = that work over a float32
 //    all-reduce of the same bytes, which adds to whatever the link takes;
 //  - allgather_floor: the scheme's all-gathers entered as a training step enters them,
-//    free-running (no barrier, the ranks arriving after their own compute; cause 26): with
+//    free-running (no barrier, the ranks arriving after their own compute): with
 //    more ranks than cores the first ranks to leave compute on the cores the last still
 //    need, a cost the aligned collective sweep never sees; per_element_s = 0.
 struct CollectiveFloor {
@@ -156,7 +156,7 @@ struct CollectiveFloor {
   Seconds per_element_s = 0;      // work per bucket element that adds to the link's time
   // The standard error of each size's time (its timed rounds' sd / sqrt(rounds)), for the
   // calibration-noise bootstrap (validate/calibration_noise.h). Empty: not kept (profiles
-  // written before 2026-11-25); the bootstrap then takes the floor as exact.
+  // written before it was kept); the bootstrap then takes the floor as exact.
   std::vector<Seconds> se_s;
 };
 struct CodecFit {

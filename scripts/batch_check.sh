@@ -2,8 +2,8 @@
 # Does a profile measured at some per-rank batch sizes predict another? (The weak-scaling
 # what-if of SPEC §1: `gcu simulate --sweep batch_size` answers from the profile's compute
 # table, model/profile.h compute_for_batch.) Re-predicts the trainer logs of a recording
-# whose grid has several batch sizes (docs/validation.md §5, "Batch sizes"), without
-# running anything, each time with one batch size's compute left out of the profile:
+# whose grid has several batch sizes (docs/history/validation-log.md, "Batch sizes"),
+# without running anything, each time with one batch size's compute left out of the profile:
 #   OUT/own            every batch size's own compute (scripts/repredict.sh);
 #   OUT/without-<B>    batch B's compute entry removed: B's cells predicted from the other
 #                      entries (interpolated between its neighbours, or extrapolated

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Compute as calibrate times it against compute as training pays it (docs/validation.md
-# §7, "Compute at 4 ranks x batch 16"). Interleaved pairs on loopback: `gcu calibrate`
-# with only its compute step (every iteration after a barrier, the slowest rank of each
-# iteration), then `gcu train --scheme none` on synthetic data (every rank's log, the
+# Compute as calibrate times it against compute as training pays it
+# (docs/history/validation-log.md, "Compute at 4 ranks x batch 16"). Interleaved pairs on
+# loopback: `gcu calibrate` with only its compute step (every iteration after a barrier,
+# the slowest rank of each iteration), then `gcu train --scheme none` on synthetic data (every rank's log, the
 # rank with the largest forward + backward + optimizer of each iteration, as `gcu
 # validate` merges them). Prints both per pair.
 #

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Per-element extra of Gloo's float16 all-reduce over a float32 all-reduce of the same
-bytes, per message size (docs/validation.md §5, the 4-rank CNN grid: fp16 -21..-25%).
+bytes, per message size (docs/history/validation-log.md, the 4-rank CNN grid: fp16
+-21..-25%).
 PyTorch's Gloo, one thread per rank, ranks started here on loopback:
 
   /usr/bin/python3 scripts/f16_allreduce_check.py 4        # 4 ranks

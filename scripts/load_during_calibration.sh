@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A designed calibration-to-grid drift (docs/validation.md §5, "A drifted calibration"):
+# A designed calibration-to-grid drift (docs/history/validation-log.md, "A drifted
+# calibration"):
 # waits for `gcu validate --calibrate`'s calibration to start its compute step, runs one
 # busy process beside it (at the niceness given, default -10: the same as the recording's
 # ranks, so it takes its share of the 2 cores) through the compute and gamma steps, and

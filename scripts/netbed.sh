@@ -65,8 +65,8 @@ list() {
 # tbf: burst = rate * 1 ms (at least 32 KiB: two GSO segments, which shaped links cap at
 # 16 KiB, see up()), queue of 50 ms. The bucket lets `burst` bytes through at the veth's
 # speed: with rate * 4 ms (500 KB at 1gbit) a CNN's 827 KB bucket all-reduce mostly rode
-# the burst and beat the link's sustained rate (docs/validation.md, cause 8); with the
-# earlier 64 KiB floor, a 175 KB message at 200mbit still did (cause 10).
+# the burst and beat the link's sustained rate; with the earlier 64 KiB floor, a 175 KB
+# message at 200mbit still did.
 shape() {
   local ns=$1 dev=$2 rate=$3 out
   local bits

@@ -14,7 +14,8 @@
 #   REPREDICT_VALIDATE_ARGS   extra `gcu validate` arguments (e.g. --predict-rate link-fits)
 #   REPREDICT_PROFILE_JQ      a jq filter applied to the re-fitted profile before predicting, for
 #                             ablations (e.g. 'del(.cluster.comm_contention)': the model without
-#                             cause 35's factor); the edited profile is OUT_DIR/profile.json
+#                             its collectives' slowdown beside the backward); the edited profile
+#                             is OUT_DIR/profile.json
 # Copies the recording's raw/, links/ and probes/ (the compute probes) into OUT_DIR.
 # Writes OUT_DIR/{profile.json, profile.json.state.json, validate.{json,csv,txt}, *.log};
 # prints the validate summary line. Needs jq; starts the recording's number of ranks on
@@ -35,7 +36,7 @@ done
 prepare_out_dir "$OUT" .repredict repredict
 cp -r "$REC/raw" "$OUT/"
 [ -d "$REC/links" ] && cp -r "$REC/links" "$OUT/"
-# The grid's compute probes (gcu.validate/7; recordings before 2026-11-27 have none).
+# The grid's compute probes (gcu.validate/7; older recordings have none).
 [ -d "$REC/probes" ] && cp -r "$REC/probes" "$OUT/"
 cp "$REC/profile.json.state.json" "$OUT/profile.json.state.json"
 

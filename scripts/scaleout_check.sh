@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Does a profile measured on a few ranks predict more ranks? (SPEC §5's second question;
-# docs/validation.md §5, "A 2-rank profile predicting 4 ranks".) Re-predicts the trainer
-# logs of a recording at more ranks (LARGE) four ways, without running anything:
+# docs/history/validation-log.md, "A 2-rank profile predicting 4 ranks".) Re-predicts the
+# trainer logs of a recording at more ranks (LARGE) four ways, without running anything:
 #   OUT/own    with LARGE's own calibration (scripts/repredict.sh);
 #   OUT/fits   with SMALL's collective fits (the link levels' per-collective alpha/beta and
 #              algorithms), a recording at fewer ranks: what the model extrapolates across

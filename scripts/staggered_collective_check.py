@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A collective entered by free-running ranks costs more than one entered together
-(docs/validation.md, cause 23). PyTorch's Gloo, one thread per rank, ranks started here
+(docs/history/validation-log.md). PyTorch's Gloo, one thread per rank, ranks started here
 on loopback; per variant 60 timed calls (5 warm-up):
 
   /usr/bin/python3 scripts/staggered_collective_check.py 4     # 4 ranks

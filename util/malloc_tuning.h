@@ -1,12 +1,12 @@
-// glibc's allocator thresholds pinned for the whole process (docs/validation.md, cause
-// 30). glibc starts with a 128 KiB mmap threshold and raises it dynamically each time a
-// larger mmapped block is freed. A CPU training step allocates activations and
-// gradients of 0.1-10 MB every iteration: served by mmap, each pays fresh page faults;
-// served from the heap, it does not. Which way a process goes depends on the order of its
-// first frees, so ranks of one run differed by 20% in forward time (CNN, 2 x 32 on
-// Fashion-MNIST: 2.99 against 3.68 ms), and calibrate and training could land on
-// different sides. Pinned (64 MiB mmap threshold, 256 MiB trim threshold) every process
-// serves them from the heap: 2.67-2.72 ms on both ranks, run after run.
+// glibc's allocator thresholds pinned for the whole process. glibc starts with a 128 KiB
+// mmap threshold and raises it dynamically each time a larger mmapped block is freed. A CPU
+// training step allocates activations and gradients of 0.1-10 MB every iteration: served
+// by mmap, each pays fresh page faults; served from the heap, it does not. Which way a
+// process goes depends on the order of its first frees, so ranks of one run differed by 20%
+// in forward time (CNN, 2 x 32 on Fashion-MNIST: 2.99 against 3.68 ms), and calibrate and
+// training could land on different sides. Pinned (64 MiB mmap threshold, 256 MiB trim
+// threshold) every process serves them from the heap: 2.67-2.72 ms on both ranks, run
+// after run.
 #pragma once
 
 #include <functional>

@@ -1,8 +1,8 @@
-// How far the calibration's own sampling noise moves each cell's prediction (docs/validation.md,
-// cause 24): a prediction is made from a few dozen timed calls per collective size, and at 4
-// ranks on 2 cores a small call varies by 40-80%, so three calibrations made minutes apart
-// in the same placement predict the same cell 7% apart on median (15% p90). A cell whose
-// error is within that is not a model error.
+// How far the calibration's own sampling noise moves each cell's prediction (it is as
+// large as the error goal): a prediction is made from a few dozen timed calls per
+// collective size, and at 4 ranks on 2 cores a small call varies by 40-80%, so three
+// calibrations made minutes apart in the same placement predict the same cell 7% apart on
+// median (15% p90). A cell whose error is within that is not a model error.
 //
 // Parametric bootstrap over the collective sweeps: every supported row's fitted statistic
 // (the state's fit_statistic: mean, median, p10 or min) is redrawn as t + z se, z ~ N(0, 1),
@@ -12,9 +12,9 @@
 // profile's codecs (allreduce_floor, allgather_floor: free-running or backend-reduced calls
 // timed over 15-60 rounds, which spread by +-17% between calibrations at 4 ranks on 2
 // cores) are redrawn in the same draw, each size's time as t + z se from its kept standard
-// error (floors without one, written before 2026-11-25, are taken as exact). The interval
+// error (floors without one, from older calibrations, are taken as exact). The interval
 // is the p10-p90 of those predictions of the total. The overlap contention factor, when
-// the state keeps every rank's slowdowns (calibrations since 2026-11-28, cause 40), is
+// the state keeps every rank's slowdowns (newer calibrations), is
 // redrawn from the ranks resampled with replacement (the medians' factor, as calibrate
 // takes it). Compute and codec encode/decode fits
 // are not redrawn (their timed iterations are many more; the collectives dominate the

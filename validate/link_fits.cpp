@@ -127,7 +127,7 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
     const std::string key = model::collective_key(k);
     // Fitted ranges from `cut` up; for all-reduces, the sweep's own points between the two
     // thresholds (interpolated): the piecewise fit is held to its 5% target only from
-    // 1 MiB up, and below it one noisy size bent a 4-rank range by 20% (cause 20).
+    // 1 MiB up, and below it one noisy size bent a 4-rank range by 20%.
     const double cut = std::max(kLinkFitsMinBytes, smallest_measured(sweeps, k));
     std::vector<model::SizeRangeFit> between;
     if (k == CollectiveKind::AllReduce)
@@ -158,10 +158,10 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
         r.min_bytes = std::max<double>(r.min_bytes, cut);
         ranges.push_back(r);
       }
-    // From 1 MiB per rank up, the all-gather at its long flows' rate (cause 37).
+    // From 1 MiB per rank up, the all-gather at its long flows' rate (link_fits.h).
     if (k == CollectiveKind::AllGather && m != measured.collectives.end())
       long_flow_rate(ranges, k, st.collectives->world, cut, top_points(sweeps, k, st.meta.fit_statistic));
-    calibrate::make_nondecreasing(ranges, k, st.collectives->world);  // cause 31
+    calibrate::make_nondecreasing(ranges, k, st.collectives->world);  // no range above the next one's start
     out.collectives[key] = ranges;
   }
   model::Profile p = base;

@@ -1,16 +1,17 @@
-// --predict-rate link-fits (docs/validation.md, cause 18): a shaped link predicted with the
-// collective costs measured through it, per collective kind and size range, instead of one
-// rate for every call. Through a tbf-shaped link Gloo's all-gather of 1-4 MiB gets about
-// half the all-reduce's rate between 2 ranks, while 100-400 KB messages get more than it:
-// one rate cannot be right for both.
+// --predict-rate link-fits: a shaped link predicted with the collective costs measured
+// through it, per collective kind and size range, instead of one rate for every call.
+// Through a tbf-shaped link Gloo's all-gather of 1-4 MiB gets about half the all-reduce's
+// rate between 2 ranks, while 100-400 KB messages get more than it: one rate cannot be
+// right for both.
 //
 // The link's sweep (calibrate's collectives step run through the link by `gcu validate`,
 // links/r<N>-<link>.json.state.json) is fitted as calibrate fits the unshaped one. For each
 // collective kind, messages at or above the sweep's smallest size (and kLinkFitsMinBytes)
 // take the link's fitted ranges; all-reduces from kLinkFitsMinBytesAllReduce up to there
-// take the straight line between the sweep's neighbouring sizes (cause 20); smaller ones
-// keep the profile's ranges with their per-byte cost at the link's measured all-reduce
-// rate, which is what --predict-rate measured does for every size. A kind the sweep did
+// take the straight line between the sweep's neighbouring sizes (what the trainer's
+// buckets pay there); smaller ones keep the profile's ranges with their per-byte cost at
+// the link's measured all-reduce rate, which is what --predict-rate measured does for
+// every size. A kind the sweep did
 // not measure keeps the profile's ranges at that rate throughout.
 #pragma once
 
@@ -30,13 +31,13 @@ namespace gcu::validate {
 // the link sweep reached them. All-reduce: from 128 KiB the sweep's own times are what the
 // trainer's buckets pay (the CNN's 827 KB bucket within 2% at 1gbit, 500mbit and 200mbit;
 // through the profile's ranges at the measured rate +1-2 ms: the unshaped link's fixed
-// cost added to the wire time, cause 16); below it the sweep's sizes, timed 10 ms apart,
+// cost added to the wire time); below it the sweep's sizes, timed 10 ms apart,
 // came out cheaper than PowerSGD's and top-k's small collectives pay in training. Other
-// kinds: from 1 MiB (the CNN's 100-400 KB all-gathers pay more than the sweep's; cause 18).
+// kinds: from 1 MiB (the CNN's 100-400 KB all-gathers pay more than the sweep's).
 inline constexpr double kLinkFitsMinBytesAllReduce = 128 << 10;
 inline constexpr double kLinkFitsMinBytes = 1 << 20;
 
-// Long flows (cause 37). Through a tbf-shaped link Gloo's all-gather between 2 ranks moves
+// Long flows. Through a tbf-shaped link Gloo's all-gather between 2 ranks moves
 // a bucket stream (the trainer's back-to-back buckets, 11 MB per rank per iteration for
 // QSGD on ResNet-18) at ~2/3 of the all-reduce's rate: 15.0-15.7 MB/s against 22-24 at
 // 200 Mbit/s on all eleven 2-rank ResNet-18 grids, 71-77 MB/s against 116-118 at 1 Gbit/s.

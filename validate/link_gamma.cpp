@@ -130,7 +130,7 @@ void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::P
     const calibrate::GammaState& s = *st.gamma;
     if (!positive_finite(s.alone_s) || !positive_finite(s.overlapped_s) || !positive_finite(s.comm_s)) {
       g.note = state_path + ": the gamma step's backward alone, backward beside the all-reduces and the all-reduces' "
-                            "time must be finite and positive (a state before 2026-11-26 has no all-reduce time)";
+                            "time must be finite and positive (an older state has no all-reduce time)";
       return;
     }
     g.alone_s = s.alone_s;

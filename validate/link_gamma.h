@@ -1,9 +1,9 @@
 // The backward's slowdown and the collectives' CPU contention measured on each testbed
-// link (docs/validation.md, cause 41): `gcu calibrate`'s gamma step alone (backward alone,
-// then beside the model's DDP bucket all-reduces, then those all-reduces alone; the
-// calibration's own model, batch sizes and threads) run through the link right after its
-// rate sweep, with `--state-only`. From its state, the same two numbers the calibration
-// puts in the profile (calibrate/profile_builder.h):
+// link: `gcu calibrate`'s gamma step alone (backward alone, then beside the model's DDP
+// bucket all-reduces, then those all-reduces alone; the calibration's own model, batch
+// sizes and threads) run through the link right after its rate sweep, with `--state-only`.
+// From its state, the same two numbers the calibration puts in the profile
+// (calibrate/profile_builder.h):
 //   gamma            the backward's rate while the all-reduces ran beside it
 //                    (gamma_while_communicating);
 //   comm_contention  the factor on the collectives' CPU side (reference: the profile's
@@ -17,7 +17,7 @@
 // link: beside a tbf-shaped 3 Gbit/s link at 4 ranks on 2 cores the bucket all-reduces took
 // 1.7-1.8x as long beside the backward as alone and stretched it 2.0x, against 2.6-2.8x and
 // 1.2-1.5x on the unshaped link (the wire and the CPU side of a collective do not simply
-// overlap; docs/validation.md, cause 41).
+// overlap).
 #pragma once
 
 #include "model/profile.h"

@@ -134,7 +134,7 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   std::vector<std::string> a = bed.launch_prefix(gcu, ranks);
   const int budget_s = link_sweep_budget_s(link);
   // 16 KiB-32 MiB per rank, every collective kind, each call after a 10 ms idle gap (as a
-  // training step's calls; cause 13): the rate from 1 MiB up, the per-size fits for
+  // training step's calls follow idle time): the rate from 1 MiB up, the per-size fits for
   // --predict-rate link-fits (link_fits.h).
   a.insert(a.end(), {gcu, "calibrate", "--model", "cnn", "--skip",
                      "compute,gamma,codecs,errors,codec-gradients,contention,convergence", "--min-bytes",

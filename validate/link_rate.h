@@ -20,7 +20,8 @@ namespace gcu::validate {
 // The link sweep: message sizes (bytes per rank), calibrate's budget for it, idle gap.
 inline constexpr int64_t kLinkSweepMinBytes = 16 << 10;
 // 32 MiB: an all-gather's sizes count its output, so between 2 ranks the sweep reaches
-// 16 MiB sent per rank, a flow as long as a bucket stream of the trainer (cause 37).
+// 16 MiB sent per rank, a flow as long as a bucket stream of the trainer (such streams
+// get less of a shaped link's rate than single calls).
 inline constexpr int64_t kLinkSweepMaxBytes = 32 << 20;
 inline constexpr int kLinkSweepBudgetS = 60;
 inline constexpr int kLinkSweepGapMs = 10;
@@ -30,7 +31,7 @@ inline constexpr double kLinkProbeSeconds = 4.0;
 // The sweep's time budget (s) on `link`: 30 s divided by the rate in Gbit/s, between
 // kLinkSweepBudgetS and 240 s (60 s from 0.5 Gbit/s up, 150 s at 200 Mbit/s), so that a slow link's
 // sweep still reaches its largest sizes (at 200 Mbit/s a 60 s budget stopped it at 4 MiB
-// per rank; cause 37).
+// per rank).
 int link_sweep_budget_s(const Link& link);
 
 // The rates of a kept sweep (its calibrate state file) into lr, and lr.state_path. Throws
@@ -59,7 +60,7 @@ double allreduce_rate_gbps(const std::string& state_json_text, double min_bytes 
 // The same for the sweep's all-gather (sizes count the output, nccl-tests style; ring:
 // beta = slope p / (p - 1)); 0 when not measured. Reported beside the all-reduce rate:
 // Gloo's all-gather between 2 ranks gets ~55% of the all-reduce's rate through a
-// tbf-shaped link at 1-4 MiB but the full rate at 100-400 KB (docs/validation.md, cause 18).
+// tbf-shaped link at 1-4 MiB but the full rate at 100-400 KB.
 double allgather_rate_gbps(const std::string& state_json_text, double min_bytes = 1 << 20);
 
 }  // namespace gcu::validate

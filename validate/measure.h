@@ -43,9 +43,9 @@ struct TrainLog {
 TrainLog parse_trainlog(const std::string& text, const std::string& file);
 
 // One run's logs of every rank (gcu train --log-all-ranks), merged as the model sees a
-// synchronous step (docs/validation.md, cause 22). Each iteration waits for ITS slowest
-// rank, and calibrate gives the model that rank's compute (cause 19); rank 0's own forward
-// and backward are shorter, and its collective_s holds the wait for the slowest. So per
+// synchronous step. Each iteration waits for ITS slowest rank, and calibrate gives the
+// model that rank's compute; rank 0's own forward and backward are shorter, and its
+// collective_s holds the wait for the slowest. So per
 // measured iteration (the logs aligned by position), every component is the one of the
 // rank with the largest forward + backward + optimizer, as calibrate picks it, except the
 // total: the mean over the ranks (the run's time per iteration, the same on every rank up

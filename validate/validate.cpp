@@ -350,7 +350,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
     if (rep.calibration_age_s && *rep.calibration_age_s > kStaleCalibrationS)
       log << "gcu validate: warning: the profile was calibrated " << std::lround(*rep.calibration_age_s / 3600.0)
           << " h before this grid; on a shared machine a calibration from another session moves predictions by "
-             "~10% (docs/validation.md §5): calibrate in the same hour (--calibrate)\n";
+             "~10% (docs/history/validation-log.md): calibrate in the same hour (--calibrate)\n";
   }
   RoundsRun rounds{o, cells, bed, prior_load, res, load_sum, log, rep.compute_probes.probes};
   run_rounds(rounds);
@@ -382,7 +382,7 @@ std::vector<std::string> train_command(const ValidateOptions& o, const Cell& c, 
                                 "--warmup", std::to_string(o.warmup), "--scheme", c.scheme,
                                 "--mode", c.mode, "--threads", std::to_string(o.threads),
                                 "--log", log, "--quiet", "--timeout", "60"};
-  // Every rank's log: the measured components are each iteration's slowest rank's (cause 22).
+  // Every rank's log: the measured components are each iteration's slowest rank's.
   if (c.ranks > 1) a.push_back("--log-all-ranks");
   if (o.device == "cuda") a.insert(a.end(), {"--device", "cuda"});
   a.insert(a.end(), o.train_args.begin(), o.train_args.end());

@@ -75,7 +75,7 @@ __global__ void histogram(const float* x, int64_t n, const SelectState* st, int 
 // k_rem (scanning from the top), fixes it in the prefix and keeps k_rem for the ties.
 // __launch_bounds__: without it nvcc gave this kernel 87 registers, and 87 x 1024 threads
 // exceeds an SM's 64 K registers: every launch failed with cudaErrorLaunchOutOfResources
-// (first GPU run, H100, 2026-11-26).
+// (first GPU run, H100).
 __global__ void __launch_bounds__(kScanThreads)
     choose_digit(const unsigned* hist, SelectState* st, int shift, int bins, const int* gate) {
   if (gated_off(gate)) return;  // uniform over the block: before any barrier

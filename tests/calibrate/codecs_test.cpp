@@ -92,7 +92,7 @@ TEST(CodecTiming, NoneFitsNonNegativeCosts) {
 
 // The per-tensor row needs at least 4 elements per tensor; tensors < 2 turns it off. (Its
 // size on a CPU is within the medians' noise for most schemes, so no sign is asserted
-// here; the H100's per-tensor costs are in docs/validation.md, cause 36.)
+// here; the H100's per-tensor costs are in docs/history/validation-log.md.)
 TEST(CodecTiming, PerTensorRowOnlyWhereItCanSplit) {
   CodecTimingOptions o;
   o.sizes = {64};

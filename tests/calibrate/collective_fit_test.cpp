@@ -2,7 +2,7 @@
 // sizes, falls back to the whole sweep's secant (with a note) when latency noise hides
 // their per-byte cost, and is a FitError when no per-byte cost shows at all; a fitted
 // range that ends above the next one's start is lowered so that cost never falls as the
-// size grows (cause 31).
+// size grows.
 #include "calibrate/collective_fit.h"
 
 #include "model/collectives.h"
@@ -83,7 +83,7 @@ double model_s(const std::vector<model::SizeRangeFit>& ranges, CollectiveKind k,
 }
 
 TEST(MakeNondecreasing, TheRecordedCnnCalibrationFollowsTheLargeSizesLine) {
-  // cpu-2rank-cnn-tta-pinned's all-reduce fit (cause 31), fitted on noisy means: 256 B-
+  // cpu-2rank-cnn-tta-pinned's all-reduce fit, fitted on noisy means: 256 B-
   // 128 KiB at 0.433 ms + 13 ns/B, 128 KiB-1 MiB at 12 ns/B with no latency, from 1 MiB
   // 0.816 ms + 1.03 ns/B. At 1 MiB the middle range says 12.6 ms, the last 2.71 ms.
   const double k128 = 131072, m1 = model::kMiB;

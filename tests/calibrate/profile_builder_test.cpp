@@ -257,7 +257,7 @@ TEST(GammaWhileCommunicating, TheRateDuringTheCollectivesNotTheWholeStretch) {
   // Collectives over the whole backward (or longer): the stretch is the rate.
   EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.25), 1.25, 1e-12);
   EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.4), 1.25, 1e-12);
-  // Unknown duration (states before 2026-11-26): the stretch, as before.
+  // Unknown duration (older states): the stretch, as before.
   EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0), 1.25, 1e-12);
   // More delay than the collectives' own time: the rate model cannot explain it; capped.
   EXPECT_EQ(gamma_while_communicating(0.2, 0.32, 0.1), kGammaRateMax);
@@ -309,7 +309,7 @@ TEST(CommContention, TheProfileCarriesItWithANoteAndOlderStatesGetOne) {
   };
   EXPECT_TRUE(noted(b.profile, "comm_contention = 1."));
   EXPECT_NE(b.report.find("4.3 ms measured alone"), std::string::npos) << b.report;
-  st.gamma->comm_s = 0;  // a state before cause 34: not measured
+  st.gamma->comm_s = 0;  // an older state: not measured
   const BuiltProfile old = build_profile(st, info);
   EXPECT_EQ(old.profile.cluster.comm_contention, 1.0);
   EXPECT_TRUE(noted(old.profile, "comm_contention not measured"));

@@ -39,12 +39,12 @@ grep -q 'ms idle before each call' "$DIR/rank0.out" || { echo "the report does n
 grep -Eq '"idle_gap_s": *(0\.0*[1-9]|[1-9])' "$DIR/profile.json.state.json" ||
   { echo "no positive idle gap in the state file"; grep -o '"idle_gap_s":[^,}]*' "$DIR/profile.json.state.json"; exit 1; }
 # The compute step reports the slowest rank of each iteration (what the profile takes)
-# beside the slowest rank's medians (cause 19), timed in the trainer's loop (cause 27:
-# the default, with 2 CPU ranks on Gloo).
+# beside the slowest rank's medians, timed in the trainer's loop (the default, with 2 CPU
+# ranks on Gloo).
 grep -Eq "compute batch 16 in the trainer's loop \(slowest rank of each iteration, mean\): forward [0-9.]+ ms, backward [0-9.]+ ms, optimizer [0-9.]+ ms \(medians [0-9.]+, [0-9.]+ ms; the slowest rank's medians [0-9.]+, [0-9.]+ ms\)" \
   "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no per-iteration slowest-rank compute line"; cat "$DIR/rank0.err"; exit 1; }
 # The codec-gradients step timed both codecs on the CNN's own gradient buckets (positive
-# factors), both ranks at once (cause 29), and the fp16 codec kept its low-precision
+# factors), both ranks at once, and the fp16 codec kept its low-precision
 # all-reduce's extra apart.
 for spec in none fp16; do
   grep -Eq "codec $spec on the model's gradients, 2 rank\(s\) at once: 1 bucket\(s\) x 2 gradient\(s\): encode [0-9.]+ ms \(sweep fit [0-9.]+ ms, x[0-9.]+\)" \
@@ -54,7 +54,7 @@ grep -Eq '"encode_factor": *[0-9]' "$DIR/profile.json.state.json" || { echo "no 
 jq -e '[.codec_gradients[].ranks_at_once] | length > 0 and all(. == 2)' "$DIR/profile.json.state.json" >/dev/null || { echo "codec_gradients not timed by both ranks at once"; exit 1; }
 grep -q '"wire_extra_per_element_s"' "$DIR/profile.json.state.json" || { echo "no wire extra kept for the codecs"; exit 1; }
 # fp16's all-reduce is reduced by Gloo itself: its measured floor (2 ranks, one positive
-# time per size) is in the profile, and the log says so (docs/validation.md, cause 25).
+# time per size) is in the profile, and the log says so.
 python3 - "$DIR/profile.json" <<'PY' || { echo "no usable fp16 allreduce_floor in the profile"; exit 1; }
 import json, sys
 f = json.load(open(sys.argv[1]))["compressors"]["fp16"]["allreduce_floor"]
@@ -66,8 +66,7 @@ PY
 grep -Eq "codec fp16: f16 all-reduce floor \(2 ranks\): [0-9.]+ ms at [0-9]+ \.\.\. [0-9.]+ ms at [0-9]+ elements" \
   "$DIR/rank0.err" "$DIR/rank0.out" || { echo "no fp16 floor line in the log"; exit 1; }
 # signSGD all-gathers: its free-running all-gather floor (2 ranks, timed at the CNN's one
-# DDP bucket, one positive time) is in the profile, and the log says so (docs/validation.md,
-# cause 26); fp16 has none.
+# DDP bucket, one positive time) is in the profile, and the log says so; fp16 has none.
 python3 - "$DIR/profile.json" <<'PY' || { echo "no usable signsgd allgather_floor in the profile"; exit 1; }
 import json, sys
 c = json.load(open(sys.argv[1]))["compressors"]
@@ -117,7 +116,7 @@ if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=
 fi
 grep -q "collective-gap-ms must be" "$DIR/gap.err" || { echo "no clear error for a bad gap"; cat "$DIR/gap.err"; exit 1; }
 # --collectives: an unknown kind is refused before any rank waits (exit 2, named); a sweep of
-# the all-gather alone times that kind only (gcu validate's link sweeps, cause 37).
+# the all-gather alone times that kind only (as gcu validate's link sweeps do).
 if env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 4)) \
     "$GCU" $common --collectives allgather,alltoall > "$DIR/kinds.out" 2> "$DIR/kinds.err"; then
   echo "--collectives alltoall was accepted"; exit 1
@@ -159,7 +158,7 @@ jq -e '.compressors.fp16.encode.per_element_s | isfinite' "$DIR/scale4.json" > /
 python3 - "$DIR/scale1.json.state.json" "$DIR/scale4.json.state.json" <<'PY' || { echo "--collective-calls-scale 4 did not time more calls"; exit 1; }
 import json, sys
 # Each size's count is planned from one noisy warm-up call, so totals swing by 2x between
-# runs (CI 2026-11-26: 197 vs 273 calls); the minimum per size is what the scale guarantees
+# runs (CI once: 197 vs 273 calls); the minimum per size is what the scale guarantees
 # (5 calls at F = 1, 20 at F = 4), whatever the machine's load.
 def calls(path):
     s = json.load(open(path))["collectives"]["sweeps"]
@@ -169,9 +168,9 @@ print("all-reduce calls per size: scale 1 %s, scale 4 %s" % (a, b))
 assert a and b and len(b) == len(a), (a, b)
 assert min(a) >= 5 and min(b) >= 20, (a, b)
 PY
-# Free-running collectives (cause 23): the sweep alone, no barriers before the timed calls;
+# Free-running collectives: the sweep alone, no barriers before the timed calls;
 # the state says so and the fits are made (the last arriving rank's times).
-# Up to 4 MiB: with 64 KiB at most (and on a busy VM on 2026-11-26 with 1 MiB), latency
+# Up to 4 MiB: with 64 KiB at most (and once on a busy VM with 1 MiB), latency
 # noise can hide the per-byte cost and the all-reduce is (rightly) not fitted ("raise
 # --max-bytes"), which failed CI once and this suite once.
 start_two_ranks $((PORT + 5)) free calibrate --model cnn --batch-sizes 16 --max-bytes 4194304 --threads 1 \
@@ -212,7 +211,7 @@ grep -q "compute-data fashion-mnist needs a model that takes square images" "$DI
   { echo "no clear error for fashion-mnist on a token model"; cat "$DIR/tok.err"; exit 1; }
 [ ! -e "$DIR/tok.json" ] || { echo "a profile was written despite the error"; exit 1; }
 # One rank times compute in the trainer's loop too (its reducer's all-reduce is a copy, as
-# in gcu train at one rank; cause 38), not after barriers.
+# in gcu train at one rank), not after barriers.
 env RANK=0 WORLD_SIZE=1 LOCAL_WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((PORT + 8)) \
   "$GCU" calibrate --model cnn --batch-sizes 8 --warmup 1 --iters 3 --budget-s 10 --threads 1 \
   --skip gamma,collectives,codecs,errors,codec-gradients,contention,convergence \

@@ -284,7 +284,7 @@ TEST(CalibrationState, CodecGradientFactorsAreCheckedAndWireExtraIsOptional) {
   Json big = j;
   big["codecs"]["topk:k=0.01"]["wire_extra_per_element_s"] = 1.0;  // more than the whole decode
   EXPECT_NE(error_of([&] { state_from_json(big, "s.json"); }).find("wire_extra_per_element_s"), std::string::npos);
-  // How many ranks timed at once (cause 29): kept, absent in older files (rank 0 alone),
+  // How many ranks timed at once: kept, absent in older files (rank 0 alone),
   // and not below 1.
   Json four = j;
   four["codec_gradients"]["topk:k=0.01"]["ranks_at_once"] = 4;
@@ -364,7 +364,7 @@ TEST(GammaState, KeepsTheAllReducesAloneAndTheirSizes) {
   EXPECT_THROW(state_from_json(j, "x.json"), StateError);
 }
 
-// Every rank's contention slowdowns (cause 40): kept, optional for older states, checked.
+// Every rank's contention slowdowns: kept, optional for older states, checked.
 TEST(ContentionState, KeepsEveryRanksSlowdownsAndOlderStatesReadWithout) {
   CalibrationState s;
   s.contention = ContentionState{"powersgd:rank=4", 2.2, 2.1, 2.3, 0.008, 0.018, {2.0, 2.1, 2.2, 2.3}, {2.4, 2.3, 2.2, 2.1}};

@@ -143,7 +143,7 @@ TEST(Thc, EdgeCases) {
   EXPECT_TRUE(run_step("thc", {{}, {}}, BucketLayout::flat(0)).calls[0].empty());
 }
 
-// Found by the scheme fuzzer (campaign 2026-11-23): a bucket of subnormal values has a range
+// Found by the scheme fuzzer: a bucket of subnormal values has a range
 // R so small that G / (2R) overflows float, and (y + R) * inf was converted to int (UB).
 TEST(Thc, SubnormalRangeGivesFiniteBoundedOutput) {
   const BucketLayout l = BucketLayout::flat(64);

@@ -29,8 +29,9 @@ TEST(SchemeCost, CodecFormulas) {
   EXPECT_NEAR(decode_seconds({2e-4, 1e-9, 1e-10}, 1000000, 8), 2e-3, 1e-15);
 }
 
-// Cause 36: each tensor of a bucket beyond the first adds per_tensor_s (the sweep times
-// one-tensor buckets), and plan_scheme counts the bucket's real tensors.
+// A codec's per-tensor cost (kernel launches on a GPU): each tensor of a bucket beyond the
+// first adds per_tensor_s (the sweep times one-tensor buckets), and plan_scheme counts the
+// bucket's real tensors.
 TEST(SchemeCost, PerTensorTermCountsTheBucketsTensors) {
   EXPECT_NEAR(encode_seconds({1e-4, 1e-9, 5e-5}, 1000000, 1), 1.1e-3, 1e-15);
   EXPECT_NEAR(encode_seconds({1e-4, 1e-9, 5e-5}, 1000000, 3), 1.2e-3, 1e-15);
@@ -139,7 +140,7 @@ TEST(SchemeCost, FloorGoesToTheBackendsOwnLowPrecisionAllReduces) {
   EXPECT_NE(p8.cost_assumptions[0].find("measured at 4 ranks, used at 8"), std::string::npos);
 }
 
-// The free-running all-gather floor (cause 26) goes to every all-gather of the bucket,
+// The free-running all-gather floor goes to every all-gather of the bucket,
 // shared by link bytes (topk: values and indices), never to all-reduces; at another world
 // size it is left out (a property of the calibration's placement) and said.
 TEST(SchemeCost, AllGatherFloorGoesToTheBucketsAllGathersByBytes) {

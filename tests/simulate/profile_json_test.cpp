@@ -162,7 +162,7 @@ TEST(ProfileJson, CommContentionRoundTripsAndIsChecked) {
   EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention_reference/alpha_s");
 }
 
-// Cause 36's per-tensor term: optional (absent = 0, not written when 0), round-trips,
+// The codec fits' per-tensor term: optional (absent = 0, not written when 0), round-trips,
 // and a negative or non-numeric value names its field.
 TEST(ProfileJson, PerTensorCodecTermRoundTripsAndIsChecked) {
   Json j = tiny_profile_json();

@@ -3,8 +3,8 @@
 # grid recorded at batch sizes 16, 32 and 64 (ResNet-18, 2 ranks) with one batch size's
 # compute left out of the profile each time (nothing measured here). Checked: every
 # held-out cell is re-predicted with a finite error; each variant's profile really lacks
-# what it says; the held-out errors stay within what docs/validation.md §5 ("Batch sizes")
-# reports (+0.5 points on the median, +1 on the max), and each held-out cell's report says
+# what it says; the held-out errors stay within what docs/history/validation-log.md
+# ("Batch sizes") reports (+0.5 points on the median, +1 on the max), and each held-out cell's report says
 # how the model got its compute (settings.compute_basis).
 # Bad input: a recording of one batch size is refused with exit 2. ~40 s on 2 cores.
 set -eu
@@ -27,7 +27,7 @@ jq -e '[.model.compute[].batch_size] == [16, 64]' "$WORK/without-32/profile.json
   || { echo "without-32's profile still has batch 32's compute"; exit 1; }
 jq -e '[.model.compute[].batch_size] == [32]' "$WORK/only-32/profile.json" >/dev/null \
   || { echo "only-32's profile is not batch 32's compute alone"; exit 1; }
-# Bounds: the recorded figures (docs/validation.md §5) + 0.5 / + 1 point.
+# Bounds: the recorded figures (docs/history/validation-log.md) + 0.5 / + 1 point.
 bound() {  # variant, batch, max median, max max
   jq -e --arg v "$1" --argjson b "$2" --argjson med "$3" --argjson max "$4" \
     '.rows[] | select(.variant == $v and .batch == $b) | .held_out.median_abs_error_total <= $med and .held_out.max_abs_error_total <= $max' \

@@ -188,7 +188,7 @@ TEST(CalibrationNoise, CommContentionIsSolvedAgainInEveryDraw) {
   EXPECT_GT(fixed[0].p90_s - fixed[0].p10_s, 1e-4);
 }
 
-// The contention factor (cause 40) is redrawn from the ranks resampled with replacement:
+// The contention factor is redrawn from the ranks resampled with replacement:
 // every draw is the factor of some ranks' medians, so it stays within the ranks' own
 // figures' factors and varies; an older state (no ranks' figures), one rank, or a profile
 // whose factor is not the state's keep the profile's factor.

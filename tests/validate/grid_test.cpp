@@ -58,7 +58,7 @@ TEST(Grid, UnknownSchemeFailsBeforeAnythingRuns) {
   EXPECT_THROW(expand_grid(g), ValidateError);
   g.ranks = {65};
   EXPECT_THROW(expand_grid(g), ValidateError);
-  g.ranks = {1};  // one GPU: compute and codecs, no link (docs/validation.md §5, the H100)
+  g.ranks = {1};  // one GPU: compute and codecs, no link (docs/history/validation-log.md, the H100)
   EXPECT_EQ(expand_grid(g).size(), 1u);
 }
 

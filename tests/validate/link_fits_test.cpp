@@ -60,7 +60,7 @@ TEST(LinkFits, LargeMessagesTakeTheLinksOwnLinePerKind) {
   const double n = 4 << 20;
   const double t = model::flat_collective_s(CollectiveKind::AllGather, model::Algorithm::Ring, 2, n,
                                             link.at(CollectiveKind::AllGather, n));
-  // (the long flows' rate of cause 37: on a straight sweep the line's own, its latency
+  // (the long flows' rate: on a straight sweep the line's own, its latency
   // spread over the largest sizes' bytes)
   EXPECT_NEAR(t / (200e-6 + 16e-9 * 2 * n), 1.0, 1e-3);
   const double tr = model::flat_collective_s(CollectiveKind::AllReduce, model::Algorithm::Ring, 2, n,
@@ -85,7 +85,7 @@ TEST(LinkFits, SmallMessagesKeepTheProfilesLatencyAtTheMeasuredRate) {
 }
 
 TEST(LinkFits, AllReducesTakeTheLinksLineFromALowerSizeThanAllGathers) {
-  // Between the two thresholds (cause 20): a 256 KiB all-reduce is costed by the link's own
+  // Between the two thresholds: a 256 KiB all-reduce is costed by the link's own
   // line, a 256 KiB-per-rank all-gather by the profile at the measured rate.
   static_assert(kLinkFitsMinBytesAllReduce < kLinkFitsMinBytes);
   const model::Profile p = profile_for_link(base_profile(), link_state(), 1.0);
@@ -135,7 +135,7 @@ TEST(LinkFits, AllReducesBelowOneMiBFollowTheSweepsOwnPoints) {
                 0.5 * (t256_high + t512), 1e-9);
 }
 
-// Cause 37: the all-gather's two largest sizes 1.5x slower than its line (the long flows'
+// Long flows: the all-gather's two largest sizes 1.5x slower than its line (the long flows'
 // rate). From 1 MiB per rank up every all-gather costs their rate; below, the profile as
 // before; the all-reduce keeps its line.
 TEST(LinkFits, LongFlowsTakeTheLargestSizesRateWhereTheLineMissesThem) {

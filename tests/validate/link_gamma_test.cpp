@@ -113,7 +113,7 @@ TEST(LinkGamma, ReadsTheStepsStateAndSaysWhyNotWhenItCannot) {
   read_link_gamma(g, path, p, 2);
   EXPECT_FALSE(g.measured);
   EXPECT_NE(g.note.find("no gamma step"), std::string::npos) << g.note;
-  // A step without the all-reduces' time (states before 2026-11-26).
+  // A step without the all-reduces' time (older states).
   gs.comm_s = 0;
   st.gamma = gs;
   calibrate::write_state_file(path, st);

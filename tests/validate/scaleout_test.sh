@@ -2,9 +2,9 @@
 # SPEC §5's second question on recorded ground truth: does a profile measured on 2 ranks
 # predict 4? scripts/scaleout_check.sh re-predicts a 4-rank recording's trainer logs with
 # the 2-rank recording's collective fits, extrapolated to 4 ranks by the model's algorithm
-# formulas (nothing measured here). That must stay within what docs/validation.md §5
-# reports for it (11.8% / 19.2% raw; the 4-rank profile's own fits 11.1% / 19.6%), and the
-# whole 2-rank profile (compute measured with 2 ranks on the 2 cores) must be clearly
+# formulas (nothing measured here). That must stay within what
+# docs/history/validation-log.md reports for it (11.8% / 19.2% raw; the 4-rank profile's own
+# fits 11.1% / 19.6%), and the whole 2-rank profile (compute measured with 2 ranks on the 2 cores) must be clearly
 # worse: on this machine per-rank CPU work does not carry across rank counts, the
 # collective fits do. ~25 s on 2 cores.
 set -eu

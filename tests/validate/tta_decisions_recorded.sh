@@ -59,7 +59,7 @@ jq -e '[.links[] | select(.t0_source == "measured")] as $l
        and ($l[] | select(.pilot_fraction == 0.03) | .predicted_best_within_10pct >= 0.83)' \
   "$WORK/tta-fashion-mnist-4w/summary.json" >/dev/null \
   || { echo "held-out end-to-end picks fell below the recorded figures"; cat "$WORK/tta-fashion-mnist-4w/table-links.md"; exit 1; }
-# fortunes end to end (2 targets x 3 links) with its grid recorded after cause 28: the
+# fortunes end to end (2 targets x 3 links) with its grid recorded on fresh synthetic labels: the
 # predicted best within 10% in >= 5 of 6 at both pilot lengths (4 of 6 at 10% with the
 # grid before it).
 jq -e '[.links[] | select(.t0_source == "measured")] as $l

@@ -62,7 +62,7 @@ if jq -e '.calibration_age_s != null and .calibration_age_s > 3600' "$J" >/dev/n
   grep -q "warning: the profile was calibrated .* h before this grid" "$DIR.log" || { echo "no stale warning"; cat "$DIR.log"; exit 1; }
 fi
 test "$(wc -l < "$DIR/validate.csv")" -eq 3 || { echo "csv rows"; exit 1; }
-# Per-link gamma (cause 41): the link's gamma step, as validate runs it after a link's sweep
+# Per-link gamma: the link's gamma step, as validate runs it after a link's sweep
 # (gcu calibrate --state-only, every other step skipped), exits 0 with a state and no
 # profile; re-predicting the grid with it kept reports the link's gamma and predicts the
 # link's cells with it; --link-gamma off keeps the profile's.

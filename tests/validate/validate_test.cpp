@@ -36,7 +36,7 @@ TEST(ValidateCommands, CpuCellsTrainWithGlooAndCalibrateWithIt) {
   const Cell c = cell(2);
   const auto t = train_command(o, c, "log.jsonl");
   EXPECT_FALSE(has(t, "--device"));
-  EXPECT_TRUE(has(t, "--log-all-ranks"));  // 2 ranks: every rank's log (cause 22)
+  EXPECT_TRUE(has(t, "--log-all-ranks"));  // 2 ranks: every rank's log (the slowest rank's components)
   EXPECT_TRUE(has_pair(t, "--scheme", c.scheme));
   const auto a = calibrate_args(o, {c});
   EXPECT_FALSE(has(a, "--backend"));

@@ -2,7 +2,7 @@
 """scripts/weak_scaling_rules.py: the rules on constructed compute tables (an affine
 t = a + b B is predicted exactly by L2 and AF between entries; P1 is exact for t = b B;
 LL for a power law), the documented figures on the recorded calibrations
-(docs/validation.md §5, "Batch sizes"), and bad input refused."""
+(docs/history/validation-log.md, "Batch sizes"), and bad input refused."""
 import json
 import os
 import subprocess

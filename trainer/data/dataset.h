@@ -159,7 +159,7 @@ class EvalIterator {
 // labels every step, drawn from (seed, rank, step). No I/O and almost no per-step cost,
 // and nothing the net can memorize: with one fixed labelled batch the loss fell to 0
 // within ~50 steps at lr 0.05 and the CNN's forward got 20% faster as it did, so timings
-// drifted over a run (docs/validation.md, cause 28). seek(step) resumes the label stream.
+// drifted over a run. seek(step) resumes the label stream.
 // fresh_labels = false keeps the first labels too: one fixed batch, for overfit checks.
 class SyntheticSource : public BatchSource {
  public:

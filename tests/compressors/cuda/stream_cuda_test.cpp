@@ -105,7 +105,7 @@ TEST(StreamCuda, SchemesEnqueueOnANonBlockingStream) {
       }
     });
     // signsgd's scale is a sum of |g| in another order than the CPU's: equal to float
-    // rounding (signsgd.cu; SignSgdCuda.MatchesCpu), 1 ulp apart on the H100 (2026-11-26).
+    // rounding (signsgd.cu; SignSgdCuda.MatchesCpu), 1 ulp apart on the H100.
     if (std::string(spec) == "signsgd")
       expect_close(gpu, cpu, Tolerance{0, 1e-5, 0, -1}, std::string(spec) + " on a non-blocking stream");
     else

@@ -166,7 +166,7 @@ TEST(SyntheticSource, SeekResumesTheLabelStream) {
   EXPECT_TRUE(torch::equal(t.next_batch().target, labels[4]));
 }
 
-// Cause 28 (docs/validation.md): one fixed labelled batch is memorized within ~50 steps,
+// One fixed labelled batch is memorized within ~50 steps,
 // and CPU compute drifts as it is. Fresh labels keep the loss near ln(classes).
 TEST(SyntheticSource, CannotBeMemorized) {
   auto final_loss = [](bool fresh) {
