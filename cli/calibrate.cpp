@@ -30,7 +30,7 @@ struct CalibrateCli {
 
 void setup_calibrate(CLI::App& app) {
   auto opt = std::make_shared<CalibrateCli>();
-  auto* sub = app.add_subcommand("calibrate", describe::kCalibrate);
+  auto* sub = app.add_subcommand(describe::kCalibrate.name, describe::kCalibrate.description);
   auto& o = opt->o;
   sub->add_option("-o,--output", o.output, "Profile to write (JSON, gcu.profile/1)")->required();
   sub->add_option("--model", o.model_spec, "Model spec, e.g. cnn, resnet18:classes=10,channels=1,image=28")
@@ -133,7 +133,7 @@ void setup_calibrate(CLI::App& app) {
   });
 }
 
-const Registrar reg_calibrate{"calibrate", 30, &setup_calibrate};
+const Registrar reg_calibrate{describe::kCalibrate.name, describe::kCalibrate.order, &setup_calibrate};
 
 }  // namespace
 }  // namespace gcu::cli

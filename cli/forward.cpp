@@ -7,27 +7,13 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <utility>
 
 namespace gcu::cli {
 namespace {
-
-constexpr std::array<std::pair<const char*, const char*>, 5> kTorchCommands{{
-    {"train", describe::kTrain},
-    {"launch", describe::kLaunch},
-    {"calibrate", describe::kCalibrate},
-    {"validate", describe::kValidate},
-    {"pilot", describe::kPilot},
-}};
-
-// The same order as gcu-torch's own registrations (cli/<name>.cpp), so both --help pages
-// list the subcommands alike.
-constexpr std::array<int, 5> kOrder{{60, 70, 30, 40, 50}};
 
 // A placeholder in the front's --help: never parsed, since main() forwards first.
 void add_placeholder(CLI::App& app, const char* name, const char* description) {
@@ -38,12 +24,8 @@ void add_placeholder(CLI::App& app, const char* name, const char* description) {
 
 struct Placeholders {
   Placeholders() {
-    for (std::size_t i = 0; i < kTorchCommands.size(); ++i) {
-      const auto [name, description] = kTorchCommands[i];
-      commands().push_back({name, kOrder[i], [name, description](CLI::App& app) {
-                              add_placeholder(app, name, description);
-                            }});
-    }
+    for (const TorchCommand& c : kTorchCommands)
+      commands().push_back({c.name, c.order, [c](CLI::App& app) { add_placeholder(app, c.name, c.description); }});
   }
 };
 const Placeholders placeholders;
@@ -51,8 +33,8 @@ const Placeholders placeholders;
 }  // namespace
 
 bool is_torch_subcommand(std::string_view name) {
-  for (const auto& [n, d] : kTorchCommands)
-    if (name == n) return true;
+  for (const TorchCommand& c : kTorchCommands)
+    if (name == c.name) return true;
   return false;
 }
 

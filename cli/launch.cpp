@@ -11,7 +11,7 @@ namespace {
 
 void setup_launch(CLI::App& app) {
   auto opt = std::make_shared<gcu::trainer::LaunchOptions>();
-  auto* sub = app.add_subcommand("launch", gcu::cli::describe::kLaunch);
+  auto* sub = app.add_subcommand(gcu::cli::describe::kLaunch.name, gcu::cli::describe::kLaunch.description);
   sub->footer(R"(Each rank gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, MASTER_ADDR and
 MASTER_PORT. Output lines are prefixed with "[rank N] ". If a rank fails, the others get
 --grace seconds to notice (they fail their next collective), then SIGTERM, then SIGKILL;
@@ -47,6 +47,7 @@ srun instead (docs/trainer.md).)");
   });
 }
 
-const gcu::cli::Registrar reg_launch{"launch", 70, &setup_launch};
+const gcu::cli::Registrar reg_launch{gcu::cli::describe::kLaunch.name, gcu::cli::describe::kLaunch.order,
+                                     &setup_launch};
 
 }  // namespace

@@ -63,7 +63,7 @@ std::vector<nlohmann::json> read_lines(const std::vector<std::string>& files) {
 }
 
 void setup_pilot(CLI::App& app) {
-  auto* sub = app.add_subcommand("pilot", describe::kPilot);
+  auto* sub = app.add_subcommand(describe::kPilot.name, describe::kPilot.description);
   sub->require_subcommand(1);
   auto run = std::make_shared<PilotRunCli>();
   auto* r = sub->add_subcommand("run", "Train every (scheme, seed) for a short budget; write JSON lines");
@@ -242,7 +242,7 @@ void setup_pilot(CLI::App& app) {
   });
 }
 
-const Registrar reg_pilot{"pilot", 50, &setup_pilot};
+const Registrar reg_pilot{describe::kPilot.name, describe::kPilot.order, &setup_pilot};
 
 }  // namespace
 }  // namespace gcu::cli

@@ -120,7 +120,7 @@ void add_testing_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
 
 void setup_train(CLI::App& app) {
   auto opt = std::make_shared<gcu::trainer::TrainOptions>();
-  auto* sub = app.add_subcommand("train", gcu::cli::describe::kTrain);
+  auto* sub = app.add_subcommand(gcu::cli::describe::kTrain.name, gcu::cli::describe::kTrain.description);
   sub->footer(kFooter);
   add_workload_options(sub, opt.get());
   add_optimizer_options(sub, opt.get());
@@ -140,6 +140,6 @@ void setup_train(CLI::App& app) {
   });
 }
 
-const gcu::cli::Registrar reg_train{"train", 60, &setup_train};
+const gcu::cli::Registrar reg_train{gcu::cli::describe::kTrain.name, gcu::cli::describe::kTrain.order, &setup_train};
 
 }  // namespace

@@ -36,7 +36,7 @@ std::string command_line() {
 void setup_validate(CLI::App& app) {
   auto opt = std::make_shared<ValidateCli>();
   auto& o = opt->o;
-  auto* sub = app.add_subcommand("validate", describe::kValidate);
+  auto* sub = app.add_subcommand(describe::kValidate.name, describe::kValidate.description);
   sub->footer(R"(Each cell (scheme x link x mode x batch x ranks) runs `gcu train` on synthetic data
 (--data fashion-mnist: the real training set) in the testbed: every rank in its own
 network namespace, joined through a bridge, links rate-limited with tc in both
@@ -188,7 +188,7 @@ Examples:
   });
 }
 
-const Registrar reg_validate{"validate", 40, &setup_validate};
+const Registrar reg_validate{describe::kValidate.name, describe::kValidate.order, &setup_validate};
 
 }  // namespace
 }  // namespace gcu::cli

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <charconv>
+#include <map>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -159,12 +160,15 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
   rows.push_back(head);
   double prev_x = std::nan("");
   std::string out = h.str();
+  std::map<std::string, std::string> label;  // once per scheme, not per row of a long sweep
+  for (const auto& s : t.schemes) label[s] = short_label(s);
   for (const auto& r : t.rows) {
     if (t.sweep && r.x != prev_x && !std::isnan(prev_x) && t.schemes.size() > 1) rows.push_back({});
     prev_x = r.x;
     std::vector<std::string> row;
     if (t.sweep) row.push_back(x_text(t, r.x));
-    row.push_back(short_label(r.scheme));
+    const auto l = label.find(r.scheme);
+    row.push_back(l != label.end() ? l->second : short_label(r.scheme));
     row.push_back(fmt_ms(r.iteration.total_s));
     row.push_back(opt_ratio(r.vs_fp32));
     row.push_back(opt_ratio(r.vs_fp16));

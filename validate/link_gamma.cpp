@@ -1,5 +1,6 @@
 // Per-link gamma and collective contention (link_gamma.h).
 #include "validate/link_gamma.h"
+#include "validate/link_rate.h"
 
 #include "calibrate/profile_builder.h"
 #include "calibrate/state.h"
@@ -25,7 +26,7 @@ constexpr int kLinkGammaTimeoutS = 600;
 // out_dir/links/r<ranks>-<link>.gamma: the step's -o is stem.json, its state stem.json.state.json,
 // its output stem.out.
 std::string link_gamma_stem(const std::string& out_dir, int ranks, const std::string& link_name) {
-  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name + ".gamma";
+  return link_stem(out_dir, ranks, link_name) + ".gamma";
 }
 
 }  // namespace

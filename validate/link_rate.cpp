@@ -81,8 +81,12 @@ int link_sweep_budget_s(const Link& link) {
   return static_cast<int>(std::lround(std::clamp(s, double(kLinkSweepBudgetS), 240.0)));
 }
 
+std::string link_stem(const std::string& out_dir, int ranks, const std::string& link_name) {
+  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name;
+}
+
 std::string link_probe_stem(const std::string& out_dir, int ranks, const std::string& link_name) {
-  return out_dir + "/links/r" + std::to_string(ranks) + "-" + link_name + ".probe";
+  return link_stem(out_dir, ranks, link_name) + ".probe";
 }
 
 bool read_link_probe(LinkRate& lr, const std::string& stem) {
@@ -103,8 +107,9 @@ bool read_link_probe(LinkRate& lr, const std::string& stem) {
   return true;
 }
 
-void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu, const std::string& python,
-                        const std::string& script, const std::string& out_dir, double seconds, std::ostream& log) {
+void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu, const std::string& script,
+                        const std::string& out_dir, double seconds, std::ostream& log) {
+  const std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   const std::string stem = link_probe_stem(out_dir, lr.ranks, lr.link.name);
   std::error_code ec;
   std::filesystem::create_directories(out_dir + "/links", ec);
@@ -127,7 +132,7 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   LinkRate lr;
   lr.link = link;
   lr.ranks = ranks;
-  const std::string stem = out_dir + "/links/r" + std::to_string(ranks) + "-" + link.name;
+  const std::string stem = link_stem(out_dir, ranks, link.name);
   std::error_code ec;
   std::filesystem::create_directories(out_dir + "/links", ec);
   std::remove((stem + ".json.state.json").c_str());

@@ -43,15 +43,19 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
                            const std::string& out_dir, int threads, std::ostream& log,
                            const std::string& backend = "gloo");
 
+// What validate keeps of a (ranks, link) goes under one stem, out_dir/links/r<ranks>-<link>:
+// the sweep (stem.json.state.json), the gamma step (stem.gamma.*), the probe (stem.probe.*).
+std::string link_stem(const std::string& out_dir, int ranks, const std::string& link_name);
+
 // The point-to-point probe (scripts/link_probe.py) through the configured link between
 // ranks 0 and 1, `seconds` each way at once; fills lr.probed_* (or lr.probe_note).
-// `script`: the probe's path; `python`: the interpreter.
-void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu, const std::string& python,
-                        const std::string& script, const std::string& out_dir, double seconds, std::ostream& log);
+// `script`: the probe's path (run by /usr/bin/python3, or python3 from PATH).
+void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu, const std::string& script,
+                        const std::string& out_dir, double seconds, std::ostream& log);
 // A kept probe's output (stem.rank0, stem.rank1) into lr; false (and lr.probe_note) when
 // missing or malformed.
 bool read_link_probe(LinkRate& lr, const std::string& stem);
-// Where the probe of (ranks, link) is kept in out_dir.
+// Where the probe of (ranks, link) is kept in out_dir: link_stem + ".probe".
 std::string link_probe_stem(const std::string& out_dir, int ranks, const std::string& link_name);
 
 // The rate (Gbit/s) of a calibrate state file's all-reduce sweep (sizes >= min_bytes);

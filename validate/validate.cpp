@@ -60,8 +60,7 @@ void prepare_out_dir(const std::string& dir) {
   if (ec) throw ValidateError("cannot create " + dir + "/raw: " + ec.message());
 }
 
-// The probe's interpreter and script (scripts/link_probe.py, beside netbed.sh).
-std::string probe_python() { return fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3"; }
+// The probe's script: scripts/link_probe.py, beside netbed.sh.
 std::string probe_script(const std::string& netbed) {
   return (fs::path(netbed).parent_path() / "link_probe.py").string();
 }
@@ -197,26 +196,23 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
     LinkRate lr;
     lr.link = c.link;
     lr.ranks = c.ranks;
-    const std::string prior = o.out_dir + "/links/r" + std::to_string(c.ranks) + "-" + c.link.name + ".json.state.json";
+    const std::string prior = link_stem(o.out_dir, c.ranks, c.link.name) + ".json.state.json";
     // The collective sweep only where the prediction or the gamma step reads it.
     const bool sweep = o.predict_rate == "measured" || o.predict_rate == "link-fits" || o.link_gamma == "on";
     const std::string probe = link_probe_stem(o.out_dir, c.ranks, c.link.name);
+    const std::string not_measured = !o.measure_links ? "not measured (--no-measure-links)"
+                                     : c.ranks == 1   ? "not measured (1 rank: nothing crosses a link)"
+                                                      : "";
     if (o.reuse) {
       if (std::filesystem::exists(prior)) {
         read_link_sweep(lr, prior);
         lr.note = "reused " + prior;
       } else {
-        lr.note = !o.measure_links ? "not measured (--no-measure-links)"
-                  : c.ranks == 1   ? "not measured (1 rank: nothing crosses a link)"
-                                   : "no kept sweep";
+        lr.note = not_measured.empty() ? "no kept sweep" : not_measured;
       }
       if (!read_link_probe(lr, probe)) lr.probe_note = "no kept probe (" + probe + ".rank0)";
-    } else if (!o.measure_links) {
-      lr.note = "not measured (--no-measure-links)";
-      lr.probe_note = lr.note;
-    } else if (c.ranks == 1) {
-      lr.note = "not measured (1 rank: nothing crosses a link)";
-      lr.probe_note = lr.note;
+    } else if (!not_measured.empty()) {
+      lr.note = lr.probe_note = not_measured;
     } else {
       bed.configure(c.ranks, c.link);
       if (sweep) {
@@ -227,7 +223,7 @@ std::vector<LinkRate> link_rates(const ValidateOptions& o, const std::vector<Cel
       }
       if (o.link_gamma == "on" && !interrupted()) lr.gamma = measure_link_gamma(bed, o, base, c.ranks, c.link, log);
       if (!interrupted())
-        measure_link_probe(lr, bed, o.gcu, probe_python(), probe_script(o.netbed), o.out_dir, kLinkProbeSeconds, log);
+        measure_link_probe(lr, bed, o.gcu, probe_script(o.netbed), o.out_dir, kLinkProbeSeconds, log);
     }
     const std::string gamma_state = link_gamma_state_path(o.out_dir, c.ranks, c.link.name);
     if (o.reuse && o.link_gamma == "on" && std::filesystem::exists(gamma_state))

@@ -13,8 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 using gcu::cli_test::Result;
 using gcu::cli_test::gcu;
-
-Result run(const std::string& binary, const std::string& args) { return gcu::cli_test::run_binary(binary, args); }
+using gcu::cli_test::run_binary;
 
 TEST(Front, HelpListsEverySubcommand) {
   const Result r = gcu("--help");
@@ -41,13 +40,13 @@ TEST(Front, WithoutGcuTorchSaysWhatIsMissing) {
   fs::copy_file(GCU_BINARY, dir / "gcu");
   const std::string alone = (dir / "gcu").string();
   for (const char* sub : {"calibrate", "train --help", "validate", "pilot run", "launch -n 2 -- true"}) {
-    const Result r = run(alone, sub);
+    const Result r = run_binary(alone, sub);
     EXPECT_EQ(r.rc, 2) << sub << ": " << r.out;
     EXPECT_NE(r.out.find("LibTorch"), std::string::npos) << sub << ": " << r.out;
     EXPECT_NE(r.out.find("libtorch-dev"), std::string::npos) << sub << ": " << r.out;
     EXPECT_EQ(r.out.find("A subcommand is required"), std::string::npos) << r.out;
   }
-  EXPECT_EQ(run(alone, "simulate -p data/profiles/v100-resnet50.json --format csv").rc, 0);  // still works
+  EXPECT_EQ(run_binary(alone, "simulate -p data/profiles/v100-resnet50.json --format csv").rc, 0);  // still works
   fs::remove_all(dir);
 }
 
