@@ -27,6 +27,7 @@ die() { echo "batch_check: $*" >&2; exit 2; }
 . "$(dirname "$0")/out_dir.sh"
 [ $# -ge 2 ] || die "usage: scripts/batch_check.sh RECORDING OUT [GCU]"
 REC=$1 OUT=$2 GCU=${3:-build/cli/gcu}
+open_recording REC
 HERE=$(cd "$(dirname "$0")" && pwd)
 command -v jq >/dev/null || die "jq is missing (apt-get install jq, or scripts/install-deps.sh)"
 [ -f "$REC/profile.json" ] && [ -f "$REC/validate.json" ] \

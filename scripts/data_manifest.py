@@ -6,8 +6,10 @@ from. Run from the repository root after adding or removing a recording:
     /usr/bin/python3 scripts/data_manifest.py [--removed-at COMMIT NAME...]
 
 The checksum is the SHA-256 of the recording's files (sorted paths, each path and its
-bytes), so a changed recording shows up as a changed line in the manifest's diff."""
-import argparse, hashlib, json, os, subprocess, sys
+bytes; the archive raw.tar.xz is one of them), so a changed recording shows up as a
+changed line in the manifest's diff. "Packed with" names the runs its archive holds
+besides its own logs (scripts/recordings.sh)."""
+import argparse, hashlib, json, os, subprocess, sys, tarfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VAL = os.path.join(ROOT, "data", "validation")
@@ -44,12 +46,21 @@ def describe(d):
         errs = f"{100 * med:.1f}% / {100 * mx:.1f}%" if med is not None and mx is not None else "-"
         g = j.get("grid") or {}
         proto = g.get("protocol") or ("diagnose (in-grid: " + str(g.get("predict_rate", "link fits")) + ")")
-        n = len(os.listdir(d))
-        kind = "iteration-time grid" if n > 1 else "timing table (validate.json only)"
+        kind = "iteration-time grid"
         return kind, (j.get("date") or "")[:10], proto, errs
     if os.path.exists(os.path.join(d, "summary.json")):
         return "TTA protocol", "", "pilots vs full runs", "see docs/validation-tta.md"
     return "supporting data", "", "-", "-"
+
+
+def companions(d):
+    """The recordings packed in d's archive besides d itself, and the archive's size."""
+    a = os.path.join(d, "raw.tar.xz")
+    if not os.path.exists(a):
+        return [], 0
+    with tarfile.open(a) as t:
+        tops = sorted({m.name.split("/")[0] for m in t.getmembers()} - {os.path.basename(d)})
+    return tops, os.path.getsize(a)
 
 
 def main():
@@ -71,14 +82,19 @@ def main():
         if not os.path.isdir(d):
             continue
         kind, date, proto, errs = describe(d)
-        rows.append(f"| {name} | {kind} | {date or '-'} | {added_in(d)} | {proto} | {errs} | `{checksum(d)}` |")
+        with_, size = companions(d)
+        packed = ", ".join(with_) or "-"
+        rows.append(f"| {name} | {kind} | {date or '-'} | {added_in(d)} | {proto} | {errs} | {packed} | "
+                    f"{size / 1e6:.2f} MB | `{checksum(d)}` |")
     lines = ["# Recordings in data/validation", "",
              "Written by `scripts/data_manifest.py`; do not edit by hand. Errors are the median / max",
              "|error| of the mean iteration time over the cells that ran, as `gcu validate` predicted",
              "them when recorded (`summary.unadjusted`). The recorded grids predict each link with",
-             "its own fits (the diagnose protocol); docs/accuracy.md gives the figures a user gets.", "",
-             "| recording | kind | date | added in | protocol | median / max | checksum |",
-             "|---|---|---|---|---|---|---|"] + rows
+             "its own fits (the diagnose protocol); docs/accuracy.md gives the figures a user gets.",
+             "Each recording keeps its reports plain and its logs, and the runs packed with it, in",
+             "raw.tar.xz: `bash scripts/recordings.sh unpack DEST [NAME...]` restores them as recorded.", "",
+             "| recording | kind | date | added in | protocol | median / max | packed with | archive | checksum |",
+             "|---|---|---|---|---|---|---|---|---|"] + rows
     if removed:
         lines += ["", "## Removed from the tree", "",
                   "Each can be restored with `git checkout COMMIT -- data/validation/NAME`.", "",

@@ -14,3 +14,19 @@ prepare_out_dir() {
   mkdir -p "$out"
   touch "$out/$marker"
 }
+
+# A recording given by the user may be packed (data/validation/<name>/raw.tar.xz,
+# scripts/recordings.sh): open_recording VAR replaces the path in VAR with a complete copy
+# under $TMPDIR, removed when the script exits, or leaves it when it is complete already.
+OPENED_RECORDINGS=()
+open_recording() {
+  local -n rec_ref=$1
+  [ -d "$rec_ref" ] || return 0  # the caller's own checks name what is missing
+  local d
+  d=$(bash "$(dirname "${BASH_SOURCE[0]}")/recordings.sh" open "$rec_ref") || exit 2
+  if [ "$d" != "${rec_ref%/}" ]; then
+    OPENED_RECORDINGS+=("$(dirname "$d")")
+    trap 'rm -rf "${OPENED_RECORDINGS[@]}"' EXIT
+  fi
+  rec_ref=$d
+}

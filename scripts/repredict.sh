@@ -26,6 +26,7 @@ die() { echo "repredict: $*" >&2; exit 2; }
 . "$(dirname "$0")/out_dir.sh"
 [ $# -ge 2 ] || die "usage: scripts/repredict.sh RECORDING OUT_DIR [GCU]"
 REC=$1 OUT=$2 GCU=${3:-build/cli/gcu}
+open_recording REC
 command -v jq >/dev/null || die "jq is missing (apt-get install jq, or scripts/install-deps.sh)"
 [ -x "$GCU" ] || die "no gcu binary at $GCU (build first, or pass it as the third argument)"
 for f in profile.json profile.json.state.json validate.json; do

@@ -28,6 +28,7 @@ die() { echo "scaleout_check: $*" >&2; exit 2; }
 . "$(dirname "$0")/out_dir.sh"
 [ $# -ge 3 ] || die "usage: scripts/scaleout_check.sh SMALL LARGE OUT [GCU]"
 SMALL=$1 LARGE=$2 OUT=$3 GCU=${4:-build/cli/gcu}
+open_recording SMALL; open_recording LARGE
 HERE=$(cd "$(dirname "$0")" && pwd)
 command -v jq >/dev/null || die "jq is missing (apt-get install jq, or scripts/install-deps.sh)"
 for r in "$SMALL" "$LARGE"; do

@@ -36,7 +36,7 @@ check 0.1 0.8   # 0.7 with it
 # A timing report of another placement (4 ranks) is refused, and nothing is written.
 rm -f "$WORK/cnn/summary.json"
 if "$PY" "$SCRIPTS/validate_tta.py" summary "$WORK/cnn" --gcu "$GCU" --cap 2 \
-     --timing "$DATA/cpu-4rank-cnn-10schemes/validate.json" 2> "$WORK/bad.log"; then
+     --timing "$DATA/cpu-4rank-cnn-tta-fresh/validate.json" 2> "$WORK/bad.log"; then
   echo "accepted a 4-rank timing report for a 2-worker protocol"; exit 1
 fi
 grep -q "no cell with mode overlap, 2 ranks" "$WORK/bad.log" || { echo "unclear error:"; cat "$WORK/bad.log"; exit 1; }
