@@ -11,6 +11,8 @@
 #   mkdir -p "$OUT"; scripts/load_during_calibration.sh "$OUT" &
 #   NAME=cpu-2rank-resnet18-drift ... nice -n -10 bash scripts/record_validation.sh
 #
+# (That recording is no longer in the tree: git checkout 4e7d2dea -- data/validation/cpu-2rank-resnet18-drift.)
+#
 # Needs root for a negative niceness. Writes the start and stop times to OUT/load.log.
 set -euo pipefail
 OUT=${1:?usage: scripts/load_during_calibration.sh OUT_DIR [NICENESS]}

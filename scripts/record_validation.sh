@@ -2,9 +2,10 @@
 # Records a validation under data/validation/<name>/ (docs/validation.md §5): calibrates
 # in the same placement (every rank in its own network namespace, unshaped), then runs
 # `gcu validate` over the grid and keeps the trainer's raw JSON-lines logs (raw/), the
-# link sweeps (links/), the profile, validate.{json,csv,txt} and the plots.
+# link sweeps (links/), the profile, validate.{json,csv,txt} and the plots. A recording
+# kept in the tree then has its logs packed: scripts/recordings.sh pack NAME.
 #
-#   sudo bash scripts/record_validation.sh                  # the recorded grid (CNN, below)
+#   sudo bash scripts/record_validation.sh                  # the default grid (CNN, below)
 #   MODEL=resnet18:classes=10,image=32 NAME=cpu-2rank-resnet18 ITERS=12 WARMUP=3 \
 #     sudo -E bash scripts/record_validation.sh
 #   FULL=1 sudo -E bash scripts/record_validation.sh         # the full grid (hours)

@@ -20,6 +20,9 @@
 # LR, BATCH, WORKERS, EVAL_SAMPLES, JOBS (parallel run processes), LATE (1: late pilots too) and
 # LATE_SEEDS (their seeds, default SEEDS; one seed scored the same), OUT (directory),
 # GCU (binary). Cost: (schemes x seeds) runs of <= CAP x T_FULL iterations each.
+# Runs already in OUT are kept. The recorded protocols in data/validation have theirs packed
+# in raw.tar.xz: to extend one, unpack it (scripts/recordings.sh unpack DEST NAME) and give
+# OUT=DEST/NAME.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TASK=${TASK:-fashion-mnist}
