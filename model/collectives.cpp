@@ -17,11 +17,12 @@ Seconds ring_allreduce_s(int p, Bytes n, AlphaBeta ab) {
   if (p <= 1) return 0;
   return 2.0 * (p - 1) * ab.alpha_s + 2.0 * (p - 1) / p * n * ab.beta_s_per_byte;
 }
-// Tree: reduce up log2(p) levels and broadcast down log2(p) levels, whole vector each.
+// Tree, pipelined in small chunks as NCCL runs it: reduce up log2(p) levels and broadcast
+// down log2(p) levels, each level a latency to fill; once full, the vector streams through
+// each rank's link once up and once down (2 n bytes), whatever the depth.
 Seconds tree_allreduce_s(int p, Bytes n, AlphaBeta ab) {
   if (p <= 1) return 0;
-  const double l = log2p(p);
-  return 2.0 * l * ab.alpha_s + 2.0 * l * n * ab.beta_s_per_byte;
+  return 2.0 * log2p(p) * ab.alpha_s + 2.0 * n * ab.beta_s_per_byte;
 }
 // Parameter server: one push round and one pull round (2a); the server's link carries
 // (p-1) n in and (p-1) n out.
@@ -45,10 +46,10 @@ Seconds ring_broadcast_s(int p, Bytes n, AlphaBeta ab) {
   if (p <= 1) return 0;
   return (p - 1) * ab.alpha_s + n * ab.beta_s_per_byte;
 }
-// Binary tree broadcast without pipelining: log2(p) hops of the whole vector.
+// Binary tree broadcast, pipelined: log2(p) levels to fill, then the vector streams once.
 Seconds tree_broadcast_s(int p, Bytes n, AlphaBeta ab) {
   if (p <= 1) return 0;
-  return log2p(p) * (ab.alpha_s + n * ab.beta_s_per_byte);
+  return log2p(p) * ab.alpha_s + n * ab.beta_s_per_byte;
 }
 
 double busbw_factor(CollectiveKind k, int p) {
