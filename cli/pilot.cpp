@@ -39,6 +39,7 @@ struct PilotPredictCli {
   std::string biased_rule = "on";
   std::string late = "on";
   std::string late_stall = "on";
+  std::string pace = "off";
   std::string one_seed_term = "on";
 };
 
@@ -204,6 +205,16 @@ void setup_pilot(CLI::App& app) {
                 "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
                 "(closer: the seeds' noise); 1: always")
       ->check(kFinite)->check(CLI::Range(1.0, 100.0))->capture_default_str();
+  p->add_option("--pace", pred->pace,
+                "on (with --late on): the late pilots are probes of the pace model: each branch point's "
+                "relative error against the pilot's, through the TTA model's form for the scheme (biased "
+                "1 + e/(1-e), unbiased 1 + e/p, error feedback 1), scales the estimate and widens its interval "
+                "(the error-ratio rescale is then not applied; the stall test is); off: the late pilots as above")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  p->add_option("--probe-iterations", pred->o.probe_iterations,
+                "With --pace on: each late pilot read as a probe of its first N iterations (its evaluations' "
+                "running relative error), what a probe that short costs; 0: the whole late pilot")
+      ->check(CLI::Range(0, 1000000))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");
   p->add_option("--write-profile", pred->write_profile, "Where to write that profile");
   p->callback([pred]() {
@@ -213,6 +224,7 @@ void setup_pilot(CLI::App& app) {
     pred->o.biased_rule = pred->biased_rule == "on";
     pred->o.late = pred->late == "on";
     pred->o.late_stall = pred->late_stall == "on";
+    pred->o.pace = pred->pace == "on";
     pred->o.one_seed_term = pred->one_seed_term == "on";
     if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;

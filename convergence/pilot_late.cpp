@@ -110,6 +110,7 @@ void apply_late(Json& j, const LateBranches& branches, const LateBranches* basel
       j["evidence"].push_back(buf);
     }
   }
+  if (o.pace) return;  // the pace model (pace.h) takes the late pilots' errors instead
   // The error ratio.
   const std::vector<double>& errs = branches.at(at).errors;
   if (errs.empty() || !j.at("iterations").is_number() || !std::isfinite(w) || !(w > 1e-6)) return;

@@ -33,6 +33,9 @@ struct PilotPredictOptions;
 struct LateBranch {
   std::vector<double> errors;                       // each seed's relative error over the branch (finite ones)
   std::map<uint64_t, std::map<int, double>> evals;  // seed -> iteration -> metric (NaN: not finite)
+  // seed -> iteration -> the relative error measured so far (the eval records' running
+  // figure; finite ones): the pace model's probes read it at a window shorter than the branch.
+  std::map<uint64_t, std::map<int, double>> running_error;
 };
 using LateBranches = std::map<int, LateBranch>;  // branch point N -> its runs
 

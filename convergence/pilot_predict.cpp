@@ -1,6 +1,7 @@
 // Predictions from pilot records (pilot_predict.h).
 #include "convergence/pilot_predict.h"
 
+#include "convergence/pace.h"
 #include "convergence/pilot_late.h"
 
 #include "compressors/registry.h"
@@ -84,7 +85,10 @@ Pilots collect_runs(const std::vector<nlohmann::json>& records, const PilotPredi
     if (branch_at > 0) {
       LateBranch& lb = pl.late[r.at("scheme").get<std::string>()][branch_at];
       if (type == "eval") {
-        lb.evals[count_field(r, "seed")][static_cast<int>(count_field(r, "iteration"))] = metric_of(r, o);
+        const uint64_t seed = count_field(r, "seed");
+        const int it = static_cast<int>(count_field(r, "iteration"));
+        lb.evals[seed][it] = metric_of(r, o);
+        if (const double e = figure_or_nan(r, "relative_error"); std::isfinite(e)) lb.running_error[seed][it] = e;
       } else if (const double e = figure_or_nan(r, "relative_error"); std::isfinite(e)) {
         lb.errors.push_back(e);
       }
@@ -295,9 +299,68 @@ void check_predict_options(const PilotPredictOptions& o) {
            std::isfinite(o.extrapolation_sigma_hi) && o.extrapolation_sigma_hi >= 0,
        "--extrapolation-sigma must be finite numbers >= 0");
   need(o.stable_looks >= 1, "--stable-looks must be >= 1, got " + std::to_string(o.stable_looks));
+  need(o.probe_iterations >= 0, "--probe-iterations must be >= 0, got " + std::to_string(o.probe_iterations));
   need(std::isfinite(o.late_min_ratio) && o.late_min_ratio >= 1,
        "--late-min-ratio must be a finite number >= 1, got " + std::to_string(o.late_min_ratio));
 }
+
+namespace {
+// The pace model (pace.h) on one scheme's tta object: its late pilots' errors (each
+// branch point's mean over seeds) against the pilot's `w` scale the estimate and its
+// interval; a "pace" object and an evidence line say by how much and why.
+// Branch points at or beyond the estimate's T_0 say nothing of the way to its target and
+// are left out. With probe_iterations K > 0 a branch's error is each seed's running error at
+// its last evaluation <= N + K (a probe K iterations long), else the whole branch's.
+void apply_pace(Json& j, const LateBranches& branches, const compress::SchemeTraits& traits, int workers, double w,
+                int probe_iterations) {
+  if (workers < 1 || !std::isfinite(w) || w < 0) return;
+  const Json& t0j = j.at("baseline_iterations");
+  const double t0 = t0j.is_number() ? t0j.get<double>() : std::numeric_limits<double>::infinity();
+  std::vector<int> at;
+  std::vector<double> errs;
+  for (const auto& [n, b] : branches) {
+    if (!(n < t0)) continue;
+    std::vector<double> seeds;
+    if (probe_iterations > 0) {
+      for (const auto& [seed, by_it] : b.running_error) {
+        const auto it = by_it.upper_bound(n + probe_iterations);
+        if (it != by_it.begin()) seeds.push_back(std::prev(it)->second);
+      }
+    } else {
+      seeds = b.errors;
+    }
+    if (seeds.empty()) continue;
+    double e = 0;
+    for (double x : seeds) e += x / double(seeds.size());
+    at.push_back(n);
+    errs.push_back(e);
+  }
+  const PaceForm form = pace_form(traits.biased, traits.error_feedback);
+  const auto f = pace_factor(form, w, at, errs, workers);
+  if (!f) return;
+  Json pace = {{"form", pace_form_name(form)}, {"pilot_error", f->pilot_error}, {"branch_at", f->branch_at},
+               {"probe_errors", f->probe_errors}, {"factor", f->factor}, {"factor_lo", f->factor_lo},
+               {"factor_hi", f->factor_hi}};
+  if (j.at("iterations").is_number()) {
+    const double est = j["iterations"].get<double>() * f->factor;
+    j["iterations"] = est;
+    if (j.contains("multiplier") && j["multiplier"].is_number()) j["multiplier"] = j["multiplier"].get<double>() * f->factor;
+    if (j.at("interval").is_array())
+      j["interval"] = Json::array({j["interval"][0].get<double>() * std::min(f->factor_lo, f->factor),
+                                   j["interval"][1].get<double>() * std::max(f->factor_hi, f->factor)});
+  }
+  j["pace"] = pace;
+  if (std::abs(f->factor - 1) >= 0.01) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "pace: relative error %.3g in the pilot, %.3g later (probes at %zu branch point(s)); %s gives x%.3g "
+                  "(interval x%.3g..x%.3g)",
+                  f->pilot_error, f->probe_error, f->branch_at.size(), pace_form_name(form), f->factor, f->factor_lo,
+                  f->factor_hi);
+    j["evidence"].push_back(buf);
+  }
+}
+}  // namespace
 
 Json predict_from_pilots(const std::vector<nlohmann::json>& records, const PilotPredictOptions& o) {
   check_predict_options(o);
@@ -328,6 +391,9 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     out[spec] = prediction_json(p, w, its, s.evals.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
     if (o.late && pl.late.count(spec))
       apply_late(out[spec], pl.late.at(spec), pl.late.count(o.baseline) ? &pl.late.at(o.baseline) : nullptr, w, o);
+    if (o.pace && pl.late.count(spec))
+      apply_pace(out[spec], pl.late.at(spec), compress::make_compressor(spec)->traits(), s.workers, w,
+                 o.probe_iterations);
   }
   return out;
 }

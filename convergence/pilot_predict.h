@@ -63,6 +63,14 @@ struct PilotPredictOptions {
   // to 1 is the seeds' noise (three seeds of one late pilot spread by ~10% in ln) and
   // leaves the pilot's estimate as it is. 1: every ratio.
   double late_min_ratio = 1.5;
+  // The pace model (pace.h): the late pilots are probes. Every branch point's relative
+  // error against the pilot's, through the TTA model's multiplier form for the scheme,
+  // scales the estimate and widens its interval; the error ratio above is not applied (the
+  // stall test still is). Off: the late pilots as above.
+  bool pace = false;
+  // With `pace`: each branch's error over its first this many iterations (the eval
+  // records' running figure), a probe that short; 0: over the whole branch.
+  int probe_iterations = 0;
 };
 
 // Throws std::invalid_argument naming the option when a number cannot be used: a target
