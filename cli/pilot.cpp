@@ -206,11 +206,16 @@ void setup_pilot(CLI::App& app) {
                 "(closer: the seeds' noise); 1: always")
       ->check(kFinite)->check(CLI::Range(1.0, 100.0))->capture_default_str();
   p->add_option("--pace", pred->pace,
-                "on (with --late on): the late pilots are probes of the pace model: each branch point's "
-                "relative error against the pilot's, through the TTA model's form for the scheme (biased "
-                "1 + e/(1-e), unbiased 1 + e/p, error feedback 1), scales the estimate and widens its interval "
-                "(the error-ratio rescale is then not applied; the stall test is); off: the late pilots as above")
+                "on (with --late on): the late pilots are probes of the pace model: for a biased scheme without "
+                "error feedback (PowerSGD, signSGD, top-k), the branch points' relative error below T_0 against "
+                "the pilot's moves the multiplier by --pace-slope per unit and widens the interval by the "
+                "branches' spread (the error-ratio rescale is then not applied; the stall test is); off: the late "
+                "pilots as above (docs/validation-tta.md, \"Pace\")")
       ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  p->add_option("--pace-slope", pred->o.pace_slope,
+                "With --pace on: the multiplier's change per unit of relative error gained after the pilot "
+                "(fitted on the recorded protocols)")
+      ->check(kFinite)->check(CLI::Range(0.0, 1000.0))->capture_default_str();
   p->add_option("--probe-iterations", pred->o.probe_iterations,
                 "With --pace on: each late pilot read as a probe of its first N iterations (its evaluations' "
                 "running relative error), what a probe that short costs; 0: the whole late pilot")

@@ -300,30 +300,33 @@ void check_predict_options(const PilotPredictOptions& o) {
        "--extrapolation-sigma must be finite numbers >= 0");
   need(o.stable_looks >= 1, "--stable-looks must be >= 1, got " + std::to_string(o.stable_looks));
   need(o.probe_iterations >= 0, "--probe-iterations must be >= 0, got " + std::to_string(o.probe_iterations));
+  need(std::isfinite(o.pace_slope) && o.pace_slope >= 0,
+       "--pace-slope must be a finite number >= 0, got " + std::to_string(o.pace_slope));
   need(std::isfinite(o.late_min_ratio) && o.late_min_ratio >= 1,
        "--late-min-ratio must be a finite number >= 1, got " + std::to_string(o.late_min_ratio));
 }
 
 namespace {
 // The pace model (pace.h) on one scheme's tta object: its late pilots' errors (each
-// branch point's mean over seeds) against the pilot's `w` scale the estimate and its
-// interval; a "pace" object and an evidence line say by how much and why.
+// branch point's mean over seeds) against the pilot's `w` move the multiplier and the
+// interval's ends; a "pace" object and an evidence line say by how much and why.
 // Branch points at or beyond the estimate's T_0 say nothing of the way to its target and
 // are left out. With probe_iterations K > 0 a branch's error is each seed's running error at
 // its last evaluation <= N + K (a probe K iterations long), else the whole branch's.
-void apply_pace(Json& j, const LateBranches& branches, const compress::SchemeTraits& traits, int workers, double w,
-                int probe_iterations) {
-  if (workers < 1 || !std::isfinite(w) || w < 0) return;
+void apply_pace(Json& j, const LateBranches& branches, const compress::SchemeTraits& traits, double w,
+                const PilotPredictOptions& o) {
+  if (!pace_applies(traits.biased, traits.error_feedback) || !std::isfinite(w) || w < 0) return;
   const Json& t0j = j.at("baseline_iterations");
-  const double t0 = t0j.is_number() ? t0j.get<double>() : std::numeric_limits<double>::infinity();
+  if (!t0j.is_number() || !(t0j.get<double>() > 0)) return;
+  const double t0 = t0j.get<double>();
   std::vector<int> at;
   std::vector<double> errs;
   for (const auto& [n, b] : branches) {
     if (!(n < t0)) continue;
     std::vector<double> seeds;
-    if (probe_iterations > 0) {
+    if (o.probe_iterations > 0) {
       for (const auto& [seed, by_it] : b.running_error) {
-        const auto it = by_it.upper_bound(n + probe_iterations);
+        const auto it = by_it.upper_bound(n + o.probe_iterations);
         if (it != by_it.begin()) seeds.push_back(std::prev(it)->second);
       }
     } else {
@@ -335,28 +338,25 @@ void apply_pace(Json& j, const LateBranches& branches, const compress::SchemeTra
     at.push_back(n);
     errs.push_back(e);
   }
-  const PaceForm form = pace_form(traits.biased, traits.error_feedback);
-  const auto f = pace_factor(form, w, at, errs, workers);
+  const auto f = pace_shift(w, at, errs, o.pace_slope);
   if (!f) return;
-  Json pace = {{"form", pace_form_name(form)}, {"pilot_error", f->pilot_error}, {"branch_at", f->branch_at},
-               {"probe_errors", f->probe_errors}, {"factor", f->factor}, {"factor_lo", f->factor_lo},
-               {"factor_hi", f->factor_hi}};
-  if (j.at("iterations").is_number()) {
-    const double est = j["iterations"].get<double>() * f->factor;
-    j["iterations"] = est;
-    if (j.contains("multiplier") && j["multiplier"].is_number()) j["multiplier"] = j["multiplier"].get<double>() * f->factor;
-    if (j.at("interval").is_array())
-      j["interval"] = Json::array({j["interval"][0].get<double>() * std::min(f->factor_lo, f->factor),
-                                   j["interval"][1].get<double>() * std::max(f->factor_hi, f->factor)});
+  j["pace"] = {{"pilot_error", f->pilot_error}, {"branch_at", f->branch_at}, {"probe_errors", f->probe_errors},
+               {"slope", o.pace_slope}, {"shift", f->shift}, {"shift_lo", f->shift_lo}, {"shift_hi", f->shift_hi}};
+  if (!j.at("iterations").is_number()) return;
+  const double est = paced_multiplier(j["iterations"].get<double>() / t0, f->shift) * t0;
+  j["iterations"] = est;
+  if (j.contains("multiplier") && j["multiplier"].is_number()) j["multiplier"] = est / t0;
+  if (j.at("interval").is_array()) {
+    const double lo = paced_multiplier(j["interval"][0].get<double>() / t0, std::min(f->shift_lo, f->shift)) * t0;
+    const double hi = paced_multiplier(j["interval"][1].get<double>() / t0, std::max(f->shift_hi, f->shift)) * t0;
+    j["interval"] = Json::array({std::min(lo, est), std::max(hi, est)});
   }
-  j["pace"] = pace;
-  if (std::abs(f->factor - 1) >= 0.01) {
+  if (std::abs(f->shift) >= 0.01) {
     char buf[320];
     std::snprintf(buf, sizeof buf,
-                  "pace: relative error %.3g in the pilot, %.3g later (probes at %zu branch point(s)); %s gives x%.3g "
-                  "(interval x%.3g..x%.3g)",
-                  f->pilot_error, f->probe_error, f->branch_at.size(), pace_form_name(form), f->factor, f->factor_lo,
-                  f->factor_hi);
+                  "pace: relative error %.3g in the pilot, %.3g later (probes at %zu branch point(s) below T_0); the "
+                  "multiplier moves by %+.3g (slope %.3g per unit of error; interval %+.3g..%+.3g)",
+                  f->pilot_error, f->probe_error, f->branch_at.size(), f->shift, o.pace_slope, f->shift_lo, f->shift_hi);
     j["evidence"].push_back(buf);
   }
 }
@@ -392,8 +392,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     if (o.late && pl.late.count(spec))
       apply_late(out[spec], pl.late.at(spec), pl.late.count(o.baseline) ? &pl.late.at(o.baseline) : nullptr, w, o);
     if (o.pace && pl.late.count(spec))
-      apply_pace(out[spec], pl.late.at(spec), compress::make_compressor(spec)->traits(), s.workers, w,
-                 o.probe_iterations);
+      apply_pace(out[spec], pl.late.at(spec), compress::make_compressor(spec)->traits(), w, o);
   }
   return out;
 }

@@ -11,6 +11,7 @@
 // `gcu pilot predict --profile` writes into convergence.schemes.<spec>.pilot.
 #pragma once
 
+#include "convergence/pace.h"
 #include "convergence/progress_fit.h"
 
 #include <nlohmann/json.hpp>
@@ -63,11 +64,12 @@ struct PilotPredictOptions {
   // to 1 is the seeds' noise (three seeds of one late pilot spread by ~10% in ln) and
   // leaves the pilot's estimate as it is. 1: every ratio.
   double late_min_ratio = 1.5;
-  // The pace model (pace.h): the late pilots are probes. Every branch point's relative
-  // error against the pilot's, through the TTA model's multiplier form for the scheme,
-  // scales the estimate and widens its interval; the error ratio above is not applied (the
-  // stall test still is). Off: the late pilots as above.
+  // The pace model (pace.h): the late pilots are probes. For a biased scheme without error
+  // feedback, the branch points' relative error (below T_0) against the pilot's moves the
+  // multiplier by pace_slope per unit and widens its interval by the branches' spread; the
+  // error ratio above is not applied (the stall test still is). Off: the late pilots as above.
   bool pace = false;
+  double pace_slope = kPaceSlope;
   // With `pace`: each branch's error over its first this many iterations (the eval
   // records' running figure), a probe that short; 0: over the whole branch.
   int probe_iterations = 0;
