@@ -126,9 +126,23 @@ LinkCost::LinkCost(const LinkLevel& level, const std::string& level_name) {
 
 AlphaBeta LinkCost::at(CollectiveKind k, Bytes n, double beta_override) const {
   AlphaBeta ab = base_;
+  bool ranged = false;
   for (const auto& f : fits_[int(k)])
-    if (n >= f.min_bytes && n < f.max_bytes) { ab = {f.alpha_s, f.beta_s_per_byte}; break; }
-  if (beta_override > 0) ab.beta_s_per_byte = beta_override;
+    if (n >= f.min_bytes && n < f.max_bytes) {
+      ab = {f.alpha_s, f.beta_s_per_byte};
+      ranged = true;
+      break;
+    }
+  if (beta_override > 0) {
+    // A what-if link changes the wire's share of a range's per-byte time (the level's own
+    // link, base_) and keeps what the range measured beyond it (the collective's work per
+    // byte on the hosts): the cost moves by n x (new wire - old wire) wherever the fits
+    // are, so it has no jumps at range edges that the fits do not have, and it is never
+    // below the what-if link's own wire time.
+    ab.beta_s_per_byte = ranged && base_.beta_s_per_byte > 0
+                             ? std::max(beta_override, ab.beta_s_per_byte + beta_override - base_.beta_s_per_byte)
+                             : beta_override;
+  }
   return ab;
 }
 

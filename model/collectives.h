@@ -69,8 +69,10 @@ class LinkCost {
   LinkCost(const LinkLevel& level, const std::string& level_name);
   bool present() const { return present_; }
   const std::string& name() const { return name_; }
-  // The (alpha, beta) to use for a message of n bytes of collective k; a positive
-  // beta_override replaces beta (what-if bandwidth), latencies are kept.
+  // The (alpha, beta) to use for a message of n bytes of collective k. A positive
+  // beta_override is a what-if link: it replaces the level's own per-byte wire time and
+  // keeps latencies and, inside a size range, the range's per-byte time beyond that wire
+  // (beta = max(override, range beta + override - level beta)).
   AlphaBeta at(CollectiveKind k, Bytes n, double beta_override = 0) const;
   // What-if: replace the bandwidth (every range's beta too), keep latencies.
   void set_bandwidth_gbps(Gbps g);

@@ -104,10 +104,34 @@ TEST(Collectives, SizeRangeFitsOverrideDefaults) {
   EXPECT_DOUBLE_EQ(big.alpha_s, 1e-5);
   EXPECT_DOUBLE_EQ(big.beta_s_per_byte, 1e-9);
   EXPECT_DOUBLE_EQ(lc.at(K::AllGather, 1000).alpha_s, 1e-5);  // other collectives unaffected
-  EXPECT_DOUBLE_EQ(lc.at(K::AllReduce, 1000, 2e-9).beta_s_per_byte, 2e-9);  // what-if override
+  // A what-if link of 2e-9 s/B replaces the level's wire (1e-9) inside the range's 5e-9:
+  // 5e-9 + 2e-9 - 1e-9; outside a range the level's beta is the wire alone.
+  EXPECT_DOUBLE_EQ(lc.at(K::AllReduce, 1000, 2e-9).beta_s_per_byte, 6e-9);
+  EXPECT_DOUBLE_EQ(lc.at(K::AllReduce, 65536, 2e-9).beta_s_per_byte, 2e-9);
+  // Never below the what-if wire: a range flatter than the level's link (1e-10 here).
+  LinkLevel flat{8.0, 1e-5, {}};
+  flat.collectives["allreduce"] = {{0, 65536, 2e-5, 1e-10}};
+  EXPECT_DOUBLE_EQ(LinkCost(flat, "inter").at(K::AllReduce, 1000, 2e-9).beta_s_per_byte, 2e-9);
   lc.set_bandwidth_gbps(80);
   EXPECT_DOUBLE_EQ(lc.at(K::AllReduce, 1000).beta_s_per_byte, 1e-10);
   EXPECT_DOUBLE_EQ(lc.at(K::AllReduce, 1000).alpha_s, 2e-5);
+}
+
+TEST(Collectives, WhatIfBandwidthIsContinuousAtRangeEdges) {
+  // Two ranges fitted continuous at 1e6 B on an 8 Gbps link (beta 1e-9), p = 2 (ring:
+  // T = 2 a + n b): below, a 1e-4, b 3e-9 -> 3.2e-3 s at the edge; above, b 1e-9 and
+  // a 1.1e-3 -> 3.2e-3 s. At a what-if 2 Gbps (4e-9) both sides move by n x 3e-9: 6.2e-3 s.
+  // (Keeping each range's alpha with the what-if beta alone gave 4.2e-3 below the edge
+  // and 6.2e-3 above it.)
+  LinkLevel l{8.0, 1e-4, {}};
+  l.collectives["allreduce"] = {{0, 1000000, 1e-4, 3e-9}, {1000000, kInf, 1.1e-3, 1e-9}};
+  LinkCost lc(l, "inter");
+  const double below = ring_allreduce_s(2, 999999.999, lc.at(K::AllReduce, 999999.999, 4e-9));
+  const double at = ring_allreduce_s(2, 1e6, lc.at(K::AllReduce, 1e6, 4e-9));
+  EXPECT_NEAR(below, 6.2e-3, 1e-9);
+  EXPECT_NEAR(at, 6.2e-3, 1e-12);
+  // Without a what-if link, the fits as measured.
+  EXPECT_NEAR(ring_allreduce_s(2, 1e6, lc.at(K::AllReduce, 1e6)), 3.2e-3, 1e-12);
 }
 
 TEST(Collectives, BadInputsNameTheField) {
