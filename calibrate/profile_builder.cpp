@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace gcu::calibrate {
 
@@ -167,6 +168,12 @@ void add_comm_contention(const GammaState& s, model::Profile& p, std::string& re
                   " ms beside it against " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms fitted" +
                   (s.bucket_bytes.empty() ? " (bucket sizes re-planned: the state does not keep them)" : "") +
                   (f.factor >= kCommContentionMax ? ", capped" : ""));
+  if (f.unclamped < 1)
+    notes.push_back("comm_contention fitted " + fmt("%.3f", f.unclamped) +
+                    " < 1 (the all-reduces ran faster beside the backward than the fits cost them alone): stored "
+                    "as 1, a misfit of the collective fits of " + fmt("%.0f", 100 * (1 - f.unclamped)) + "% of their CPU side");
+  if (f.unclamped > kCommContentionMax)
+    notes.push_back("comm_contention fitted " + fmt("%.3f", f.unclamped) + ", capped at " + fmt("%.0f", kCommContentionMax));
 }
 
 }  // namespace
@@ -211,11 +218,13 @@ CommContentionFit comm_contention_while_computing(const model::Cluster& cluster,
     const double done_beside = out.predicted_alone_s - (comm_beside_s - backward_beside_s);  // work left to the backward
     if (!(done_beside > 0)) {
       out.factor = kCommContentionMax;
+      out.unclamped = std::numeric_limits<double>::infinity();
       return out;
     }
     contended = out.predicted_alone_s * backward_beside_s / done_beside;
   }
-  out.factor = std::clamp((contended - fixed) / cpu, 1.0, kCommContentionMax);
+  out.unclamped = (contended - fixed) / cpu;
+  out.factor = std::clamp(out.unclamped, 1.0, kCommContentionMax);
   return out;
 }
 
@@ -245,6 +254,9 @@ void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std
   if (st.contention) {
     const ContentionState& k = *st.contention;
     p.cluster.overlap_contention = std::max(1.0, k.factor);
+    if (k.factor < 1)
+      notes.push_back("overlap_contention measured " + fmt("%.3f", k.factor) +
+                      " < 1 (backward and codec ran faster together than apart: noise): stored as 1");
     std::string ranks;
     if (!k.rank_backward_slowdown.empty()) {
       const auto [b_lo, b_hi] = std::minmax_element(k.rank_backward_slowdown.begin(), k.rank_backward_slowdown.end());

@@ -51,6 +51,7 @@ double gamma_while_communicating(double alone_s, double overlapped_s, double com
 inline constexpr double kCommContentionMax = 4;
 struct CommContentionFit {
   double factor = 1;
+  double unclamped = 1;          // before the clamp to [1, kCommContentionMax]: reported, not hidden
   double predicted_alone_s = 0;  // the all-reduces as the cluster's fits cost them
   size_t buckets = 0;            // how many all-reduces were costed
 };

@@ -15,6 +15,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VAL = os.path.join(ROOT, "data", "validation")
 OUT = os.path.join(VAL, "MANIFEST.md")
 REMOVED = os.path.join(VAL, "removed.json")  # {name: commit that still holds it}
+# Held out: recorded after the model they score was frozen, scored once; their bounds in the
+# tests are never relaxed. Every other recording is "fitted": causes were found on it.
+HELD_OUT = {"cpu-2rank-bert-heldout", "cpu-34rank-bert-scaleout", "tta-fashion-mnist-4w"}
 
 
 def checksum(d):
@@ -84,7 +87,8 @@ def main():
         kind, date, proto, errs = describe(d)
         with_, size = companions(d)
         packed = ", ".join(with_) or "-"
-        rows.append(f"| {name} | {kind} | {date or '-'} | {added_in(d)} | {proto} | {errs} | {packed} | "
+        role = "heldout" if name in HELD_OUT else "fitted"
+        rows.append(f"| {name} | {role} | {kind} | {date or '-'} | {added_in(d)} | {proto} | {errs} | {packed} | "
                     f"{size / 1e6:.2f} MB | `{checksum(d)}` |")
     lines = ["# Recordings in data/validation", "",
              "Written by `scripts/data_manifest.py`; do not edit by hand. Errors are the median / max",
@@ -93,8 +97,10 @@ def main():
              "its own fits (the diagnose protocol); docs/accuracy.md gives the figures a user gets.",
              "Each recording keeps its reports plain and its logs, and the runs packed with it, in",
              "raw.tar.xz: `bash scripts/recordings.sh unpack DEST [NAME...]` restores them as recorded.", "",
-             "| recording | kind | date | added in | protocol | median / max | packed with | archive | checksum |",
-             "|---|---|---|---|---|---|---|---|---|"] + rows
+             "Role: `heldout` recordings were recorded after the model they score was frozen and",
+             "scored once (their test bounds are never relaxed); `fitted` ones had causes found on them.", "",
+             "| recording | role | kind | date | added in | protocol | median / max | packed with | archive | checksum |",
+             "|---|---|---|---|---|---|---|---|---|---|"] + rows
     if removed:
         lines += ["", "## Removed from the tree", "",
                   "Each can be restored with `git checkout COMMIT -- data/validation/NAME`.", "",

@@ -285,6 +285,9 @@ TEST(CommContention, SolvesTheCpuSideSlowdownFromTheGammaStep) {
   f = comm_contention_while_computing(c, sizes, 6.2e-3, 5e-3);
   EXPECT_NEAR(f.factor, 1.7, 1e-9);
   EXPECT_EQ(comm_contention_while_computing(c, sizes, 3e-3, 0.02).factor, 1.0);   // faster than fitted: 1
+  // ... and the misfit is kept: (3 - 0.2) / 4 = 0.7.
+  EXPECT_NEAR(comm_contention_while_computing(c, sizes, 3e-3, 0.02).unclamped, 0.7, 1e-9);
+  EXPECT_NEAR(comm_contention_while_computing(c, sizes, 1.0, 2.0).unclamped, (1.0 - 0.2e-3) / 4e-3, 1e-6);
   EXPECT_EQ(comm_contention_while_computing(c, sizes, 1.0, 2.0).factor, kCommContentionMax);
   EXPECT_EQ(comm_contention_while_computing(c, sizes, 0.02, 5e-3).factor, kCommContentionMax);  // no work left
   EXPECT_EQ(comm_contention_while_computing(c, sizes, 0, 0.02).factor, 1.0);
@@ -316,6 +319,13 @@ TEST(CommContention, TheProfileCarriesItWithANoteAndOlderStatesGetOne) {
   st.gamma->comm_s = 6.1e-3;  // sizes not kept: the model's buckets are planned again
   st.gamma->bucket_bytes.clear();
   EXPECT_TRUE(noted(build_profile(st, info).profile, "re-planned"));
+  // All-reduces faster beside the backward than the fits cost them alone: stored as 1, and
+  // the misfit is said, not hidden.
+  st.gamma->bucket_bytes = {4e6};
+  st.gamma->comm_s = 2.1e-3;
+  const BuiltProfile fast = build_profile(st, info);
+  EXPECT_EQ(fast.profile.cluster.comm_contention, 1.0);
+  EXPECT_TRUE(noted(fast.profile, "< 1 (the all-reduces ran faster beside the backward")) << fast.report;
 }
 }  // namespace
 }  // namespace gcu::calibrate
