@@ -20,6 +20,15 @@
 namespace gcu::cli {
 namespace {
 
+// An on|off option with its default shown.
+void add_switch(CLI::App* app, const std::string& name, std::string& value, const std::string& help) {
+  app->add_option(name, value, help)->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+}
+// A finite number in [lo, hi] with its default shown.
+void add_bounded(CLI::App* app, const std::string& name, double& value, const std::string& help, double lo, double hi) {
+  app->add_option(name, value, help)->check(kFinite)->check(CLI::Range(lo, hi))->capture_default_str();
+}
+
 struct PilotRunCli {
   calibrate::PilotOptions o;
   std::string output;
@@ -178,44 +187,37 @@ void setup_pilot(CLI::App& app) {
                 "The interval's extrapolation term, log scale per unit ln(T_0 / pilot end): below,above "
                 "(for schemes whose relative error is >= 0.01; docs/model.md 4.2)")
       ->delimiter(',')->expected(2)->check(kNonNegativeFinite)->capture_default_str();
-  p->add_option("--biased-rule", pred->biased_rule,
+  add_switch(p, "--biased-rule", pred->biased_rule,
                 "on: a biased scheme without error feedback (signsgd, topk, topkc, powersgd, ...) is at most "
                 "'uncertain' until its pilot reaches the target, as nothing guarantees it approaches the "
-                "baseline's loss; off: its status comes from the fit alone (docs/model.md 4.2)")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  p->add_option("--one-seed-term", pred->one_seed_term,
+                "baseline's loss; off: its status comes from the fit alone (docs/model.md 4.2)");
+  add_switch(p, "--one-seed-term", pred->one_seed_term,
                 "on: a scheme piloted with one seed gets the baseline's seed-to-seed spread of a fitted "
-                "multiplier as an interval term (the sequential design); off: none")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+                "multiplier as an interval term (the sequential design); off: none");
   p->add_option("--stable-looks", pred->o.stable_looks,
                 "A reaches / never must also be the decision of the pilot's prefixes ending 1 .. N-1 "
                 "evaluations earlier, or it is 'uncertain' (evidence: unstable); 1: the pilot's own decision")
       ->check(CLI::Range(1, 20))->capture_default_str();
-  p->add_option("--late", pred->late,
+  add_switch(p, "--late", pred->late,
                 "on: records of late pilots (gcu pilot run --branch-at N) among the inputs are used: the "
                 "stall test (--late-stall) and a multiplier's excess after N rescaled by the scheme's relative "
-                "error there against the pilot's; off: they are ignored (docs/model.md 4.2)")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  p->add_option("--late-stall", pred->late_stall,
+                "error there against the pilot's; off: they are ignored (docs/model.md 4.2)");
+  add_switch(p, "--late-stall", pred->late_stall,
                 "on (with --late on): a scheme whose gap to the baseline in its late pilot grows faster than "
                 "the baseline's pace from N to the target (90% one-sided over >= 2 seeds) is 'never'; off: "
-                "the late pilots' error ratio only")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  p->add_option("--late-min-ratio", pred->o.late_min_ratio,
-                "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
-                "(closer: the seeds' noise); 1: always")
-      ->check(kFinite)->check(CLI::Range(1.0, 100.0))->capture_default_str();
-  p->add_option("--pace", pred->pace,
+                "the late pilots' error ratio only");
+  add_bounded(p, "--late-min-ratio", pred->o.late_min_ratio,
+              "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
+              "(closer: the seeds' noise); 1: always", 1.0, 100.0);
+  add_switch(p, "--pace", pred->pace,
                 "on (with --late on): the late pilots are probes of the pace model: for a biased scheme without "
                 "error feedback (PowerSGD, signSGD, top-k), the branch points' relative error below T_0 against "
                 "the pilot's moves the multiplier by --pace-slope per unit and widens the interval by the "
                 "branches' spread (the error-ratio rescale is then not applied; the stall test is); off: the late "
-                "pilots as above (docs/validation-tta.md, \"Pace\")")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
-  p->add_option("--pace-slope", pred->o.pace_slope,
-                "With --pace on: the multiplier's change per unit of relative error gained after the pilot "
-                "(fitted on the recorded protocols)")
-      ->check(kFinite)->check(CLI::Range(0.0, 1000.0))->capture_default_str();
+                "pilots as above (docs/validation-tta.md, \"Summary\")");
+  add_bounded(p, "--pace-slope", pred->o.pace_slope,
+              "With --pace on: the multiplier's change per unit of relative error gained after the pilot "
+              "(fitted on the recorded protocols)", 0.0, 1000.0);
   p->add_option("--probe-iterations", pred->o.probe_iterations,
                 "With --pace on: each late pilot read as a probe of its first N iterations (its evaluations' "
                 "running relative error), what a probe that short costs; 0: the whole late pilot")
