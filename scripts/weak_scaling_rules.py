@@ -11,7 +11,8 @@ at a batch size left out, against the median over the calibrations of what was m
 Scenarios: leave one out (interior: interpolation; the ends: one step of extrapolation),
 and profiles of two entries a and 2a predicting 4a (up) and a/2 (down).
 
-  python3 scripts/weak_scaling_rules.py data/validation/weak-scaling/r18-*.json
+  bash scripts/recordings.sh unpack /tmp/ws cpu-2rank-resnet18-batches   # weak-scaling/ is packed there
+  python3 scripts/weak_scaling_rules.py /tmp/ws/weak-scaling/r18-*.json
 """
 import json
 import math
