@@ -18,11 +18,11 @@
 // (reaches / never / uncertain) is left as the pilots decided it.
 //
 // `slope` (kPaceSlope) is the one fitted constant: on the four recorded protocols
-// (docs/validation-tta.md, "Pace"), PowerSGD's multiplier grew by 12-17 per unit of the
+// (docs/validation-tta.md, "Summary"), PowerSGD's multiplier grew by 12-17 per unit of the
 // relative error it gained after the pilot, and the ranking's Kendall tau had its plateau
-// for slopes 10-15. The TTA model's theory form (1 + e/(1-e), slope 1 near 0) moved
-// PowerSGD by a tenth of that and overreacted to signSGD near e = 1: the first form this
-// model tried (e9df173d), scored and dropped before the held-out setting was scored.
+// for slopes 10-15. The TTA model's theory form (1 + e/(1-e), slope 1 near 0) moves
+// PowerSGD by a tenth of that and overreacts to signSGD near e = 1. The model is off by
+// default: on a setting recorded after it was fixed it ranked worse than the pilots alone.
 #pragma once
 
 #include <optional>

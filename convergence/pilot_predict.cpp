@@ -1,7 +1,6 @@
 // Predictions from pilot records (pilot_predict.h).
 #include "convergence/pilot_predict.h"
 
-#include "convergence/pace.h"
 #include "convergence/pilot_late.h"
 
 #include "compressors/registry.h"

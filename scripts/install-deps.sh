@@ -9,7 +9,7 @@ PKGS=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libgloo-dev libopenmpi-dev openmpi-bin libopenblas0
   dataset-fashion-mnist fortunes gnuplot-nox python3-torch
-  iproute2 jq
+  iproute2 jq xz-utils tar
   clang-14 libfuzzer-14-dev libclang-rt-14-dev
 )
 missing=()

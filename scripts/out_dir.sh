@@ -1,6 +1,7 @@
-# Sourced by the re-prediction scripts (repredict.sh, scaleout_check.sh, batch_check.sh):
-# their output directory must be new, empty, or an earlier output of the same script
-# (its marker file), which is emptied; anything else is refused, nothing removed.
+# Sourced by the re-prediction scripts (repredict.sh, scaleout_check.sh, batch_check.sh)
+# for their two common steps: the output directory (prepare_out_dir: new, empty, or an
+# earlier output of the same script, by its marker file, which is emptied; anything else is
+# refused, nothing removed) and the recording they read (open_recording, below).
 #   prepare_out_dir DIR MARKER WHO     (the caller defines die)
 prepare_out_dir() {
   local out=$1 marker=$2 who=$3

@@ -39,11 +39,11 @@ extract() {
   tar -xJf "$archive" -C "$dest" --no-same-owner --no-same-permissions
 }
 
-unpack_one() {  # NAME DEST
-  local name=$1 dest=$2 src=$VAL/$1
-  [ -d "$src" ] || die "no recording '$name' in $VAL (scripts/recordings.sh list)"
-  mkdir -p "$dest/$name"
-  find "$src" -maxdepth 1 -type f ! -name "$ARCHIVE" -exec cp -p {} "$dest/$name/" \;
+# DEST/<name of SRC>/ with SRC's plain files, and its archive extracted into DEST.
+unpack_dir() {  # SRC DEST
+  local src=$1 dest=$2
+  mkdir -p "$dest/$(basename "$src")"
+  find "$src" -maxdepth 1 -type f ! -name "$ARCHIVE" -exec cp -p {} "$dest/$(basename "$src")/" \;
   [ ! -f "$src/$ARCHIVE" ] || extract "$src/$ARCHIVE" "$dest"
 }
 
@@ -60,7 +60,10 @@ cmd_unpack() {
   fi
   local tmp; tmp=$(mktemp -d "${dest%/}.unpack.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
-  for n in "${names[@]}"; do unpack_one "$n" "$tmp"; done
+  for n in "${names[@]}"; do
+    [ -d "$VAL/$n" ] || die "no recording '$n' in $VAL (scripts/recordings.sh list)"
+    unpack_dir "$VAL/$n" "$tmp"
+  done
   mkdir -p "$(dirname "$dest")"
   rmdir "$dest" 2>/dev/null || true
   mv "$tmp" "$dest"
@@ -73,12 +76,9 @@ cmd_open() {
   local rec=${1%/}
   [ -d "$rec" ] || die "$rec is not a directory"
   if [ ! -f "$rec/$ARCHIVE" ]; then echo "$rec"; return; fi
-  local tmp name; name=$(basename "$rec")
-  tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcu-recording.XXXXXX")
-  mkdir -p "$tmp/$name"
-  find "$rec" -maxdepth 1 -type f ! -name "$ARCHIVE" -exec cp -p {} "$tmp/$name/" \;
-  extract "$rec/$ARCHIVE" "$tmp"
-  echo "$tmp/$name"
+  local tmp; tmp=$(mktemp -d "${TMPDIR:-/tmp}/gcu-recording.XXXXXX")
+  unpack_dir "$rec" "$tmp"
+  echo "$tmp/$(basename "$rec")"
 }
 
 cmd_pack() {

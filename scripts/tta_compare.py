@@ -12,7 +12,10 @@ over targets x links; only with a timing grid), predicted best within 10% of the
 median |error| of the iterations to target (exp of the median |ln ratio| - 1), decided
 reach/never right, false `reaches`, decided share (reaches or never, not uncertain),
 80% interval coverage. Exit 2 with a message on a file that is not such a summary."""
-import argparse, itertools, json, math, statistics, sys
+import argparse, json, math, os, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tta_stats import kendall  # noqa: E402  (the validation's own tau: tied pairs left out)
 
 
 def pct(x):
@@ -21,15 +24,6 @@ def pct(x):
 
 def num(x):
     return "-" if x is None else "%.2f" % x
-
-
-def kendall(a, b):
-    n = s = 0
-    for i, j in itertools.combinations(range(len(a)), 2):
-        x = (a[i] - a[j]) * (b[i] - b[j])
-        s += (x > 0) - (x < 0)
-        n += 1
-    return s / n if n else None
 
 
 def iteration_taus(cases, f):
