@@ -209,12 +209,14 @@ void setup_pilot(CLI::App& app) {
   add_bounded(p, "--late-min-ratio", pred->o.late_min_ratio,
               "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
               "(closer: the seeds' noise); 1: always", 1.0, 100.0);
-  add_switch(p, "--pace", pred->pace,
+  p->add_option("--pace", pred->pace,
                 "on (with --late on): the late pilots are probes of the pace model: for a biased scheme without "
                 "error feedback (PowerSGD, signSGD, top-k), the branch points' relative error below T_0 against "
                 "the pilot's moves the multiplier by --pace-slope per unit and widens the interval by the "
-                "branches' spread (the error-ratio rescale is then not applied; the stall test is); off: the late "
-                "pilots as above (docs/validation-tta.md, \"Summary\")");
+                "branches' spread (the error-ratio rescale is then not applied; the stall test is); level: its "
+                "level form, the multiplier at least 1 + slope x the branches' error where that error is below "
+                "0.5 (PowerSGD); off: the late pilots as above (docs/validation-tta.md, \"Summary\")")
+      ->check(CLI::IsMember({"on", "off", "level"}))->capture_default_str();
   add_bounded(p, "--pace-slope", pred->o.pace_slope,
               "With --pace on: the multiplier's change per unit of relative error gained after the pilot "
               "(fitted on the recorded protocols)", 0.0, 1000.0);
@@ -231,7 +233,8 @@ void setup_pilot(CLI::App& app) {
     pred->o.biased_rule = pred->biased_rule == "on";
     pred->o.late = pred->late == "on";
     pred->o.late_stall = pred->late_stall == "on";
-    pred->o.pace = pred->pace == "on";
+    pred->o.pace = pred->pace != "off";
+    pred->o.pace_form = pred->pace == "level" ? calibrate::PaceForm::Level : calibrate::PaceForm::Change;
     pred->o.one_seed_term = pred->one_seed_term == "on";
     if (!pred->profile.empty() && pred->write_profile.empty()) throw UsageError("--profile needs --write-profile");
     nlohmann::ordered_json t;

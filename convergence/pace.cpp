@@ -50,4 +50,11 @@ std::optional<PaceShift> pace_shift(double pilot_error, const std::vector<int>& 
 
 double paced_multiplier(double rho, double shift) { return std::max(rho + shift, std::min(rho, 1.0)); }
 
+double level_multiplier(double rho, double error, double slope) {
+  check_error(error);
+  if (!std::isfinite(slope) || slope < 0)
+    throw std::invalid_argument("pace: slope " + std::to_string(slope) + " must be finite and >= 0");
+  return std::max(rho, 1 + slope * error);
+}
+
 }  // namespace gcu::calibrate

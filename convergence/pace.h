@@ -23,6 +23,15 @@
 // for slopes 10-15. The TTA model's theory form (1 + e/(1-e), slope 1 near 0) moves
 // PowerSGD by a tenth of that and overreacts to signSGD near e = 1. The model is off by
 // default: on a setting recorded after it was fixed it ranked worse than the pilots alone.
+//
+// The level form (PaceForm::Level, `--pace level`): on that setting PowerSGD's error did not
+// change after the pilot while it took 4x the baseline's iterations; on every recorded
+// protocol its multiplier tracked the error's level instead, 1 + slope x e with the same
+// slope (docs/validation-tta.md). So for a biased scheme without error feedback whose
+// probes' mean error e is below kPaceLevelMaxError (PowerSGD; not signSGD or top-k, whose
+// e ~ 0.9 gives multipliers 1 + 12 e far above what they take), the multiplier is at least
+// 1 + slope x e, and the interval's ends at least 1 + slope x (min, max of the e_k): the
+// pilots' estimate where it is larger. Frozen before the setting that scores it was recorded.
 #pragma once
 
 #include <optional>
@@ -31,6 +40,9 @@
 namespace gcu::calibrate {
 
 inline constexpr double kPaceSlope = 12.0;
+inline constexpr double kPaceLevelMaxError = 0.5;
+
+enum class PaceForm { Change, Level };
 
 // Whether the pace model moves a scheme of these traits.
 bool pace_applies(bool biased, bool error_feedback);
@@ -52,5 +64,9 @@ std::optional<PaceShift> pace_shift(double pilot_error, const std::vector<int>& 
 
 // rho' (or an interval end's) from rho and a shift: rho + d, never below min(rho, 1).
 double paced_multiplier(double rho, double shift);
+
+// The level form's multiplier (or an interval end's): max(rho, 1 + slope x error). Throws
+// std::invalid_argument for a non-finite or negative error or slope.
+double level_multiplier(double rho, double error, double slope = kPaceSlope);
 
 }  // namespace gcu::calibrate

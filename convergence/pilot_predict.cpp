@@ -312,6 +312,33 @@ namespace {
 // Branch points at or beyond the estimate's T_0 say nothing of the way to its target and
 // are left out. With probe_iterations K > 0 a branch's error is each seed's running error at
 // its last evaluation <= N + K (a probe K iterations long), else the whole branch's.
+// The level form (pace.h): the multiplier at least 1 + slope x the probes' mean error, the
+// interval's ends at least 1 + slope x their smallest and largest, for errors below
+// kPaceLevelMaxError.
+void apply_pace_level(Json& j, const PaceShift& f, double t0, double slope) {
+  const auto [lo_e, hi_e] = std::minmax_element(f.probe_errors.begin(), f.probe_errors.end());
+  j["pace"] = {{"form", "level"}, {"pilot_error", f.pilot_error}, {"branch_at", f.branch_at},
+               {"probe_errors", f.probe_errors}, {"slope", slope}, {"probe_error", f.probe_error}};
+  if (!(f.probe_error < kPaceLevelMaxError) || !j.at("iterations").is_number()) return;
+  const double rho = j["iterations"].get<double>() / t0;
+  const double est = level_multiplier(rho, f.probe_error, slope) * t0;
+  j["iterations"] = est;
+  if (j.contains("multiplier") && j["multiplier"].is_number()) j["multiplier"] = est / t0;
+  if (j.at("interval").is_array()) {
+    const double lo = level_multiplier(j["interval"][0].get<double>() / t0, *lo_e, slope) * t0;
+    const double hi = level_multiplier(j["interval"][1].get<double>() / t0, *hi_e, slope) * t0;
+    j["interval"] = Json::array({std::min(lo, est), std::max(hi, est)});
+  }
+  if (est > rho * t0 * 1.01) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "pace (level): relative error %.3g at %zu branch point(s) below T_0: the multiplier is at least "
+                  "1 + %.3g x %.3g = %.3g (the pilots gave %.3g)",
+                  f.probe_error, f.branch_at.size(), slope, f.probe_error, 1 + slope * f.probe_error, rho);
+    j["evidence"].push_back(buf);
+  }
+}
+
 void apply_pace(Json& j, const LateBranches& branches, const compress::SchemeTraits& traits, double w,
                 const PilotPredictOptions& o) {
   if (!pace_applies(traits.biased, traits.error_feedback) || !std::isfinite(w) || w < 0) return;
@@ -339,6 +366,10 @@ void apply_pace(Json& j, const LateBranches& branches, const compress::SchemeTra
   }
   const auto f = pace_shift(w, at, errs, o.pace_slope);
   if (!f) return;
+  if (o.pace_form == PaceForm::Level) {
+    apply_pace_level(j, *f, t0, o.pace_slope);
+    return;
+  }
   j["pace"] = {{"pilot_error", f->pilot_error}, {"branch_at", f->branch_at}, {"probe_errors", f->probe_errors},
                {"slope", o.pace_slope}, {"shift", f->shift}, {"shift_lo", f->shift_lo}, {"shift_hi", f->shift_hi}};
   if (!j.at("iterations").is_number()) return;

@@ -69,6 +69,7 @@ struct PilotPredictOptions {
   // multiplier by pace_slope per unit and widens its interval by the branches' spread; the
   // error ratio above is not applied (the stall test still is). Off: the late pilots as above.
   bool pace = false;
+  PaceForm pace_form = PaceForm::Change;  // with `pace`: the change form or the level form (pace.h)
   double pace_slope = kPaceSlope;
   // With `pace`: each branch's error over its first this many iterations (the eval
   // records' running figure), a probe that short; 0: over the whole branch.

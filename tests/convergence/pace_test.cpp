@@ -133,5 +133,53 @@ TEST(Pace, ThroughPredictFromPilots) {
   EXPECT_THROW(predict_from_pilots(r, o), std::invalid_argument);
 }
 
+TEST(Pace, LevelFormThroughPredictFromPilots) {
+  EXPECT_NEAR(level_multiplier(1.2, 0.1), 2.2, 1e-12);   // 1 + 12 x 0.1 above the pilots' 1.2
+  EXPECT_NEAR(level_multiplier(3.0, 0.1), 3.0, 1e-12);   // the pilots' estimate where larger
+  EXPECT_NEAR(level_multiplier(1.0, 0.2, 2.0), 1.4, 1e-12);
+  EXPECT_THROW(level_multiplier(1.0, -0.1), std::invalid_argument);
+  EXPECT_THROW(level_multiplier(1.0, 0.1, NAN), std::invalid_argument);
+  const std::string spec = "topk:k=0.01";  // biased, no error feedback
+  std::vector<nlohmann::json> r;
+  add_runs(r, "none", 1.0);
+  add_runs(r, spec, 1.3);
+  for (auto& x : r)
+    if (x["type"] == "run" && x["scheme"] == spec) x["relative_error"] = 0.2;
+  add_probe(r, spec, 150, 0.2);
+  add_probe(r, spec, 250, 0.3);
+  PilotPredictOptions o;
+  o.target = l0(600);
+  o.baseline_iterations = 600;
+  o.biased_rule = false;
+  o.late = true;
+  o.pace = true;
+  o.pace_form = PaceForm::Level;
+  o.pace_slope = 10;
+  const auto lv = predict_from_pilots(r, o)[spec];
+  // Probes' mean error 0.25: the multiplier at least 1 + 10 x 0.25 = 3.5, the interval's
+  // ends at least 1 + 10 x 0.2 = 3 and 1 + 10 x 0.3 = 4.
+  ASSERT_TRUE(lv.contains("pace")) << lv.dump();
+  EXPECT_EQ(lv["pace"]["form"], "level");
+  PilotPredictOptions no_late = o;
+  no_late.pace = false;
+  no_late.late = false;
+  const auto base = predict_from_pilots(r, no_late)[spec];
+  ASSERT_TRUE(base["iterations"].is_number() && base["interval"].is_array()) << base.dump();
+  EXPECT_NEAR(lv["iterations"].get<double>(), std::max(base["iterations"].get<double>(), 3.5 * 600), 1e-9);
+  EXPECT_NEAR(lv["interval"][0].get<double>(), std::max(base["interval"][0].get<double>(), 3.0 * 600), 1e-9);
+  EXPECT_NEAR(lv["interval"][1].get<double>(), std::max(base["interval"][1].get<double>(), 4.0 * 600), 1e-9);
+  EXPECT_NE(lv["evidence"].back().get<std::string>().find("pace (level)"), std::string::npos) << lv["evidence"].dump();
+  // An error at or above kPaceLevelMaxError (signSGD's ~0.9) does not move it.
+  std::vector<nlohmann::json> hi;
+  add_runs(hi, "none", 1.0);
+  add_runs(hi, spec, 1.3);
+  add_probe(hi, spec, 150, 0.9);
+  const auto h = predict_from_pilots(hi, o)[spec];
+  PilotPredictOptions unmoved = o;  // the change form with slope 0 moves nothing
+  unmoved.pace_form = PaceForm::Change;
+  unmoved.pace_slope = 0;
+  EXPECT_EQ(h["iterations"], predict_from_pilots(hi, unmoved)[spec]["iterations"]);
+}
+
 }  // namespace
 }  // namespace gcu::calibrate
