@@ -190,6 +190,7 @@ CalibrateResult write_profile(CalibrationRun& r) {
                   std::to_string(r.threads) + " torch thread(s) per rank";
     info.date = util::iso_utc_now();
     info.command = r.opt.command_line;
+    info.measured_ready_times = r.opt.ready_times == "measured";
     info.libraries = {{"libtorch", TORCH_VERSION}, {"gloo", "bundled with libtorch " TORCH_VERSION},
                       {"compiler", __VERSION__}};
     auto built = build_profile(r.state, info);

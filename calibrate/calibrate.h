@@ -1,7 +1,7 @@
 // `gcu calibrate` as a library call: runs the calibration steps on the launched ranks
 // (torchrun-style environment, see group.h), keeps partial results in a state file after
 // every step (resumed with `resume`), respects a time budget (later steps shortened or
-// skipped, and the profile says which), and writes a "gcu.profile/1" profile (rank 0).
+// skipped, and the profile says which), and writes a "gcu.profile/2" profile (rank 0).
 // Steps, in order: compute, gamma, collectives, codecs, errors, codec-gradients, contention,
 // convergence.
 #pragma once
@@ -51,6 +51,7 @@ struct CalibrateOptions {
   // ranks x torch threads outnumber its cores, the placement where it was seen), "on", "off".
   std::string allgather_floor = "auto";
   std::string compute_loop = "trainer";  // ComputeOptions::loop: "trainer" or "barrier"
+  std::string ready_times = "spread";      // "spread" (by parameter count) or "measured" (BuildInfo)
   std::string compute_data = "synthetic";  // ComputeOptions::data: "synthetic" or "fashion-mnist"
   std::vector<std::string> skip;     // step names to skip
   // Write the state file only, no profile: for a probe of one step (gcu validate's

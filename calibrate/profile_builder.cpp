@@ -46,7 +46,7 @@ namespace {
 
 using Notes = std::vector<std::string>;
 
-void add_compute(const ComputeState& c, model::Profile& p, std::string& rep, Notes& notes) {
+void add_compute(const ComputeState& c, bool ready_times, model::Profile& p, std::string& rep, Notes& notes) {
   p.model.name = c.model;
   p.model.parameters = c.parameters;
   p.model.tensors = c.tensors;
@@ -57,7 +57,7 @@ void add_compute(const ComputeState& c, model::Profile& p, std::string& rep, Not
     ce.forward_s = e.forward_s;
     ce.backward_s = e.backward_s;
     ce.optimizer_s = e.optimizer_s;
-    ce.ready_s = e.ready_s;
+    if (ready_times) ce.ready_s = e.ready_s;
     p.model.compute.push_back(ce);
     rep += "  batch " + std::to_string(ce.batch_size) + ": forward " + fmt("%.3f", ce.forward_s * 1e3) +
            " ms, backward " + fmt("%.3f", ce.backward_s * 1e3) + " ms (spread " +
@@ -66,8 +66,11 @@ void add_compute(const ComputeState& c, model::Profile& p, std::string& rep, Not
   const std::string batches = c.data == "fashion-mnist"
                                   ? "Fashion-MNIST batches (each rank's shuffled shard, as gcu train --data fashion-mnist)"
                                   : "synthetic batches (the trainer's: fixed input, fresh labels every step)";
-  notes.push_back("compute: " + batches + ", SGD momentum 0.9, all ranks computing at once; ready_s from "
-                  "tensor gradient hooks (host clock), tensors listed in the observed ready order");
+  notes.push_back("compute: " + batches + ", SGD momentum 0.9, all ranks computing at once; tensors listed in "
+                  "the observed ready order; " +
+                  (ready_times ? std::string("ready_s from tensor gradient hooks (host clock)")
+                               : std::string("ready_s left out (backward spread by parameter count; the hooks' "
+                                             "host-clock times are in the state, --ready-times measured)")));
 }
 
 // One sweep's nccl-tests table and fit summary.
@@ -151,103 +154,92 @@ void add_cluster(const CalibrationState& st, model::Profile& p, std::string& rep
   }
 }
 
-// comm_contention from the gamma step (profile_builder.h).
-void add_comm_contention(const GammaState& s, model::Profile& p, std::string& rep, Notes& notes) {
-  const std::optional<CommContentionFit> fit = comm_contention_from_gamma(s, p);
-  if (!fit) {
-    notes.push_back("comm_contention not measured (the state does not give how long the all-reduces ran): 1 assumed");
-    return;
-  }
-  const CommContentionFit& f = *fit;
-  p.cluster.comm_contention = f.factor;
-  rep += "comm contention: " + fmt("%.3f", f.factor) + " (the gamma step's all-reduces " + fmt("%.1f", s.comm_s * 1e3) +
-         " ms beside the backward, " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms as the fits cost them" +
-         (s.comm_alone_s > 0 ? ", " + fmt("%.1f", s.comm_alone_s * 1e3) + " ms measured alone" : std::string()) + ")\n";
-  notes.push_back("comm_contention = " + fmt("%.3f", f.factor) + ": the CPU side of a collective beside backward, from " +
-                  std::to_string(f.buckets) + " bucket all-reduces that took " + fmt("%.1f", s.comm_s * 1e3) +
-                  " ms beside it against " + fmt("%.1f", f.predicted_alone_s * 1e3) + " ms fitted" +
-                  (s.bucket_bytes.empty() ? " (bucket sizes re-planned: the state does not keep them)" : "") +
-                  (f.factor >= kCommContentionMax ? ", capped" : ""));
-  if (f.unclamped < 1)
-    notes.push_back("comm_contention fitted " + fmt("%.3f", f.unclamped) +
-                    " < 1 (the all-reduces ran faster beside the backward than the fits cost them alone): stored "
-                    "as 1, a misfit of the collective fits of " + fmt("%.0f", 100 * (1 - f.unclamped)) + "% of their CPU side");
-  if (f.unclamped > kCommContentionMax)
-    notes.push_back("comm_contention fitted " + fmt("%.3f", f.unclamped) + ", capped at " + fmt("%.0f", kCommContentionMax));
-}
-
 }  // namespace
 
-double gamma_while_communicating(double alone_s, double overlapped_s, double comm_s) {
-  if (!(alone_s > 0) || !std::isfinite(overlapped_s)) return 1;
-  const double stretch = overlapped_s / alone_s;
-  if (!(comm_s > 0) || !std::isfinite(comm_s) || comm_s >= overlapped_s) return std::max(1.0, stretch);
-  const double delay = overlapped_s - alone_s;
-  if (delay <= 0) return 1;
-  if (delay >= comm_s) return kGammaRateMax;
-  return std::clamp(comm_s / (comm_s - delay), 1.0, kGammaRateMax);
-}
-
-std::optional<CommContentionFit> comm_contention_from_gamma(const GammaState& s, const model::Profile& p) {
-  if (!(s.comm_s > 0)) return std::nullopt;
-  std::vector<double> sizes = s.bucket_bytes;
-  if (sizes.empty())
+std::optional<model::BesideStep> beside_step(const GammaState& s, const model::Profile& p) {
+  const auto ok = [](double x) { return std::isfinite(x) && x > 0; };
+  if (!ok(s.comm_s) || !ok(s.alone_s) || !ok(s.overlapped_s)) return std::nullopt;
+  model::BesideStep step;
+  step.backward_alone_s = s.alone_s;
+  step.backward_beside_s = s.overlapped_s;
+  step.comm_beside_s = s.comm_s;
+  step.bucket_bytes = s.bucket_bytes;
+  if (step.bucket_bytes.empty())
     for (const auto& b : model::plan_buckets(p.model.tensors, model::BucketOptions::from(p.ddp)))
-      sizes.push_back(double(b.bytes));
-  return comm_contention_while_computing(p.cluster, sizes, s.comm_s, s.overlapped_s);
-}
-
-CommContentionFit comm_contention_while_computing(const model::Cluster& cluster, const std::vector<double>& bucket_bytes,
-                                                  double comm_beside_s, double backward_beside_s) {
-  CommContentionFit out;
-  out.buckets = bucket_bytes.size();
-  if (cluster.world() < 2 || bucket_bytes.empty()) return out;
-  const model::ClusterCost cost(cluster);
-  double fixed = 0, cpu = 0;
-  for (double b : bucket_bytes) {
-    const double l = cost.cost(compress::CollectiveKind::AllReduce, 0).time_s;
-    const double r = cost.cost(compress::CollectiveKind::AllReduce, b).time_s;
-    fixed += l;
-    cpu += std::max(0.0, r - l);
-  }
-  out.predicted_alone_s = fixed + cpu;
-  if (!(comm_beside_s > 0) || !std::isfinite(comm_beside_s) || !(cpu > 0)) return out;
-  // Time the all-reduces would take with all of them beside the backward.
-  double contended = comm_beside_s;
-  if (std::isfinite(backward_beside_s) && backward_beside_s > 0 && comm_beside_s > backward_beside_s) {
-    const double done_beside = out.predicted_alone_s - (comm_beside_s - backward_beside_s);  // work left to the backward
-    if (!(done_beside > 0)) {
-      out.factor = kCommContentionMax;
-      out.unclamped = std::numeric_limits<double>::infinity();
-      return out;
-    }
-    contended = out.predicted_alone_s * backward_beside_s / done_beside;
-  }
-  out.unclamped = (contended - fixed) / cpu;
-  out.factor = std::clamp(out.unclamped, 1.0, kCommContentionMax);
-  return out;
+      step.bucket_bytes.push_back(double(b.bytes));
+  if (step.bucket_bytes.empty()) return std::nullopt;
+  return step;
 }
 
 namespace {
+
+// The interference fit (model/interference.h) on the gamma step: the backward's rate while
+// a collective runs and the collectives' CPU side beside it, jointly, through the Predictor;
+// what the model then gives against the measured step is kept in the profile.
+void add_interference(const GammaState& s, model::Profile& p, std::string& rep, Notes& notes) {
+  const std::optional<model::BesideStep> step = beside_step(s, p);
+  const double stretch = s.alone_s > 0 && std::isfinite(s.overlapped_s) ? s.overlapped_s / s.alone_s : 1;
+  if (!step || p.cluster.world() < 2) {
+    p.cluster.gamma = std::max(1.0, stretch);
+    notes.push_back("gamma = the whole-backward stretch (the state does not give how long the all-reduces ran); "
+                    "collective_by_backward not measured: 1 assumed");
+    return;
+  }
+  model::BesideCosting costing;
+  costing.nodes = p.cluster.world();
+  costing.gpus_per_node = 1;
+  const model::InterferenceFitResult f = model::fit_interference(p, *step, costing);
+  p.cluster.gamma = f.gamma;
+  p.cluster.comm_contention = f.comm_contention;
+  model::Cluster::InterferenceFit kept;
+  kept.step = "gamma";
+  kept.backward_alone_s = s.alone_s;
+  kept.backward_beside_s = s.overlapped_s;
+  kept.comm_beside_s = s.comm_s;
+  kept.backward_beside_model_s = f.model.backward_end_s;
+  kept.comm_beside_model_s = f.model.comm_end_s;
+  kept.gamma_at_bound = f.gamma_at_bound;
+  kept.comm_contention_at_bound = f.comm_contention_at_bound;
+  p.cluster.interference_fit = kept;
+  rep += "interference (fitted through the model on the gamma step): backward x" + fmt("%.3f", f.gamma) +
+         " while a collective runs, collectives' CPU side x" + fmt("%.3f", f.comm_contention) +
+         " beside the backward; the model's backward ends at " + fmt("%.1f", f.model.backward_end_s * 1e3) + " ms (" +
+         fmt("%.1f", s.overlapped_s * 1e3) + " measured, " + fmt("%+.1f", 100 * f.backward_residual()) +
+         "%), its all-reduces at " + fmt("%.1f", f.model.comm_end_s * 1e3) + " ms (" + fmt("%.1f", s.comm_s * 1e3) +
+         " measured, " + fmt("%+.1f", 100 * f.comm_residual()) + "%" +
+         (s.comm_alone_s > 0 ? "; " + fmt("%.1f", s.comm_alone_s * 1e3) + " ms measured alone" : std::string()) + ")\n";
+  notes.push_back("interference: backward_by_collective = " + fmt("%.3f", f.gamma) + ", collective_by_backward = " +
+                  fmt("%.3f", f.comm_contention) + ", fitted jointly through the event model on the gamma step (" +
+                  std::to_string(step->bucket_bytes.size()) + " all-reduces from the backward's start" +
+                  (s.bucket_bytes.empty() ? ", bucket sizes re-planned: the state does not keep them" : "") +
+                  "); residuals: backward's end " + fmt("%+.1f", 100 * f.backward_residual()) + "%, all-reduces' end " +
+                  fmt("%+.1f", 100 * f.comm_residual()) + "%");
+  if (f.gamma_at_bound)
+    notes.push_back("interference: backward_by_collective ran to its end (" + fmt("%.0f", model::kGammaMax) +
+                    "): the backward was delayed more than any rate while the collectives ran explains (residual " +
+                    fmt("%+.1f", 100 * f.backward_residual()) + "%)");
+  if (f.comm_contention_at_bound)
+    notes.push_back("interference: collective_by_backward ran to its end (" + fmt("%.0f", model::kCommContentionMax) +
+                    "): the all-reduces took longer beside the backward than any contended CPU side explains; the "
+                    "rest (x" + fmt("%.2f", f.calls_stretch) + " of their link time) taken as the wire's for "
+                    "backward_by_collective (residual " + fmt("%+.1f", 100 * f.comm_residual()) + "%)");
+  if (f.comm_contention <= 1 && f.comm_residual() > 0.01)
+    notes.push_back("interference: the all-reduces ran faster beside the backward than the collective fits cost them "
+                    "alone (residual " + fmt("%+.1f", 100 * f.comm_residual()) + "% at collective_by_backward = 1)");
+}
 
 void add_gamma_and_contention(const CalibrationState& st, model::Profile& p, std::string& rep, Notes& notes) {
   if (st.gamma) {
     const GammaState& s = *st.gamma;
     const double g = s.gamma;
-    p.cluster.gamma = gamma_while_communicating(s.alone_s, s.overlapped_s, s.comm_s);
-    rep += "\ngamma: " + fmt("%.3f", p.cluster.gamma) + " while communicating (backward " + fmt("%.3f", s.alone_s * 1e3) +
+    p.cluster.gamma_stretch = std::max(1.0, g);
+    rep += "\ngamma: whole-backward stretch " + fmt("%.3f", g) + " (backward " + fmt("%.3f", s.alone_s * 1e3) +
            " ms alone, " + fmt("%.3f", s.overlapped_s * 1e3) + " ms with all-reduces" +
-           (s.comm_s > 0 ? " running its first " + fmt("%.3f", s.comm_s * 1e3) + " ms" : std::string()) +
-           "; whole-backward stretch " + fmt("%.3f", g) + ")\n";
-    if (s.comm_s > 0 && s.comm_s < s.overlapped_s)
-      notes.push_back("gamma = " + fmt("%.3f", p.cluster.gamma) + ", the backward's rate while the all-reduces ran (" +
-                      fmt("%.1f", s.comm_s * 1e3) + " of its " + fmt("%.1f", s.overlapped_s * 1e3) +
-                      " ms; whole-backward stretch " + fmt("%.3f", g) + ")" +
-                      (p.cluster.gamma >= kGammaRateMax ? ", capped: the delay exceeds the collectives' time" : ""));
-    else if (s.comm_s <= 0)
-      notes.push_back("gamma = the whole-backward stretch (the state does not give how long the all-reduces ran)");
-    if (g < 1) notes.push_back("gamma measured " + fmt("%.3f", g) + " < 1 (noise): stored as 1");
-    add_comm_contention(s, p, rep, notes);
+           (s.comm_s > 0 ? " running its first " + fmt("%.3f", s.comm_s * 1e3) + " ms" : std::string()) + ")\n";
+    notes.push_back("gamma_stretch = " + fmt("%.3f", p.cluster.gamma_stretch) +
+                    ": the measured whole-backward stretch, the closed form's gamma");
+    if (g < 1) notes.push_back("gamma stretch measured " + fmt("%.3f", g) + " < 1 (noise): stored as 1");
+    add_interference(s, p, rep, notes);
   } else {
     notes.push_back("gamma not measured: 1.0 assumed");
   }
@@ -374,7 +366,7 @@ BuiltProfile build_profile(const CalibrationState& st, const BuildInfo& info) {
   auto& notes = p.provenance.assumptions;
   for (const auto& s : st.skipped) notes.push_back("skipped: " + s);
   if (!st.compute) throw FitError("no compute measurements: a profile needs the model's compute step");
-  add_compute(*st.compute, p, out.report, notes);
+  add_compute(*st.compute, info.measured_ready_times, p, out.report, notes);
   add_cluster(st, p, out.report, notes);
   add_gamma_and_contention(st, p, out.report, notes);
   if (st.codecs) add_codecs(*st.codecs, st.codec_gradients, p, out.report, notes);

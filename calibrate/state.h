@@ -70,8 +70,8 @@ struct GammaState {
   int buckets = 0;
   double bytes = 0;                // all-reduced per backward
   // Median time the all-reduces took beside the backward, from its start (0: not measured,
-  // older states). The profile's gamma is the backward's rate while they run
-  // (profile_builder.h gamma_while_communicating), not the whole backward's stretch.
+  // older states). The profile's interference factors are fitted on it through the
+  // Predictor (model/interference.h), the whole backward's stretch is its gamma_stretch.
   double comm_s = 0;
   // The same all-reduces alone, back to back after a barrier (median; 0: not measured,
   // older states), and each one's bytes (empty: not kept; the profile then

@@ -192,11 +192,11 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
 }
 
 void add_common(CLI::App* s, SimulateOptions& o) {
-  s->add_option("-p,--profile", o.profile, "Profile JSON (schema gcu.profile/1, docs/profile-schema.md)")
+  s->add_option("-p,--profile", o.profile, "Profile JSON (schema gcu.profile/2, docs/profile-schema.md)")
       ->required();
   s->add_option("--set", o.overrides,
                 "Override a profile field before validation: PATH=VALUE, PATH a JSON pointer "
-                "(/cluster/gamma) or dotted (cluster.levels.inter.alpha_s); repeatable");
+                "(/cluster/gamma_stretch) or dotted (cluster.levels.inter.alpha_s); repeatable");
   s->add_option("-s,--schemes", o.schemes,
                 std::string("Scheme specs, comma-separated (default ") + kDefaultSchemes + "; see `gcu schemes`)");
   s->add_option("--gpus", o.gpus,
@@ -272,7 +272,7 @@ void setup_simulate(CLI::App& app) {
       "  # BERT-base at 25 Gbps while scaling out\n"
       "  gcu simulate -p data/profiles/v100-bert-base.json --bandwidth 25 --sweep gpus=8,16,32,64,96\n"
       "  # GPUs 3x faster, network unchanged; gamma overridden\n"
-      "  gcu simulate -p data/profiles/v100-resnet101.json --compute-speedup 3 --set cluster.gamma=1.1\n"
+      "  gcu simulate -p data/profiles/v100-resnet101.json --compute-speedup 3 --set cluster.gamma_stretch=1.1\n"
       "  # the published closed form instead of the event model\n"
       "  gcu simulate -p data/profiles/v100-resnet50.json --model closed --format csv\n"
       "  # where does PowerSGD start to beat FP16 DDP? which ratio gives 90% scaling? what is best?\n"

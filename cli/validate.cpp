@@ -59,7 +59,7 @@ Examples:
   # scripts/batch_check.sh val-batches OUT predicts each batch from a profile without it
   gcu validate --calibrate --model resnet18:classes=10,image=32 --batch 16,32,64 \
       --schemes "none;qsgd" --links unlimited,200mbit --repeats 4 --out val-batches)");
-  sub->add_option("-p,--profile", o.profile, "gcu.profile/1 of the same model and placement (with --calibrate: "
+  sub->add_option("-p,--profile", o.profile, "gcu.profile/2 of the same model and placement (with --calibrate: "
                                               "where the new profile goes)");
   sub->add_flag("--calibrate", o.calibrate, "run `gcu calibrate` first, in the same placement (unshaped links)");
   sub->add_option("--calibrate-budget-s", o.calibrate_budget_s, "calibration time budget")->capture_default_str();

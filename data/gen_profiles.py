@@ -50,9 +50,11 @@ COMMON_ASSUMPTIONS = [
     "intra-node link: NVLink, assumed 300 Gbps (37.5 GB/s) NCCL ring bus bandwidth among the 4 "
     "V100s of a p3.8xlarge and alpha 5 us (not published, not measured here; intra-node "
     "traffic matters little next to the 10 Gbps network).",
-    "gamma = 1.07: the middle of the published range 1.04-1.1 (backward slowdown while "
-    "all-reduce overlaps it).",
-    "overlap_contention = 1.3: no published figure; compression kernels and backward kernels "
+    "gamma_stretch = 1.07: the middle of the published range 1.04-1.1 (the whole backward's "
+    "stretch while all-reduce overlaps it), the closed form's gamma. The event model's rate "
+    "while a collective runs is not published: derived on reading as the rate that stretches "
+    "this profile's own FP32 DDP backward by 1.07 (model/interference.h).",
+    "interference.backward_codec = 1.3: no published figure; compression kernels and backward kernels "
     "share SMs and memory bandwidth, assumed to slow each other by 30% when overlapped.",
     "forward time = 0.5 x backward time (backward computes two gradients per layer, forward one).",
     "batch sizes other than the published one: scaled by a per-layer roofline estimate on a V100 "
@@ -297,7 +299,7 @@ def main():
         notes += codec_notes + conv_notes
         all_notes += [n for n in notes if n not in all_notes]
         profile = {
-            "schema": "gcu.profile/1",
+            "schema": "gcu.profile/2",
             "provenance": {
                 "source": "published V100 study (figures in data/README.md) + documented assumptions",
                 "device": "NVIDIA V100-SXM2-16GB (AWS p3.8xlarge)",
@@ -311,7 +313,8 @@ def main():
                 "levels": {"intra": {"bandwidth_gbps": INTRA_GBPS, "alpha_s": INTRA_ALPHA_S},
                            "inter": {"bandwidth_gbps": INTER_GBPS, "alpha_s": INTER_ALPHA_S}},
                 "algorithms": ["ring", "tree"],
-                "gamma": GAMMA, "overlap_contention": OVERLAP_CONTENTION,
+                "gamma_stretch": GAMMA,
+                "interference": {"collective_by_backward": 1, "backward_codec": OVERLAP_CONTENTION},
             },
             "model": {
                 "name": name, "parameters": params,

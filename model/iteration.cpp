@@ -101,6 +101,7 @@ std::vector<double> tensor_ready_fractions(const Model& m, const ComputeEntry& c
 // ---- Predictor --------------------------------------------------------------------------
 struct Predictor::Phase {
   Seconds backward_s = 0, backward_comm_s = 0, comm_s = 0, encode_s = 0, decode_s = 0;
+  Seconds backward_end_s = 0, stream_end_s = 0;
 };
 
 namespace {
@@ -155,6 +156,14 @@ Predictor::Predictor(const Profile& profile, const Setup& setup)
     plan_.cost_assumptions.push_back("the collective fits were measured at " + std::to_string(fitted_world) +
                                      " ranks; the algorithm formulas extrapolate them to " +
                                      std::to_string(cost_.world()));
+  if (cluster_.gamma_from_stretch && cluster_.gamma_stretch != 1 && setup.model == IterationModel::Event) {
+    char b[240];
+    std::snprintf(b, sizeof b,
+                  "backward_by_collective %.3f: derived from gamma_stretch %.3g (the rate that stretches the "
+                  "profile's own FP32 DDP backward by it; model/interference.h), not measured",
+                  cluster_.gamma, cluster_.gamma_stretch);
+    plan_.cost_assumptions.push_back(b);
+  }
   mode_ = setup.mode;
   if (mode_ == CompressionMode::Auto) mode_ = CompressionMode::Overlapped;  // as gcu train runs every scheme
   const auto tf = tensor_ready_fractions(profile.model, compute_.compute);
@@ -198,7 +207,7 @@ struct Predictor::PhaseRun {
   const Conditions& cond;
   std::vector<TimelineEvent>* tl;
   Seconds t0;
-  double kf, gamma, cont, comm_cont;
+  double kf, gamma, stretch, cont, comm_cont;
   LinkOverride o;
   int B;
   Seconds W;  // backward, after speed-up
@@ -211,6 +220,7 @@ Predictor::PhaseRun::PhaseRun(const Predictor& pred, const Conditions& c, std::v
   const double cf = 1.0 / cond.compute_speedup;
   kf = cf / cond.codec_speedup;
   gamma = cond.gamma > 0 ? cond.gamma : pred.cluster_.gamma;
+  stretch = cond.gamma > 0 ? cond.gamma : pred.cluster_.gamma_stretch;  // the closed form's (published) gamma
   cont = cond.overlap_contention > 0 ? cond.overlap_contention : pred.cluster_.overlap_contention;
   comm_cont = cond.comm_contention > 0 ? cond.comm_contention : pred.cluster_.comm_contention;
   if (!(comm_cont >= 1) || !std::isfinite(comm_cont))
@@ -290,10 +300,13 @@ Predictor::Phase Predictor::PhaseRun::after_backward() {
       t += d;
     }
   ph.backward_comm_s = after_backward_s(W, t - W);
+  ph.backward_end_s = W;
+  ph.stream_end_s = t > W ? t : 0;
   return ph;
 }
 
-// max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1), with
+// max(gamma*T_bwd, sum of the first k-1 chains) + last chain (docs/model.md §2.1; gamma is
+// the published stretch, Cluster::gamma_stretch), with
 // the first chains' encode/decode slowed by contention (§3.1; none without codec work).
 Predictor::Phase Predictor::PhaseRun::closed_form() {
   Seconds comm_first = 0, codec_first = 0, last = 0;
@@ -306,15 +319,17 @@ Predictor::Phase Predictor::PhaseRun::closed_form() {
       else (s == 0 || s == n + 1 ? codec_first : comm_first) += d;
     }
   }
-  ph.backward_comm_s = closed_form_contention_s(W, gamma, cont, comm_first, codec_first, last);
+  ph.backward_comm_s = closed_form_contention_s(W, stretch, cont, comm_first, codec_first, last);
+  ph.backward_end_s = std::min(ph.backward_comm_s, stretch * W);
+  ph.stream_end_s = comm_first + codec_first + last > 0 ? ph.backward_comm_s : 0;
   if (tl) closed_form_timeline(comm_first, codec_first);
   return ph;
 }
 
 // Backward stretched by g; the first chains' encode/decode by 1 + (cont-1) f.
 void Predictor::PhaseRun::closed_form_timeline(Seconds comm_first, Seconds codec_first) const {
-  const Seconds covered = codec_first + comm_first / gamma;
-  const double g = codec_first > 0 ? (cont * codec_first + comm_first) / covered : gamma;
+  const Seconds covered = codec_first + comm_first / stretch;
+  const double g = codec_first > 0 ? (cont * codec_first + comm_first) / covered : stretch;
   const double stretch = codec_first > 0 ? 1 + (cont - 1) * std::min(1.0, W / covered) : 1.0;
   if (W > 0) tl->push_back({"backward (x " + std::string(codec_first > 0 ? "gamma, contention" : "gamma") + ")",
                             Lane::Compute, t0, g * W});
@@ -372,6 +387,7 @@ Predictor::Phase Predictor::PhaseRun::event() {
       // A collective counts as long as it ran (stretched beside backward by comm_contention).
       tally(sb, sseg, is_net(sb, sseg) && net_rate < 1 ? t - seg_start : seg_w);
       emit(sb, sseg, seg_start, t - seg_start);
+      ph.stream_end_s = t;
       rem = -1;
       if (++sseg > plan.buckets[size_t(sb)].n_calls + 1) { ++sb; sseg = 0; }
     } else {
@@ -383,6 +399,7 @@ Predictor::Phase Predictor::PhaseRun::event() {
   }
   if (tl && W > 0) tl->push_back({"backward", Lane::Compute, t0, bwd_end});
   ph.backward_comm_s = std::max(t, bwd_end);
+  ph.backward_end_s = bwd_end;
   return ph;
 }
 
@@ -425,6 +442,8 @@ IterationResult Predictor::predict(const Conditions& cond, bool timeline) const 
   r.encode_s = ph.encode_s;
   r.decode_s = ph.decode_s;
   r.exposed_s = ph.backward_comm_s - ph.backward_s;
+  r.backward_end_s = ph.backward_end_s;
+  r.stream_end_s = ph.stream_end_s;
   r.total_s = t0 + ph.backward_comm_s + r.optimizer_s;
   if (tl && r.optimizer_s > 0)
     tl->push_back({"optimizer", Lane::Compute, t0 + ph.backward_comm_s, r.optimizer_s});

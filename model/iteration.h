@@ -63,7 +63,7 @@ struct Conditions {
   double compute_speedup = 1;     // forward/backward/optimizer/data AND encode/decode / f
   double codec_speedup = 1;       // encode/decode / f (on top of compute_speedup)
   double wire_scale = 1;          // every collective's bytes x f
-  double gamma = 0;               // 0 = the profile's
+  double gamma = 0;               // 0 = the profile's (event: interference rate; closed form: its stretch)
   double overlap_contention = 0;  // 0 = the profile's
   double comm_contention = 0;     // 0 = the profile's (cluster.comm_contention)
 };
@@ -83,6 +83,8 @@ struct IterationResult {
   Seconds comm_s = 0;            // sum of collective times (event model: as run, beside backward too)
   Seconds encode_s = 0, decode_s = 0;  // sums
   Seconds exposed_s = 0;         // backward_comm_s - backward_s (not hidden)
+  Seconds backward_end_s = 0;    // from backward start: when backward ended (slowed beside the stream)
+  Seconds stream_end_s = 0;      // from backward start: when the stream's last segment ended (0: none)
   Seconds total_s = 0;           // data + forward + backward_comm + optimizer
   int buckets = 0;
   Bytes raw_bytes = 0, wire_bytes = 0;  // per rank per iteration

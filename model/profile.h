@@ -1,6 +1,6 @@
 // The profile: everything the model knows about one cluster + one model + the
 // compressors' costs + convergence figures. Plain data mirroring the JSON schema
-// "gcu.profile/1" (docs/profile-schema.md; read/write/validation in profile_json.h).
+// "gcu.profile/2" (docs/profile-schema.md; read/write/validation in profile_json.h).
 // Units are in the field names (see units.h). No logic here beyond small lookups
 // (profile.cpp): the formulas live in collectives.h, iteration.h, tta.h.
 #pragma once
@@ -17,7 +17,10 @@
 
 namespace gcu::model {
 
-inline constexpr const char* kProfileSchema = "gcu.profile/1";
+inline constexpr const char* kProfileSchema = "gcu.profile/2";
+// The version before interference factors had their own object (read, converted: its
+// "gamma" is both the closed form's stretch and the event model's rate, as it was read).
+inline constexpr const char* kProfileSchemaV1 = "gcu.profile/1";
 
 struct Provenance {
   std::string source;   // "published V100 study (figures in data/README.md) + ..." | "gcu calibrate"
@@ -63,8 +66,17 @@ struct Cluster {
   // "ps" (parameter server). Multi-node clusters also try each one hierarchically
   // (intra-node reduce-scatter / inter-node algorithm / intra-node all-gather).
   std::vector<std::string> algorithms = {"ring", "tree"};
-  double gamma = 1.0;               // backward slowdown while communication overlaps it
-  double overlap_contention = 1.0;  // slowdown of backward AND codec when they overlap
+  // The published whole-backward stretch under overlapped communication (the closed form's
+  // gamma, docs/model.md §2.1; "gamma_stretch"). The event model does not read it: it reads
+  // the interference factors below, which say when each slowdown applies.
+  double gamma_stretch = 1.0;
+  // ---- interference (the event model; JSON "interference", docs/profile-schema.md) ----
+  // Backward runs this much slower while a collective runs ("backward_by_collective").
+  double gamma = 1.0;
+  // True when the profile gave no backward_by_collective and `gamma` was derived from
+  // gamma_stretch (interference.h rate_from_stretch): written back as not given.
+  bool gamma_from_stretch = false;
+  double overlap_contention = 1.0;  // backward AND codec each this much slower side by side ("backward_codec")
   // The CPU side of a collective runs this much slower while backward runs (>= 1; 1 = not
   // at all, as on a GPU, whose collectives have their own engine). On CPU the two compete
   // for the cores: Gloo's reduction and copies are CPU work. A call of reference time r
@@ -76,6 +88,16 @@ struct Cluster {
   // Absent: the profile's inter level as written (what-if bandwidths do not change it).
   // gcu validate sets it when it replaces the inter level with a shaped link's fits.
   std::optional<LinkLevel> comm_contention_reference;
+  // How the factors were fitted (calibrate, through the Predictor: interference.h): the
+  // measured step they reproduce and what is left over ("interference.fit"). Absent: not
+  // fitted (given, assumed or derived).
+  struct InterferenceFit {
+    std::string step;             // "gamma" (calibrate's step: backward beside its all-reduces)
+    Seconds backward_alone_s = 0, backward_beside_s = 0, comm_beside_s = 0;  // measured
+    Seconds backward_beside_model_s = 0, comm_beside_model_s = 0;            // the model's, at the fitted factors
+    bool gamma_at_bound = false, comm_contention_at_bound = false;  // the fit ran to an end of its range
+  };
+  std::optional<InterferenceFit> interference_fit;
   // Bytes per element an all-reduce of a wire type really moves, where the backend widens
   // it (Gloo in LibTorch 1.13: {"bf16": 4, "i16": 4}); types not listed move their own size.
   std::map<std::string, int> allreduce_element_bytes;

@@ -6,6 +6,8 @@
 // structs. Both report the field as a JSON pointer.
 #include "model/profile_json.h"
 
+#include "model/interference.h"
+
 #include "compressors/params.h"
 #include "util/json_pointer.h"
 #include "util/text.h"
@@ -171,10 +173,44 @@ LinkLevel read_level(const Json& j, const std::string& path) {
   return l;
 }
 
-Cluster read_cluster(const Json& j, const std::string& path) {
-  Fields f(j, path,
-           {"nodes", "gpus_per_node", "levels", "algorithms", "gamma", "overlap_contention", "comm_contention",
-            "comm_contention_reference", "allreduce_element_bytes"});
+// cluster.interference (gcu.profile/2).
+void read_interference(const Json& j, const std::string& path, Cluster& c) {
+  Fields f(j, path, {"backward_by_collective", "collective_by_backward", "backward_codec", "host_link", "fit"});
+  if (f.opt("backward_by_collective")) {
+    opt_number(f, "backward_by_collective", c.gamma);
+    c.gamma_from_stretch = false;
+  }
+  opt_number(f, "collective_by_backward", c.comm_contention);
+  opt_number(f, "backward_codec", c.overlap_contention);
+  if (auto v = f.opt("host_link")) c.comm_contention_reference = read_level(*v, f.at("host_link"));
+  if (auto v = f.opt("fit")) {
+    Fields t(*v, f.at("fit"),
+             {"step", "backward_alone_s", "backward_beside_s", "comm_beside_s", "backward_beside_model_s",
+              "comm_beside_model_s", "gamma_at_bound", "comm_contention_at_bound"});
+    Cluster::InterferenceFit fit;
+    fit.step = string(t.req("step", "the measured step (a string)"), t.at("step"));
+    for (auto [key, out] : {std::pair<const char*, double*>{"backward_alone_s", &fit.backward_alone_s},
+                            {"backward_beside_s", &fit.backward_beside_s},
+                            {"comm_beside_s", &fit.comm_beside_s},
+                            {"backward_beside_model_s", &fit.backward_beside_model_s},
+                            {"comm_beside_model_s", &fit.comm_beside_model_s}})
+      *out = number(t.req(key, "seconds (a number >= 0)"), t.at(key));
+    if (auto b = t.opt("gamma_at_bound")) fit.gamma_at_bound = boolean(*b, t.at("gamma_at_bound"));
+    if (auto b = t.opt("comm_contention_at_bound"))
+      fit.comm_contention_at_bound = boolean(*b, t.at("comm_contention_at_bound"));
+    c.interference_fit = fit;
+  }
+}
+
+// v1: "gamma", "overlap_contention", "comm_contention", "comm_contention_reference" at the
+// cluster's top level; its gamma is both the closed form's stretch and the event rate.
+Cluster read_cluster(const Json& j, const std::string& path, bool v1) {
+  std::vector<std::string> known = {"nodes", "gpus_per_node", "levels", "algorithms", "allreduce_element_bytes"};
+  const std::vector<std::string> own =
+      v1 ? std::vector<std::string>{"gamma", "overlap_contention", "comm_contention", "comm_contention_reference"}
+         : std::vector<std::string>{"gamma_stretch", "interference"};
+  known.insert(known.end(), own.begin(), own.end());
+  Fields f(j, path, known);
   Cluster c;
   c.nodes = static_cast<int>(integer(f.req("nodes", "an integer >= 1"), f.at("nodes")));
   c.gpus_per_node = static_cast<int>(integer(f.req("gpus_per_node", "an integer >= 1"), f.at("gpus_per_node")));
@@ -189,11 +225,18 @@ Cluster read_cluster(const Json& j, const std::string& path) {
     c.algorithms.clear();
     for (size_t i = 0; i < a.size(); ++i) c.algorithms.push_back(string(a[i], child(f.at("algorithms"), i)));
   }
-  opt_number(f, "gamma", c.gamma);
-  opt_number(f, "overlap_contention", c.overlap_contention);
-  opt_number(f, "comm_contention", c.comm_contention);
-  if (auto v = f.opt("comm_contention_reference"))
-    c.comm_contention_reference = read_level(*v, f.at("comm_contention_reference"));
+  if (v1) {
+    opt_number(f, "gamma", c.gamma);
+    c.gamma_stretch = c.gamma;
+    opt_number(f, "overlap_contention", c.overlap_contention);
+    opt_number(f, "comm_contention", c.comm_contention);
+    if (auto v = f.opt("comm_contention_reference"))
+      c.comm_contention_reference = read_level(*v, f.at("comm_contention_reference"));
+  } else {
+    opt_number(f, "gamma_stretch", c.gamma_stretch);
+    c.gamma_from_stretch = true;  // unless interference gives backward_by_collective
+    if (auto v = f.opt("interference")) read_interference(*v, f.at("interference"), c);
+  }
   if (auto v = f.opt("allreduce_element_bytes")) {
     if (!v->is_object()) fail(f.at("allreduce_element_bytes"), "an object of wire type -> bytes", describe(*v));
     for (auto it = v->begin(); it != v->end(); ++it)
@@ -375,10 +418,12 @@ Profile profile_from_json(const Json& j) {
   Fields f(j, "", {"schema", "provenance", "cluster", "model", "ddp", "compressors", "convergence"});
   Profile p;
   const Json& schema = f.req("schema", std::string("\"") + kProfileSchema + "\"");
-  if (!schema.is_string() || schema.get<std::string>() != kProfileSchema)
-    fail("/schema", std::string("\"") + kProfileSchema + "\" (the only version this gcu reads)", describe(schema));
+  const bool v1 = schema.is_string() && schema.get<std::string>() == kProfileSchemaV1;
+  if (!schema.is_string() || (!v1 && schema.get<std::string>() != kProfileSchema))
+    fail("/schema", std::string("\"") + kProfileSchema + "\" (or \"" + kProfileSchemaV1 + "\", read as it)",
+         describe(schema));
   if (auto v = f.opt("provenance")) p.provenance = read_provenance(*v, "/provenance");
-  p.cluster = read_cluster(f.req("cluster", "the cluster description"), "/cluster");
+  p.cluster = read_cluster(f.req("cluster", "the cluster description"), "/cluster", v1);
   p.model = read_model(f.req("model", "the model description"), "/model");
   if (auto v = f.opt("ddp")) p.ddp = read_ddp(*v, "/ddp");
   if (auto v = f.opt("compressors")) {
@@ -390,6 +435,18 @@ Profile profile_from_json(const Json& j) {
   }
   if (auto v = f.opt("convergence")) p.convergence = read_convergence(*v, "/convergence");
   validate_profile(p);
+  // A profile that gives only the published stretch: the event model's rate is the one
+  // that stretches its own FP32 backward as much (interference.h).
+  if (p.cluster.gamma_from_stretch) {
+    try {
+      p.cluster.gamma = rate_from_stretch(p, p.cluster.gamma_stretch);
+    } catch (const ProfileError&) {
+      throw;
+    } catch (const ModelError& e) {
+      fail("/cluster/gamma_stretch", "a stretch the event model can derive its rate from (the profile's own FP32 step)",
+           e.what());
+    }
+  }
   return p;
 }
 

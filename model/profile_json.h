@@ -1,4 +1,4 @@
-// JSON reading, validation and writing of profiles, schema "gcu.profile/1"
+// JSON reading, validation and writing of profiles, schema "gcu.profile/2"
 // (docs/profile-schema.md). Pure: works on JSON values and strings, never on files
 // (simulate/profile_file.h reads and writes files, atomically).
 //

@@ -60,11 +60,25 @@ Json cluster_to_json(const Cluster& c) {
   if (present(c.intra)) o["levels"]["intra"] = level_to_json(c.intra);
   if (present(c.inter)) o["levels"]["inter"] = level_to_json(c.inter);
   o["algorithms"] = c.algorithms;
-  o["gamma"] = c.gamma;
-  o["overlap_contention"] = c.overlap_contention;
-  // Written only when set, so that GPU and older profiles read and write as before.
-  if (c.comm_contention != 1.0) o["comm_contention"] = c.comm_contention;
-  if (c.comm_contention_reference) o["comm_contention_reference"] = level_to_json(*c.comm_contention_reference);
+  o["gamma_stretch"] = c.gamma_stretch;
+  Json in = Json::object();
+  // A rate derived from the stretch is left out, so that it is derived again on reading.
+  if (!c.gamma_from_stretch) in["backward_by_collective"] = c.gamma;
+  in["collective_by_backward"] = c.comm_contention;
+  in["backward_codec"] = c.overlap_contention;
+  if (c.comm_contention_reference) in["host_link"] = level_to_json(*c.comm_contention_reference);
+  if (c.interference_fit) {
+    const Cluster::InterferenceFit& f = *c.interference_fit;
+    in["fit"] = {{"step", f.step},
+                 {"backward_alone_s", f.backward_alone_s},
+                 {"backward_beside_s", f.backward_beside_s},
+                 {"comm_beside_s", f.comm_beside_s},
+                 {"backward_beside_model_s", f.backward_beside_model_s},
+                 {"comm_beside_model_s", f.comm_beside_model_s},
+                 {"gamma_at_bound", f.gamma_at_bound},
+                 {"comm_contention_at_bound", f.comm_contention_at_bound}};
+  }
+  o["interference"] = std::move(in);
   if (!c.allreduce_element_bytes.empty()) o["allreduce_element_bytes"] = c.allreduce_element_bytes;
   return o;
 }

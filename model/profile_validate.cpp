@@ -104,17 +104,29 @@ void check_cluster(const Cluster& c) {
       reject(at("/cluster/algorithms", i), "one of \"ring\", \"tree\", \"ps\"", "\"" + a + "\"");
     if (!seen.insert(a).second) reject(at("/cluster/algorithms", i), "each algorithm once", "\"" + a + "\" again");
   }
-  require(std::isfinite(c.gamma) && c.gamma >= 1 && c.gamma <= kMaxFactor, "/cluster/gamma",
-          "a number >= 1 (backward slowdown under overlapped communication)", c.gamma);
+  require(std::isfinite(c.gamma_stretch) && c.gamma_stretch >= 1 && c.gamma_stretch <= kMaxFactor, "/cluster/gamma_stretch",
+          "a number >= 1 (the closed form's whole-backward stretch under overlapped communication)", c.gamma_stretch);
+  require(std::isfinite(c.gamma) && c.gamma >= 1 && c.gamma <= kMaxFactor, "/cluster/interference/backward_by_collective",
+          "a number >= 1 (backward's slowdown while a collective runs)", c.gamma);
   require(std::isfinite(c.overlap_contention) && c.overlap_contention >= 1 && c.overlap_contention <= kMaxFactor,
-          "/cluster/overlap_contention",
-          "a number >= 1 (slowdown when compression overlaps backward)", c.overlap_contention);
+          "/cluster/interference/backward_codec",
+          "a number >= 1 (backward's and a codec's slowdown side by side)", c.overlap_contention);
   require(std::isfinite(c.comm_contention) && c.comm_contention >= 1 && c.comm_contention <= kMaxFactor,
-          "/cluster/comm_contention", "a number >= 1 (slowdown of a collective's CPU side beside backward)",
-          c.comm_contention);
+          "/cluster/interference/collective_by_backward",
+          "a number >= 1 (slowdown of a collective's CPU side beside backward)", c.comm_contention);
   if (c.comm_contention_reference)
-    check_level(*c.comm_contention_reference, "/cluster/comm_contention_reference", true,
-                "the reference link of comm_contention");
+    check_level(*c.comm_contention_reference, "/cluster/interference/host_link", true,
+                "the link whose collective costs are the CPU side");
+  if (c.interference_fit) {
+    const Cluster::InterferenceFit& f = *c.interference_fit;
+    for (auto [v, key] : {std::pair<double, const char*>{f.backward_alone_s, "backward_alone_s"},
+                          {f.backward_beside_s, "backward_beside_s"},
+                          {f.comm_beside_s, "comm_beside_s"},
+                          {f.backward_beside_model_s, "backward_beside_model_s"},
+                          {f.comm_beside_model_s, "comm_beside_model_s"}})
+      require(std::isfinite(v) && v >= 0 && v <= kMaxSeconds, std::string("/cluster/interference/fit/") + key,
+              "seconds (a number >= 0)", v);
+  }
   for (const auto& [type, bytes] : c.allreduce_element_bytes) {
     const std::string path = util::pointer_child("/cluster/allreduce_element_bytes", type);
     int64_t nominal = 0;

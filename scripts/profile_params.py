@@ -7,7 +7,8 @@ the model's description (tensor shapes, bucket sizes) nor convergence figures.
 
 Parts: compute (forward, backward, optimizer, data per batch size; ready_s per tensor
 when measured), links (each level's alpha and bandwidth; each size range's alpha and
-beta), contention (gamma, overlap_contention, comm_contention and its reference link,
+beta), contention (gamma_stretch and the interference factors, their host link; in a
+gcu.profile/1 file gamma, overlap_contention, comm_contention and its reference link;
 allreduce_element_bytes entries), codecs (encode and decode terms per scheme), floors
 (the all-reduce and all-gather floors' sizes, seconds and per-element term). Exit 2 with
 a message on a file that is not a profile."""
@@ -28,11 +29,16 @@ def count(p):
     cl = p["cluster"]
     for lv in (cl.get("levels") or {}).values():
         c["links"] += count_level(lv)
-    for key in ("gamma", "overlap_contention", "comm_contention"):
+    inter = cl.get("interference") or {}
+    for key in ("gamma", "overlap_contention", "comm_contention", "gamma_stretch"):
         if key in cl:
             c["contention"] += 1
-    if cl.get("comm_contention_reference"):
-        c["contention"] += count_level(cl["comm_contention_reference"])
+    for key in ("backward_by_collective", "collective_by_backward", "backward_codec"):
+        if key in inter:
+            c["contention"] += 1
+    for ref in (cl.get("comm_contention_reference"), inter.get("host_link")):
+        if ref:
+            c["contention"] += count_level(ref)
     c["contention"] += len(cl.get("allreduce_element_bytes") or {})
     for fit in (p.get("compressors") or {}).values():
         c["codecs"] += sum(1 for k in ("fixed_s", "per_element_s", "per_tensor_s") if k in fit.get("encode", {}))

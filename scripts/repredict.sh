@@ -13,7 +13,7 @@
 #   REPREDICT_CALIBRATE_ARGS  extra `gcu calibrate` arguments (split on spaces)
 #   REPREDICT_VALIDATE_ARGS   extra `gcu validate` arguments (e.g. --predict-rate link-fits)
 #   REPREDICT_PROFILE_JQ      a jq filter applied to the re-fitted profile before predicting, for
-#                             ablations (e.g. 'del(.cluster.comm_contention)': the model without
+#                             ablations (e.g. '.cluster.interference.collective_by_backward = 1': the model without
 #                             its collectives' slowdown beside the backward); the edited profile
 #                             is OUT_DIR/profile.json
 # Copies the recording's raw/, links/ and probes/ (the compute probes) into OUT_DIR.

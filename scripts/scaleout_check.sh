@@ -47,8 +47,8 @@ model=$(jq -c '.model.name' "$P")
 [ "$model" = "$(jq -c '.model.name' "$LARGE/profile.json")" ] || die "SMALL and LARGE calibrated different models"
 fits=".cluster.levels = $(jq -c '.cluster.levels' "$P") | .cluster.algorithms = $(jq -c '.cluster.algorithms' "$P")"
 comm="$fits | .compressors = $(jq -c '.compressors' "$P")"
-# comm_contention is left out of a profile when it is 1 (model/profile_json_write.cpp).
-comm+=" | .cluster += $(jq -c '.cluster | {gamma, overlap_contention, comm_contention: (.comm_contention // 1)}' "$P")"
+# The interference factors and the stretch (gcu.profile/2; an older profile's keys as they are).
+comm+=" | .cluster += $(jq -c '.cluster | if .interference then {gamma_stretch, interference} else {gamma, overlap_contention, comm_contention: (.comm_contention // 1)} end' "$P")"
 line() { echo "$1 ($2): $(tail -1 "$OUT/$1.summary")"; }
 bash "$HERE/repredict.sh" "$LARGE" "$OUT/own" "$GCU" > "$OUT/own.summary"
 line own "the $wl-rank profile"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Which rule predicts compute at a batch size the profile does not have?
 (docs/history/validation-log.md, "Batch sizes".) Reads repeated calibrations of one model,
-each with compute at several per-rank batch sizes (gcu.profile/1; `gcu calibrate
+each with compute at several per-rank batch sizes (gcu.profile/2; `gcu calibrate
 --batch-sizes ... --skip <all but compute>`), and scores four rules for forward + backward
 at a batch size left out, against the median over the calibrations of what was measured there:
   L2  linear through the two nearest entries (model/profile.h compute_for_batch, gcu's rule)

@@ -141,7 +141,14 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
     // every draw (the factor is what the fits leave of C). A profile without the factor
     // (set to 1 by hand, or calibrated before it) keeps 1.
     if (base_state.gamma && base.cluster.comm_contention != 1.0)
-      if (const auto f = calibrate::comm_contention_from_gamma(*base_state.gamma, p)) p.cluster.comm_contention = f->factor;
+      if (const auto step = calibrate::beside_step(*base_state.gamma, p)) {
+        model::BesideCosting costing;
+        costing.nodes = p.cluster.world();
+        costing.gpus_per_node = 1;
+        const model::InterferenceFitResult f = model::fit_interference(p, *step, costing);
+        p.cluster.gamma = f.gamma;
+        p.cluster.comm_contention = f.comm_contention;
+      }
     // Each link's own sweep redrawn once per draw (its rate kept), shared by its cells.
     std::vector<std::optional<model::Profile>> link_profiles(link_states.size());
     for (size_t l = 0; l < link_states.size(); ++l) {
@@ -160,9 +167,10 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
       const model::Profile& use = own_link ? *link_profiles[size_t(c.link_state)] : p;
       try {
         CellPredictor cp(use, c.cell, own_link);
-        if (c.link_gamma)
-          cp.set_link_gamma(c.link_gamma->gamma,
-                            link_comm_contention_for_cells(link_comm_contention(*c.link_gamma, p, c.cell.ranks)));
+        if (c.link_gamma) {
+          const model::InterferenceFitResult f = link_interference(*c.link_gamma, p, c.cell.ranks);
+          cp.set_link_gamma(f.gamma, link_comm_contention_for_cells(f.comm_contention));
+        }
         const double t = at(cp.predict(c.rate_gbps), Component::Total);
         if (std::isfinite(t) && t > 0) totals[i].push_back(t);
       } catch (const ValidateError&) {

@@ -2,6 +2,8 @@
 #include "validate/link_gamma.h"
 #include "validate/link_rate.h"
 
+#include "model/interference.h"
+
 #include "calibrate/profile_builder.h"
 #include "calibrate/state.h"
 #include "compressors/compressor.h"
@@ -44,60 +46,37 @@ std::vector<std::string> link_gamma_args(const ValidateOptions& o, const std::st
   return a;
 }
 
-double calls_beside_s(const std::vector<BesideCall>& calls, double factor, double backward_s) {
-  double t = 0;
-  for (const BesideCall& c : calls) {
-    if (!(c.link_s > 0)) continue;
-    const double beside = std::max(c.link_s, c.fixed_s + factor * c.cpu_s);  // its time if all of it is beside
-    if (t + beside <= backward_s) {
-      t += beside;
-    } else {
-      const double done = t < backward_s ? (backward_s - t) * c.link_s / beside : 0;  // work done beside
-      t = std::max(t, backward_s) + (c.link_s - done);
-    }
-  }
-  return t;
-}
-
-double link_comm_contention(const LinkGamma& g, const model::Profile& base, int ranks) {
-  model::Cluster c = base.cluster;
-  c.nodes = ranks;
-  c.gpus_per_node = 1;
-  if (c.comm_contention_reference) c.inter = *c.comm_contention_reference;
-  std::vector<double> sizes = g.bucket_bytes;
-  if (sizes.empty())
+model::InterferenceFitResult link_interference(const LinkGamma& g, const model::Profile& base, int ranks) {
+  model::Cluster host = base.cluster;
+  host.nodes = ranks;
+  host.gpus_per_node = 1;
+  if (host.comm_contention_reference) host.inter = *host.comm_contention_reference;
+  model::BesideStep step;
+  step.backward_alone_s = g.alone_s;
+  step.backward_beside_s = g.overlapped_s;
+  step.comm_beside_s = g.comm_s;
+  step.bucket_bytes = g.bucket_bytes;
+  if (step.bucket_bytes.empty())
     for (const auto& b : model::plan_buckets(base.model.tensors, model::BucketOptions::from(base.ddp)))
-      sizes.push_back(double(b.bytes));
-  if (c.world() < 2 || sizes.empty() || !(g.comm_s > 0)) return 1;
+      step.bucket_bytes.push_back(double(b.bytes));
   // Each call's time on the link: the step's own all-reduces alone, shared in proportion
-  // to the reference's costs (the reference's when the state has no such time); its CPU
-  // side as the model takes it, min(reference, link) - fixed.
-  const model::ClusterCost ref(c);
-  const double fixed = ref.cost(compress::CollectiveKind::AllReduce, 0).time_s;
-  std::vector<double> ref_s;
+  // to the host link's costs (the host link's when the state has no such time).
+  const model::ClusterCost ref(host);
   double ref_sum = 0;
-  for (double b : sizes) {
-    ref_s.push_back(ref.cost(compress::CollectiveKind::AllReduce, b).time_s);
-    ref_sum += ref_s.back();
-  }
-  const double scale = g.comm_alone_s > 0 && ref_sum > 0 ? g.comm_alone_s / ref_sum : 1;
-  std::vector<BesideCall> calls;
-  for (double r : ref_s) {
-    const double link = r * scale;
-    calls.push_back({link, fixed, std::max(0.0, std::min(r, link) - fixed)});
-  }
-  double lo = 1, hi = kLinkCommContentionMax;
-  if (calls_beside_s(calls, lo, g.overlapped_s) >= g.comm_s) return lo;
-  if (calls_beside_s(calls, hi, g.overlapped_s) <= g.comm_s) return hi;
-  for (int i = 0; i < 60; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (calls_beside_s(calls, mid, g.overlapped_s) < g.comm_s ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
+  for (double b : step.bucket_bytes) ref_sum += ref.cost(compress::CollectiveKind::AllReduce, b).time_s;
+  model::BesideCosting costing;
+  costing.nodes = ranks;
+  costing.gpus_per_node = 1;
+  costing.calls_scale = g.comm_alone_s > 0 && ref_sum > 0 ? g.comm_alone_s / ref_sum : 1;
+  model::Profile p = base;
+  p.cluster.inter = host.inter;  // the calls are scaled from the host link's costs
+  p.cluster.intra = host.inter;
+  p.cluster.comm_contention_reference = host.inter;
+  return model::fit_interference(p, step, costing);
 }
 
 bool link_comm_contention_determined(double factor) {
-  return std::isfinite(factor) && factor > 1 + 1e-6 && factor < kLinkCommContentionMax - 1e-6;
+  return std::isfinite(factor) && factor > 1 + 1e-6 && factor < model::kCommContentionMax - 1e-6;
 }
 
 double link_comm_contention_for_cells(double factor) {
@@ -139,9 +118,10 @@ void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::P
     g.comm_s = s.comm_s;
     g.comm_alone_s = std::isfinite(s.comm_alone_s) ? s.comm_alone_s : 0;
     g.stretch = s.overlapped_s / s.alone_s;
-    g.gamma = calibrate::gamma_while_communicating(s.alone_s, s.overlapped_s, s.comm_s);
     g.bucket_bytes = s.bucket_bytes;
-    g.comm_contention = link_comm_contention(g, base, ranks);
+    const model::InterferenceFitResult f = link_interference(g, base, ranks);
+    g.gamma = f.gamma;
+    g.comm_contention = f.comm_contention;
     if (!positive_finite(g.gamma) || !(g.comm_contention >= 1) || !std::isfinite(g.comm_contention)) {
       g.note = state_path + ": gamma or comm_contention came out not finite";
       return;

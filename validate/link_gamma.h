@@ -2,16 +2,12 @@
 // link: `gcu calibrate`'s gamma step alone (backward alone, then beside the model's DDP
 // bucket all-reduces, then those all-reduces alone; the calibration's own model, batch
 // sizes and threads) run through the link right after its rate sweep, with `--state-only`.
-// From its state, the same two numbers the calibration puts in the profile
-// (calibrate/profile_builder.h):
-//   gamma            the backward's rate while the all-reduces ran beside it
-//                    (gamma_while_communicating);
+// From its state, the same two numbers the calibration puts in the profile, by the same
+// solver (model/interference.h, link_interference below):
+//   gamma            the backward's rate while the all-reduces ran beside it;
 //   comm_contention  the factor on the collectives' CPU side (reference: the profile's
-//                    cluster.comm_contention_reference, else its inter level) for which the
-//                    model's calls, each taking its share of the step's all-reduce time alone
-//                    on the link, take as long beside the backward as the step's took
-//                    (link_comm_contention below); the profile's where the link does not
-//                    determine it.
+//                    host link, else its inter level), the profile's where the link does
+//                    not determine it.
 // The cells on that link are predicted with them (model::Conditions gamma and
 // comm_contention) instead of the profile's, which were measured on the calibration's own
 // link: beside a tbf-shaped 3 Gbit/s link at 4 ranks on 2 cores the bucket all-reduces took
@@ -20,6 +16,7 @@
 // overlap).
 #pragma once
 
+#include "model/interference.h"
 #include "model/profile.h"
 #include "validate/grid.h"
 #include "validate/predict.h"
@@ -46,30 +43,15 @@ std::vector<std::string> link_gamma_args(const ValidateOptions& o, const std::st
 // with the reason in g.note; an unreadable or malformed file also (never throws).
 void read_link_gamma(LinkGamma& g, const std::string& state_path, const model::Profile& base, int ranks);
 
-// A link's comm_contention can exceed calibrate's cap (kCommContentionMax, 4): beside a
-// shaped link the wire and the CPU side add up, which the model's max(t, l + f s) can
-// only express by a larger f.
-inline constexpr double kLinkCommContentionMax = 8;
+// The interference fit (model/interference.h) of g's step on `base` with `ranks` ranks, one
+// per node: each all-reduce's time on the link is the step's own all-reduces alone
+// (g.comm_alone_s) shared in proportion to the host link's costs (the profile's
+// comm_contention_reference, else its inter level), its CPU side the host link's; gamma and
+// comm_contention solved jointly so that the model's backward and all-reduces end when the
+// step's did. The calibration-noise draws solve it again against their redrawn fits.
+model::InterferenceFitResult link_interference(const LinkGamma& g, const model::Profile& base, int ranks);
 
-// One all-reduce of the step: its time on the link (s), and on the reference link its
-// empty-message cost (fixed_s) and CPU side (cpu_s = min(reference, link) - fixed).
-struct BesideCall {
-  double link_s = 0, fixed_s = 0, cpu_s = 0;
-};
-
-// How long the calls take one after another from the backward's start beside a backward
-// of backward_s, as the model runs them (docs/model.md §2.2): while the backward runs a
-// call advances at rate link / max(link, fixed + factor x cpu), after it at rate 1.
-double calls_beside_s(const std::vector<BesideCall>& calls, double factor, double backward_s);
-
-// The factor for which g's all-reduces (each one's link time: g.comm_alone_s shared in
-// proportion to `base`'s reference costs, with `ranks` ranks one per node) take g.comm_s
-// beside a backward of g.overlapped_s (calls_beside_s, solved by bisection within
-// [1, kLinkCommContentionMax]). The calibration-noise draws solve it again against their
-// redrawn fits.
-double link_comm_contention(const LinkGamma& g, const model::Profile& base, int ranks);
-
-// A solved factor the link determines: strictly inside (1, kLinkCommContentionMax). At the
+// A solved factor the link determines: strictly inside (1, model::kCommContentionMax). At the
 // top the model's max(t, l + f s) cannot reach the time measured beside the backward at
 // any factor (a slow link's wire exceeds every contended CPU side: at 1 Gbit/s and 4 ranks
 // the all-reduces took 8% longer beside the backward, which only the cap "explains", and

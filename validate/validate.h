@@ -26,7 +26,7 @@ inline constexpr double kDefaultErrorGoal = 0.05;
 
 struct ValidateOptions {
   GridSpec grid;
-  std::string profile;             // gcu.profile/1; with `calibrate` written here (default out_dir/profile.json)
+  std::string profile;             // gcu.profile/2; with `calibrate` written here (default out_dir/profile.json)
   bool calibrate = false;          // run `gcu calibrate` first, in the same placement
   double calibrate_budget_s = 180;
   int iters = 12, warmup = 3;      // gcu train --iters / --warmup per round
@@ -82,7 +82,7 @@ struct LinkGamma {
   bool measured = false;
   double gamma = 0;            // the backward's rate beside the link's bucket all-reduces
   double comm_contention = 0;  // the collectives' CPU-side factor, solved on the calibration's link
-  // The cells use comm_contention only when the solve is inside (1, kLinkCommContentionMax):
+  // The cells use comm_contention only when the solve is inside (1, model::kCommContentionMax):
   // at either end the link does not determine it (link_gamma.h), and they keep the profile's.
   bool comm_contention_used() const;
   double stretch = 0;          // backward beside / alone

@@ -112,6 +112,21 @@ TEST(ProfileBuilder, RoundTripsThroughTheProfileReader) {
   EXPECT_NE(b.report.find("busbw"), std::string::npos);
 }
 
+// The measured ready times go into the profile only when asked (BuildInfo): by default
+// the model spreads backward by parameter count, and the state keeps the measured ones.
+TEST(ProfileBuilder, MeasuredReadyTimesOnlyWhenAsked) {
+  BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
+  const CalibrationState st = synthetic_state();
+  ASSERT_FALSE(st.compute->entries[0].ready_s.empty());
+  const BuiltProfile spread = build_profile(st, info);
+  EXPECT_TRUE(spread.profile.model.compute[0].ready_s.empty());
+  bool noted = false;
+  for (const auto& a : spread.profile.provenance.assumptions) noted |= a.find("ready_s left out") != std::string::npos;
+  EXPECT_TRUE(noted);
+  info.measured_ready_times = true;
+  EXPECT_EQ(build_profile(st, info).profile.model.compute[0].ready_s, st.compute->entries[0].ready_s);
+}
+
 TEST(ProfileBuilder, ConvergenceKeepsTheGlobalBatchOfItsRuns) {
   CalibrationState st = synthetic_state();
   st.skipped.clear();
@@ -237,95 +252,73 @@ TEST(ProfileBuilder, CodecFitsScaledByTheirCostOnTheModelsGradients) {
 
 namespace gcu::calibrate {
 namespace {
-// With the all-reduces' duration the profile's gamma is the backward's rate while they ran
-// (state.h), and the profile's notes say so.
-TEST(ProfileBuilder, GammaIsTheRateWhileTheAllReducesRan) {
-  CalibrationState st = synthetic_state();
-  st.gamma = GammaState{1.25, 0.002, 0.0025, 0, 0, 1, 120, 0.001};
-  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
-  const BuiltProfile b = build_profile(st, info);
-  EXPECT_NEAR(b.profile.cluster.gamma, 2.0, 1e-12);
-  bool noted = false;
-  for (const auto& a : b.profile.provenance.assumptions) noted |= a.find("while the all-reduces ran") != std::string::npos;
-  EXPECT_TRUE(noted);
+bool noted(const model::Profile& p, const std::string& what) {
+  for (const auto& a : p.provenance.assumptions)
+    if (a.find(what) != std::string::npos) return true;
+  return false;
 }
 
-// profile_builder.h gamma_while_communicating: the backward's rate while the all-reduces ran.
-TEST(GammaWhileCommunicating, TheRateDuringTheCollectivesNotTheWholeStretch) {
-  // 200 ms alone, 250 with all-reduces that ran its first 100 ms: 100 / gamma + 150 = 200.
-  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.1), 2.0, 1e-12);
-  // Collectives over the whole backward (or longer): the stretch is the rate.
-  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.25), 1.25, 1e-12);
-  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0.4), 1.25, 1e-12);
-  // Unknown duration (older states): the stretch, as before.
-  EXPECT_NEAR(gamma_while_communicating(0.2, 0.25, 0), 1.25, 1e-12);
-  // More delay than the collectives' own time: the rate model cannot explain it; capped.
-  EXPECT_EQ(gamma_while_communicating(0.2, 0.32, 0.1), kGammaRateMax);
-  // Faster with collectives (noise) or nonsense: 1.
-  EXPECT_EQ(gamma_while_communicating(0.2, 0.19, 0.1), 1.0);
-  EXPECT_EQ(gamma_while_communicating(0, 0.19, 0.1), 1.0);
-  EXPECT_EQ(gamma_while_communicating(0.2, std::nan(""), 0.1), 1.0);
-}
-
-// comm_contention_while_computing (profile_builder.h) on a hand-made 2-rank ring: an
-// all-reduce of n bytes costs 2 alpha + n beta, fixed part 2 alpha = 100 us, beta 1 ns/B.
-TEST(CommContention, SolvesTheCpuSideSlowdownFromTheGammaStep) {
-  model::Cluster c;
-  c.nodes = 2;
-  c.gpus_per_node = 1;
-  c.inter = {8.0, 50e-6, {}};
-  c.intra = c.inter;
-  c.algorithms = {"ring"};
-  const std::vector<double> sizes = {1e6, 3e6};  // fixed 200 us, CPU side 4 ms, alone 4.2 ms
-  CommContentionFit f = comm_contention_while_computing(c, sizes, 8.2e-3, 0.020);
-  EXPECT_NEAR(f.predicted_alone_s, 4.2e-3, 1e-12);
-  EXPECT_NEAR(f.factor, 2.0, 1e-9);  // all beside the backward: 0.2 ms + 2 x 4 ms
-  // Past the backward's end (5 ms) the rest ran at full speed: 3 ms of work beside it in
-  // 5 ms, i.e. 7 ms for all of it, (7 - 0.2) / 4 = 1.7.
-  f = comm_contention_while_computing(c, sizes, 6.2e-3, 5e-3);
-  EXPECT_NEAR(f.factor, 1.7, 1e-9);
-  EXPECT_EQ(comm_contention_while_computing(c, sizes, 3e-3, 0.02).factor, 1.0);   // faster than fitted: 1
-  // ... and the misfit is kept: (3 - 0.2) / 4 = 0.7.
-  EXPECT_NEAR(comm_contention_while_computing(c, sizes, 3e-3, 0.02).unclamped, 0.7, 1e-9);
-  EXPECT_NEAR(comm_contention_while_computing(c, sizes, 1.0, 2.0).unclamped, (1.0 - 0.2e-3) / 4e-3, 1e-6);
-  EXPECT_EQ(comm_contention_while_computing(c, sizes, 1.0, 2.0).factor, kCommContentionMax);
-  EXPECT_EQ(comm_contention_while_computing(c, sizes, 0.02, 5e-3).factor, kCommContentionMax);  // no work left
-  EXPECT_EQ(comm_contention_while_computing(c, sizes, 0, 0.02).factor, 1.0);
-  EXPECT_EQ(comm_contention_while_computing(c, sizes, std::nan(""), 0.02).factor, 1.0);
-  EXPECT_EQ(comm_contention_while_computing(c, {}, 8.2e-3, 0.02).factor, 1.0);
-  c.nodes = 1;  // one rank: no collective
-  c.gpus_per_node = 1;
-  EXPECT_EQ(comm_contention_while_computing(c, sizes, 8.2e-3, 0.02).factor, 1.0);
-}
-
-TEST(CommContention, TheProfileCarriesItWithANoteAndOlderStatesGetOne) {
+// The gamma step's two ends fitted jointly through the Predictor (model/interference.h):
+// the profile's factors reproduce the step, its stretch is the closed form's gamma, and
+// the fit and its residuals are kept in the profile and said in the report.
+TEST(ProfileBuilder, InterferenceFittedThroughTheModelOnTheGammaStep) {
   const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
   CalibrationState st = synthetic_state();  // all-reduce 100 us + 1 ns per byte
-  st.gamma = GammaState{1.25, 0.002, 0.010, 0, 0, 1, 4e6, 6.1e-3, 4.3e-3, {4e6}};
+  st.gamma = GammaState{1.25, 0.010, 0.0125, 0, 0, 1, 4e6, 6.1e-3, 4.3e-3, {4e6}};
   const BuiltProfile b = build_profile(st, info);
-  EXPECT_NEAR(b.profile.cluster.comm_contention, (6.1e-3 - 100e-6) / 4e-3, 0.02);
-  EXPECT_FALSE(b.profile.cluster.comm_contention_reference.has_value());
-  auto noted = [](const model::Profile& p, const std::string& what) {
-    for (const auto& a : p.provenance.assumptions)
-      if (a.find(what) != std::string::npos) return true;
-    return false;
-  };
-  EXPECT_TRUE(noted(b.profile, "comm_contention = 1."));
+  const model::Cluster& c = b.profile.cluster;
+  EXPECT_DOUBLE_EQ(c.gamma_stretch, 1.25);
+  ASSERT_TRUE(c.interference_fit.has_value());
+  EXPECT_EQ(c.interference_fit->step, "gamma");
+  // The factors make the model's step end when the measured one did.
+  model::BesideStep step;
+  step.backward_alone_s = 0.010;
+  step.bucket_bytes = {4e6};
+  model::BesideCosting costing;
+  costing.nodes = c.world();
+  costing.gpus_per_node = 1;
+  const model::BesideTimes t = model::beside_times(b.profile, step, costing, c.gamma, c.comm_contention);
+  EXPECT_NEAR(t.backward_end_s, 0.0125, 1e-6);
+  EXPECT_NEAR(t.comm_end_s, 6.1e-3, 1e-6);
+  EXPECT_NEAR(c.interference_fit->backward_beside_model_s, 0.0125, 1e-6);
+  EXPECT_GT(c.comm_contention, 1);
+  EXPECT_GT(c.gamma, 1.25);  // the delay falls inside the 6.1 ms the all-reduces ran
+  EXPECT_TRUE(noted(b.profile, "fitted jointly through the event model"));
   EXPECT_NE(b.report.find("4.3 ms measured alone"), std::string::npos) << b.report;
-  st.gamma->comm_s = 0;  // an older state: not measured
+  // Written and read back: the fit survives.
+  const model::Profile back = model::profile_from_json(model::profile_to_json(b.profile));
+  ASSERT_TRUE(back.cluster.interference_fit.has_value());
+  EXPECT_DOUBLE_EQ(back.cluster.comm_contention, c.comm_contention);
+  EXPECT_DOUBLE_EQ(back.cluster.gamma, c.gamma);
+  EXPECT_FALSE(back.cluster.gamma_from_stretch);
+}
+
+TEST(ProfileBuilder, InterferenceMisfitsAndOlderStatesAreSaid) {
+  const BuildInfo info{"CPU: test", "2026-01-01T00:00:00Z", "gcu calibrate -o x.json", {}};
+  CalibrationState st = synthetic_state();
+  st.gamma = GammaState{1.25, 0.010, 0.0125, 0, 0, 1, 4e6, 6.1e-3, 4.3e-3, {4e6}};
+  st.gamma->comm_s = 0;  // an older state: how long the all-reduces ran is not known
   const BuiltProfile old = build_profile(st, info);
+  EXPECT_DOUBLE_EQ(old.profile.cluster.gamma, 1.25);
   EXPECT_EQ(old.profile.cluster.comm_contention, 1.0);
-  EXPECT_TRUE(noted(old.profile, "comm_contention not measured"));
+  EXPECT_FALSE(old.profile.cluster.interference_fit.has_value());
+  EXPECT_TRUE(noted(old.profile, "the whole-backward stretch"));
   st.gamma->comm_s = 6.1e-3;  // sizes not kept: the model's buckets are planned again
   st.gamma->bucket_bytes.clear();
   EXPECT_TRUE(noted(build_profile(st, info).profile, "re-planned"));
-  // All-reduces faster beside the backward than the fits cost them alone: stored as 1, and
-  // the misfit is said, not hidden.
+  // All-reduces faster beside the backward than the fits cost them alone: 1, and the misfit said.
   st.gamma->bucket_bytes = {4e6};
   st.gamma->comm_s = 2.1e-3;
   const BuiltProfile fast = build_profile(st, info);
   EXPECT_EQ(fast.profile.cluster.comm_contention, 1.0);
-  EXPECT_TRUE(noted(fast.profile, "< 1 (the all-reduces ran faster beside the backward")) << fast.report;
+  EXPECT_TRUE(noted(fast.profile, "ran faster beside the backward")) << fast.report;
+  // More delay than the all-reduces' time: the rate runs to its end, said with the residual.
+  st.gamma->comm_s = 4.2e-3;
+  st.gamma->overlapped_s = 0.030;
+  const BuiltProfile slow = build_profile(st, info);
+  EXPECT_EQ(slow.profile.cluster.gamma, model::kGammaMax);
+  EXPECT_TRUE(slow.profile.cluster.interference_fit->gamma_at_bound);
+  EXPECT_TRUE(noted(slow.profile, "backward_by_collective ran to its end"));
 }
 }  // namespace
 }  // namespace gcu::calibrate

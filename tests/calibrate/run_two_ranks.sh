@@ -31,7 +31,7 @@ if [ "$rc" -ne 0 ]; then
   echo "calibration failed (rc $rc)"; cat "$DIR"/rank*.err; exit 1
 fi
 test -s "$DIR/profile.json" || { echo "no profile written"; exit 1; }
-grep -q '"schema": "gcu.profile/1"' "$DIR/profile.json" || { echo "profile has no schema"; exit 1; }
+grep -q '"schema": "gcu.profile/2"' "$DIR/profile.json" || { echo "profile has no schema"; exit 1; }
 grep -q '"allreduce"' "$DIR/profile.json" || { echo "profile has no all-reduce fit"; exit 1; }
 grep -q 'busbw' "$DIR/rank0.out" || { echo "no collective table printed"; cat "$DIR/rank0.out"; exit 1; }
 # The sweep's calls follow an idle gap, by default the measured forward + backward (> 0).

@@ -46,7 +46,7 @@ run simulate-v100-resnet50-closed.csv simulate -p data/profiles/v100-resnet50.js
 run simulate-v100-bert-base-gpus.table simulate -p data/profiles/v100-bert-base.json --bandwidth 25 \
   --sweep gpus=8,16,32,64,96
 run simulate-v100-resnet101-speedup.json simulate -p data/profiles/v100-resnet101.json --compute-speedup 3 \
-  --set cluster.gamma=1.1 --format json
+  --set cluster.gamma_stretch=1.1 --format json
 run simulate-v100-resnet50-overlap.table simulate -p data/profiles/v100-resnet50.json --mode overlap \
   --schemes none,fp16,bf16,signsgd,thc
 

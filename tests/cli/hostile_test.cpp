@@ -251,13 +251,13 @@ TEST_F(Hostile, SweepPointsAndCandidatesAreLimited) {
 TEST_F(Hostile, NumberOverflowNamesFileAndField) {
   std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kV100Profile);
   json j = json::parse(text);
-  j["cluster"]["gamma"] = 1.05;
+  j["cluster"]["gamma_stretch"] = 1.05;
   text = j.dump();
   const auto pos = text.find("1.05");
   ASSERT_NE(pos, std::string::npos);
   text.replace(pos, 4, "1e999");
   const Result r = gcu("simulate -p '" + write("big.json", text) + "'");
-  expect_clear_error(r, "/cluster/gamma");
+  expect_clear_error(r, "/cluster/gamma_stretch");
   EXPECT_NE(r.out.find("big.json"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1e999"), std::string::npos) << r.out;
 }
@@ -286,12 +286,12 @@ TEST_F(Hostile, ShortSaneMessages) {
 
 TEST_F(Hostile, DuplicateKeysAreErrors) {
   std::string text = slurp(fs::path(GCU_SOURCE_DIR) / kV100Profile);
-  const auto pos = text.find("\"gamma\"");
+  const auto pos = text.find("\"gamma_stretch\"");
   ASSERT_NE(pos, std::string::npos);
-  text.insert(pos, "\"gamma\": 1.5, ");
+  text.insert(pos, "\"gamma_stretch\": 1.5, ");
   const Result r = gcu("simulate -p '" + write("dup.json", text) + "'");
-  expect_clear_error(r, "\"gamma\" again");
-  EXPECT_NE(r.out.find("/cluster/gamma"), std::string::npos) << r.out;
+  expect_clear_error(r, "\"gamma_stretch\" again");
+  EXPECT_NE(r.out.find("/cluster/gamma_stretch"), std::string::npos) << r.out;
 }
 
 // `gcu pilot predict --profile P --write-profile W`: a profile that is not JSON is a

@@ -142,10 +142,10 @@ TEST_F(SimulateCli, UnmeasuredParameterValuesAreCosted) {
 }
 
 TEST_F(SimulateCli, InconsistentProfileNamesTheField) {
-  const std::string f = broken_profile("/cluster/gamma", 0.5);
+  const std::string f = broken_profile("/cluster/gamma_stretch", 0.5);
   const Result r = gcu("simulate -p " + f);
   EXPECT_EQ(r.rc, 2) << r.out;
-  EXPECT_NE(r.out.find("gcu: error: " + f + ": /cluster/gamma: expected"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("gcu: error: " + f + ": /cluster/gamma_stretch: expected"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("got 0.5"), std::string::npos) << r.out;
 }
 
@@ -159,7 +159,7 @@ TEST_F(SimulateCli, WrongTypeAndParameterTotal) {
 }
 
 TEST_F(SimulateCli, MalformedAndMissingFiles) {
-  std::ofstream(at("bad.json")) << "{\"schema\": \"gcu.profile/1\", ";
+  std::ofstream(at("bad.json")) << "{\"schema\": \"gcu.profile/2\", ";
   const Result a = gcu("simulate -p " + at("bad.json"));
   EXPECT_EQ(a.rc, 2);
   EXPECT_NE(a.out.find("gcu: error: " + at("bad.json")), std::string::npos) << a.out;
@@ -170,7 +170,7 @@ TEST_F(SimulateCli, MalformedAndMissingFiles) {
 }
 
 TEST_F(SimulateCli, OverridesApplyAndTyposAreCaught) {
-  const Result ok = gcu(std::string("simulate -p ") + kProfile + " --set cluster.gamma=1.1 --set /cluster/nodes=8");
+  const Result ok = gcu(std::string("simulate -p ") + kProfile + " --set cluster.gamma_stretch=1.1 --set /cluster/nodes=8");
   EXPECT_EQ(ok.rc, 0) << ok.out;
   EXPECT_NE(ok.out.find("32 GPUs (8 nodes x 4)"), std::string::npos) << ok.out;
   const Result typo = gcu(std::string("simulate -p ") + kProfile + " --set cluster.gama=1.1");

@@ -73,7 +73,7 @@ TEST(Iteration, EventEqualsClosedFormWhenStreamNeverStarves) {
   // backward is stretched by gamma throughout, exactly the closed form's assumptions:
   // max(1.07*0.02, 3c) + c = 4c = 0.15372.
   Profile p = four_buckets();
-  p.cluster.gamma = 1.07;
+  p.cluster.gamma = p.cluster.gamma_stretch = 1.07;
   p.model.compute[0].ready_s = {0, 0, 0, 0.020};
   Conditions c;
   c.intra_bandwidth_gbps = 10;
@@ -87,7 +87,7 @@ TEST(Iteration, EventAddsFirstReadyTimeWhenCommBound) {
   // Same, ready times spread uniformly: the stream cannot start before the first bucket
   // is ready (5 ms), which the closed form ignores: event = closed form + 5 ms.
   Profile p = four_buckets();
-  p.cluster.gamma = 1.07;
+  p.cluster.gamma = p.cluster.gamma_stretch = 1.07;
   Conditions c;
   c.intra_bandwidth_gbps = 10;
   const double ev = Predictor(p, with("none", IterationModel::Event)).predict(c).backward_comm_s;
@@ -100,7 +100,7 @@ TEST(Iteration, EventStretchesBackwardOnlyWhileCommunicating) {
   // model only the 3 x c of overlapped communication: T + 3c*(1 - 1/gamma)... bounded by
   // T + c (gamma 1) below and the closed form above.
   Profile p = four_buckets();
-  p.cluster.gamma = 1.07;
+  p.cluster.gamma = p.cluster.gamma_stretch = 1.07;
   const double ev = Predictor(p, with("none", IterationModel::Event)).predict().backward_comm_s;
   const double cf = Predictor(p, with("none", IterationModel::ClosedForm)).predict().backward_comm_s;
   EXPECT_NEAR(cf, 1.07 * 0.020 + kC, 1e-12);
@@ -219,7 +219,7 @@ TEST(Iteration, EventEqualsContentionClosedFormWhenStreamNeverStarves) {
   for (int m : {2, 3}) {
     Profile p = four_buckets();
     p.compressors["fp16"] = {{1e-4, 1e-10}, {1e-4, 1e-10, 0}, 0};
-    p.cluster.gamma = gamma;
+    p.cluster.gamma = p.cluster.gamma_stretch = gamma;
     p.cluster.overlap_contention = cont;
     const double W = m * (x + c / gamma);
     p.model.compute[0].backward_s = W;

@@ -32,7 +32,7 @@ TEST(ProfileFile, SaveThenLoad) {
 TEST(ProfileFile, OverridesApplyBeforeValidation) {
   const std::string f = tmp("q.json");
   util::write_file_atomic(f, test::tiny_profile_json().dump());
-  const LoadedProfile l = load_profile_file(f, {"cluster.gamma=1.1", "/cluster/nodes=4"});
+  const LoadedProfile l = load_profile_file(f, {"cluster.interference.backward_by_collective=1.1", "/cluster/nodes=4"});
   EXPECT_DOUBLE_EQ(l.profile.cluster.gamma, 1.1);
   EXPECT_EQ(l.profile.cluster.nodes, 4);
 }
@@ -41,13 +41,13 @@ TEST(ProfileFile, ErrorsNameFileFieldAndOverride) {
   const std::string f = tmp("r.json");
   util::write_file_atomic(f, test::tiny_profile_json().dump());
   try {
-    load_profile_file(f, {"cluster.gamma=0.5"});
+    load_profile_file(f, {"cluster.gamma_stretch=0.5"});
     FAIL() << "no error";
   } catch (const model::ProfileError& e) {
     const std::string w = e.what();
-    EXPECT_EQ(e.path(), "/cluster/gamma");
+    EXPECT_EQ(e.path(), "/cluster/gamma_stretch");
     EXPECT_NE(w.find(f), std::string::npos) << w;
-    EXPECT_NE(w.find("--set cluster.gamma=0.5"), std::string::npos) << w;
+    EXPECT_NE(w.find("--set cluster.gamma_stretch=0.5"), std::string::npos) << w;
   }
   try {
     load_profile_file(tmp("absent.json"));

@@ -34,6 +34,8 @@ TEST(ProfileJson, ReadsEveryField) {
   EXPECT_TRUE(std::isinf(p.cluster.inter.collectives.at("allreduce")[1].max_bytes));  // no max_bytes
   EXPECT_EQ(p.cluster.algorithms, (std::vector<std::string>{"ring", "tree"}));
   EXPECT_DOUBLE_EQ(p.cluster.gamma, 1.07);
+  EXPECT_DOUBLE_EQ(p.cluster.gamma_stretch, 1.07);
+  EXPECT_FALSE(p.cluster.gamma_from_stretch);
   ASSERT_EQ(p.model.tensors.size(), 3u);
   EXPECT_EQ(p.model.tensors[0].name, "fc2.weight");
   EXPECT_EQ(p.model.tensors[0].shape, (std::vector<int64_t>{5, 10}));
@@ -133,33 +135,86 @@ TEST(ProfileJson, AllreduceElementBytesRoundTripAndAreChecked) {
   EXPECT_EQ(error_of(j).path(), "/cluster/allreduce_element_bytes");
 }
 
-// comm_contention and its reference link (profile.h Cluster): optional, written only when
-// set, round-trip, and a bad value names its field.
-TEST(ProfileJson, CommContentionRoundTripsAndIsChecked) {
+// cluster.interference (gcu.profile/2): the factors, the host link and the fit round-trip,
+// a bad value names its field, and a profile without backward_by_collective gets it from
+// gamma_stretch (written back as not given).
+TEST(ProfileJson, InterferenceRoundTripsAndIsChecked) {
   Json j = tiny_profile_json();
-  const Json plain = profile_to_json(profile_from_json(j))["cluster"];
-  EXPECT_FALSE(plain.contains("comm_contention"));
-  EXPECT_FALSE(plain.contains("comm_contention_reference"));
   EXPECT_EQ(profile_from_json(j).cluster.comm_contention, 1.0);
-  j["cluster"]["comm_contention"] = 1.9;
-  j["cluster"]["comm_contention_reference"] = {{"bandwidth_gbps", 9.5}, {"alpha_s", 3e-5}};
+  j["cluster"]["interference"]["collective_by_backward"] = 1.9;
+  j["cluster"]["interference"]["host_link"] = {{"bandwidth_gbps", 9.5}, {"alpha_s", 3e-5}};
+  j["cluster"]["interference"]["fit"] = {{"step", "gamma"},
+                                         {"backward_alone_s", 0.1},
+                                         {"backward_beside_s", 0.12},
+                                         {"comm_beside_s", 0.05},
+                                         {"backward_beside_model_s", 0.119},
+                                         {"comm_beside_model_s", 0.05},
+                                         {"gamma_at_bound", false},
+                                         {"comm_contention_at_bound", true}};
   const Profile a = profile_from_json(j);
   EXPECT_EQ(a.cluster.comm_contention, 1.9);
   ASSERT_TRUE(a.cluster.comm_contention_reference.has_value());
   EXPECT_EQ(a.cluster.comm_contention_reference->bandwidth_gbps, 9.5);
+  ASSERT_TRUE(a.cluster.interference_fit.has_value());
+  EXPECT_TRUE(a.cluster.interference_fit->comm_contention_at_bound);
   const Json back = profile_to_json(a)["cluster"];
-  EXPECT_EQ(back["comm_contention"], 1.9);
-  EXPECT_EQ(back["comm_contention_reference"]["bandwidth_gbps"], 9.5);
+  EXPECT_EQ(back["interference"]["collective_by_backward"], 1.9);
+  EXPECT_EQ(back["interference"]["backward_by_collective"], 1.07);
+  EXPECT_EQ(back["interference"]["host_link"]["bandwidth_gbps"], 9.5);
+  EXPECT_EQ(back["interference"]["fit"]["backward_beside_model_s"], 0.119);
   EXPECT_EQ(profile_from_json(profile_to_json(a)).cluster.comm_contention_reference->alpha_s, 3e-5);
   for (const Json bad : {Json(0.5), Json("two"), Json(1e300)}) {
-    j["cluster"]["comm_contention"] = bad;
-    EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention") << bad.dump();
+    j["cluster"]["interference"]["collective_by_backward"] = bad;
+    EXPECT_EQ(error_of(j).path(), "/cluster/interference/collective_by_backward") << bad.dump();
   }
-  j["cluster"]["comm_contention"] = 2;
-  j["cluster"]["comm_contention_reference"] = {{"bandwidth_gbps", -1}, {"alpha_s", 0}};
-  EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention_reference/bandwidth_gbps");
-  j["cluster"]["comm_contention_reference"] = {{"bandwidth_gbps", 10}, {"alpha_s", -1}};
-  EXPECT_EQ(error_of(j).path(), "/cluster/comm_contention_reference/alpha_s");
+  j["cluster"]["interference"]["collective_by_backward"] = 2;
+  j["cluster"]["interference"]["host_link"] = {{"bandwidth_gbps", -1}, {"alpha_s", 0}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/interference/host_link/bandwidth_gbps");
+  j["cluster"]["interference"]["host_link"] = {{"bandwidth_gbps", 10}, {"alpha_s", -1}};
+  EXPECT_EQ(error_of(j).path(), "/cluster/interference/host_link/alpha_s");
+  j["cluster"]["interference"].erase("host_link");
+  j["cluster"]["interference"]["fit"]["comm_beside_s"] = -1;
+  EXPECT_EQ(error_of(j).path(), "/cluster/interference/fit/comm_beside_s");
+  j["cluster"]["interference"]["fit"].erase("step");
+  EXPECT_EQ(error_of(j).path(), "/cluster/interference/fit/step");
+  j["cluster"]["interference"].erase("fit");
+  j["cluster"]["interference"]["gamma"] = 1.2;  // a v1 key inside the v2 object: unknown
+  EXPECT_EQ(error_of(j).path(), "/cluster/interference/gamma");
+  // Only the stretch given: the event rate derived from it, and left out when written.
+  Json s = tiny_profile_json();
+  s["cluster"]["interference"].erase("backward_by_collective");
+  const Profile d = profile_from_json(s);
+  EXPECT_TRUE(d.cluster.gamma_from_stretch);
+  EXPECT_GE(d.cluster.gamma, 1.07);
+  EXPECT_FALSE(profile_to_json(d)["cluster"]["interference"].contains("backward_by_collective"));
+}
+
+// A gcu.profile/1 file reads as it always did: its gamma is both the closed form's
+// stretch and the event rate; its contention keys sit at the cluster's top level. It is
+// written back as gcu.profile/2.
+TEST(ProfileJson, ReadsVersionOneAsItWasRead) {
+  Json j = tiny_profile_json();
+  j["schema"] = "gcu.profile/1";
+  Json& c = j["cluster"];
+  c.erase("gamma_stretch");
+  c.erase("interference");
+  c["gamma"] = 1.2;
+  c["overlap_contention"] = 1.3;
+  c["comm_contention"] = 1.9;
+  c["comm_contention_reference"] = {{"bandwidth_gbps", 9.5}, {"alpha_s", 3e-5}};
+  const Profile p = profile_from_json(j);
+  EXPECT_DOUBLE_EQ(p.cluster.gamma, 1.2);
+  EXPECT_DOUBLE_EQ(p.cluster.gamma_stretch, 1.2);
+  EXPECT_FALSE(p.cluster.gamma_from_stretch);
+  EXPECT_DOUBLE_EQ(p.cluster.overlap_contention, 1.3);
+  EXPECT_DOUBLE_EQ(p.cluster.comm_contention, 1.9);
+  ASSERT_TRUE(p.cluster.comm_contention_reference.has_value());
+  const Json back = profile_to_json(p);
+  EXPECT_EQ(back["schema"], "gcu.profile/2");
+  EXPECT_EQ(back["cluster"]["interference"]["backward_by_collective"], 1.2);
+  EXPECT_EQ(back["cluster"]["gamma_stretch"], 1.2);
+  c["gamma_stretch"] = 1.1;  // a v2 key in a v1 file: unknown
+  EXPECT_EQ(error_of(j).path(), "/cluster/gamma_stretch");
 }
 
 // The codec fits' per-tensor term: optional (absent = 0, not written when 0), round-trips,
@@ -265,8 +320,8 @@ INSTANTIATE_TEST_SUITE_P(
         TypeCase{"/cluster/nodes", "1.5", "/cluster/nodes", "integer"},
         TypeCase{"/cluster/nodes", "<remove>", "/cluster/nodes", "integer"},
         TypeCase{"/cluster/gama", "1.1", "/cluster/gama", "one of the fields of /cluster"},
-        TypeCase{"/schema", "\"gcu.profile/2\"", "/schema", "gcu.profile/1"},
-        TypeCase{"/schema", "<remove>", "/schema", "gcu.profile/1"},
+        TypeCase{"/schema", "\"gcu.profile/3\"", "/schema", "gcu.profile/2"},
+        TypeCase{"/schema", "<remove>", "/schema", "gcu.profile/2"},
         TypeCase{"/model/tensors", "<remove>", "/model/tensors", "backward order"},
         TypeCase{"/model/tensors/1/shape/0", "\"ten\"", "/model/tensors/1/shape/0", "integer"},
         TypeCase{"/model/tensors/1", "[10]", "/model/tensors/1", "object"},

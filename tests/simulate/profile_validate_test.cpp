@@ -39,8 +39,9 @@ TEST_P(ProfileChecks, NamesFieldExpectationAndValue) {
 INSTANTIATE_TEST_SUITE_P(
     Consistency, ProfileChecks,
     ::testing::Values(
-        Case{"gamma", "/cluster/gamma", "0.9", "/cluster/gamma", ">= 1", "0.9"},
-        Case{"contention", "/cluster/overlap_contention", "0.5", "/cluster/overlap_contention", ">= 1", "0.5"},
+        Case{"gamma", "/cluster/gamma_stretch", "0.9", "/cluster/gamma_stretch", ">= 1", "0.9"},
+        Case{"rate", "/cluster/interference/backward_by_collective", "0.9", "/cluster/interference/backward_by_collective", ">= 1", "0.9"},
+        Case{"contention", "/cluster/interference/backward_codec", "0.5", "/cluster/interference/backward_codec", ">= 1", "0.5"},
         Case{"bandwidth", "/cluster/levels/inter/bandwidth_gbps", "-10", "/cluster/levels/inter/bandwidth_gbps",
              "> 0", "-10"},
         Case{"zero bandwidth", "/cluster/levels/intra/bandwidth_gbps", "0", "/cluster/levels/intra/bandwidth_gbps",
@@ -106,8 +107,8 @@ TEST(ProfileValidate, ChecksStructsBuiltInCode) {
 // ---- overrides ---------------------------------------------------------------------------
 TEST(ProfileOverride, PointerAndDottedForms) {
   Json j = tiny_profile_json();
-  apply_override(j, "/cluster/gamma=1.1");
-  EXPECT_DOUBLE_EQ(j["cluster"]["gamma"].get<double>(), 1.1);
+  apply_override(j, "/cluster/gamma_stretch=1.1");
+  EXPECT_DOUBLE_EQ(j["cluster"]["gamma_stretch"].get<double>(), 1.1);
   apply_override(j, "cluster.levels.inter.bandwidth_gbps=25");
   EXPECT_DOUBLE_EQ(j["cluster"]["levels"]["inter"]["bandwidth_gbps"].get<double>(), 25);
   apply_override(j, "model.compute.1.backward_s=0.012");
@@ -143,9 +144,9 @@ TEST(ProfileOverride, PlainStringsAndCreatedObjects) {
 
 TEST(ProfileOverride, BadOverridesAreReported) {
   Json j = tiny_profile_json();
-  EXPECT_THROW(apply_override(j, "cluster.gamma"), ProfileError);            // no '='
-  EXPECT_THROW(apply_override(j, "cluster..gamma=1"), ProfileError);         // empty segment
-  EXPECT_THROW(apply_override(j, "/cluster/gamma/x=1"), ProfileError);       // through a number
+  EXPECT_THROW(apply_override(j, "cluster.gamma_stretch"), ProfileError);            // no '='
+  EXPECT_THROW(apply_override(j, "cluster..gamma_stretch=1"), ProfileError);         // empty segment
+  EXPECT_THROW(apply_override(j, "/cluster/gamma_stretch/x=1"), ProfileError);       // through a number
   // a typo is caught by validation, at the typo's path
   apply_override(j, "cluster.gama=1.1");
   try {

@@ -5,7 +5,7 @@ namespace gcu::test {
 
 model::Json tiny_profile_json() {
   return model::Json::parse(R"({
-    "schema": "gcu.profile/1",
+    "schema": "gcu.profile/2",
     "provenance": {"source": "unit test", "assumptions": ["everything here is made up"]},
     "cluster": {
       "nodes": 2, "gpus_per_node": 2,
@@ -15,7 +15,7 @@ model::Json tiny_profile_json() {
                              {"min_bytes": 0, "max_bytes": 65536, "alpha_s": 6e-5, "beta_s_per_byte": 9e-10},
                              {"min_bytes": 65536, "alpha_s": 5e-5, "beta_s_per_byte": 8e-10}]}}},
       "algorithms": ["ring", "tree"],
-      "gamma": 1.07, "overlap_contention": 1.3
+      "gamma_stretch": 1.07, "interference": {"backward_by_collective": 1.07, "backward_codec": 1.3}
     },
     "model": {
       "name": "tiny", "parameters": 160,

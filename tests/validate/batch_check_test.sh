@@ -27,13 +27,14 @@ jq -e '[.model.compute[].batch_size] == [16, 64]' "$WORK/without-32/profile.json
   || { echo "without-32's profile still has batch 32's compute"; exit 1; }
 jq -e '[.model.compute[].batch_size] == [32]' "$WORK/only-32/profile.json" >/dev/null \
   || { echo "only-32's profile is not batch 32's compute alone"; exit 1; }
-# Bounds: the recorded figures (docs/history/validation-log.md) + 0.5 / + 1 point.
+# Bounds: the recorded figures (docs/history/validation-log.md; batch 32 6.3% since the profile
+# leaves out the measured ready times, docs/model.md) + 0.5 / + 1 point.
 bound() {  # variant, batch, max median, max max
   jq -e --arg v "$1" --argjson b "$2" --argjson med "$3" --argjson max "$4" \
     '.rows[] | select(.variant == $v and .batch == $b) | .held_out.median_abs_error_total <= $med and .held_out.max_abs_error_total <= $max' \
     "$J" >/dev/null || { echo "$1 at batch $2: beyond median $3 / max $4"; jq -c '.rows[]' "$J"; exit 1; }
 }
-bound without-32 32 0.055 0.156
+bound without-32 32 0.069 0.156
 bound without-64 64 0.129 0.211
 bound without-16 16 0.061 0.161
 basis() {  # variant, batch, expected compute_basis

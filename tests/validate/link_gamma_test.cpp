@@ -37,23 +37,12 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("gcu-link-gamma-" + std::to_string(getpid()) + "-" + name)).string();
 }
 
-TEST(LinkGamma, CallsBesideTheBackwardSlowOnlyWhileItRuns) {
-  // Nothing to slow: the calls take their link time one after another.
-  EXPECT_DOUBLE_EQ(calls_beside_s({{0.1, 0.01, 0.05}, {0.2, 0.01, 0.05}}, 1.0, 10.0), 0.3);
-  // CPU side 0.1 of a 0.1 s call, factor 2: 0.2 s when the backward outlasts it.
-  EXPECT_DOUBLE_EQ(calls_beside_s({{0.1, 0.0, 0.1}}, 2.0, 1.0), 0.2);
-  // A backward of 0.1 s: half the call done beside it (rate 0.5), the other half at full speed.
-  EXPECT_NEAR(calls_beside_s({{0.1, 0.0, 0.1}}, 2.0, 0.1), 0.15, 1e-12);
-  // A slow wire hides the contended CPU side: max(link, fixed + f cpu).
-  EXPECT_DOUBLE_EQ(calls_beside_s({{1.0, 0.0, 0.1}}, 3.0, 10.0), 1.0);
-}
-
-TEST(LinkGamma, SolvedFactorMakesTheModelsCallsTakeWhatTheStepMeasured) {
+TEST(LinkGamma, SolvedFactorsMakeTheModelsStepTakeWhatTheStepMeasured) {
   const model::Profile p = cnn_profile();
   LinkGamma g;
   g.bucket_bytes = {1 << 20, 4 << 20};
-  g.overlapped_s = 0.050;
-  // The same all-reduces alone took 1.5x the reference fits' time on this link; beside the
+  g.alone_s = 0.040;
+  // The same all-reduces alone took 1.5x the host link's time on this link; beside the
   // backward 1.6x that.
   model::Cluster c = p.cluster;
   c.nodes = 2;
@@ -64,25 +53,33 @@ TEST(LinkGamma, SolvedFactorMakesTheModelsCallsTakeWhatTheStepMeasured) {
   ASSERT_GT(ref_sum, 0);
   g.comm_alone_s = 1.5 * ref_sum;
   g.comm_s = 1.6 * g.comm_alone_s;
-  const double f = link_comm_contention(g, p, 2);
-  EXPECT_GT(f, 1);
-  EXPECT_LT(f, kLinkCommContentionMax);
-  std::vector<BesideCall> calls;
-  for (double b : g.bucket_bytes) {
-    const double l = ref.cost(compress::CollectiveKind::AllReduce, 0).time_s;
-    const double r = ref.cost(compress::CollectiveKind::AllReduce, b).time_s;
-    calls.push_back({1.5 * r, l, std::min(r, 1.5 * r) - l});
-  }
-  EXPECT_NEAR(calls_beside_s(calls, f, g.overlapped_s), g.comm_s, 1e-6 * g.comm_s);
-  // As fast beside the backward as alone: no contention; far slower than any factor explains: the cap.
+  g.overlapped_s = g.alone_s + 0.3 * std::min(g.comm_s, g.alone_s);  // delayed by less than the calls ran beside it
+  const model::InterferenceFitResult f = link_interference(g, p, 2);
+  EXPECT_FALSE(f.gamma_at_bound);
+  EXPECT_GT(f.gamma, 1);
+  EXPECT_GT(f.comm_contention, 1);
+  EXPECT_LT(f.comm_contention, model::kCommContentionMax);
+  EXPECT_NEAR(f.model.comm_end_s, g.comm_s, 1e-6 * g.comm_s);
+  EXPECT_NEAR(f.model.backward_end_s, g.overlapped_s, 1e-6 * g.overlapped_s);
+  // The calls alone at 1, 1 take what they measured alone (the link's scale).
+  model::BesideStep step;
+  step.backward_alone_s = 10;  // long enough that every call runs beside it
+  step.bucket_bytes = g.bucket_bytes;
+  model::BesideCosting costing;
+  costing.nodes = 2;
+  costing.gpus_per_node = 1;
+  costing.calls_scale = 1.5;
+  EXPECT_NEAR(model::beside_times(p, step, costing, 1, 1).comm_end_s, g.comm_alone_s, 1e-9);
+  // As fast beside the backward as alone: no contention; far slower than any factor explains: the end.
   g.comm_s = g.comm_alone_s;
-  EXPECT_DOUBLE_EQ(link_comm_contention(g, p, 2), 1.0);
+  EXPECT_DOUBLE_EQ(link_interference(g, p, 2).comm_contention, 1.0);
   g.comm_s = 100 * g.comm_alone_s;
-  EXPECT_DOUBLE_EQ(link_comm_contention(g, p, 2), kLinkCommContentionMax);
-  // Only a factor inside (1, cap) is the link's to give; the ends keep the profile's.
-  EXPECT_TRUE(link_comm_contention_determined(f));
+  EXPECT_DOUBLE_EQ(link_interference(g, p, 2).comm_contention, model::kCommContentionMax);
+  EXPECT_TRUE(link_interference(g, p, 2).comm_contention_at_bound);
+  // Only a factor inside (1, end) is the link's to give; the ends keep the profile's.
+  EXPECT_TRUE(link_comm_contention_determined(f.comm_contention));
   EXPECT_FALSE(link_comm_contention_determined(1.0));
-  EXPECT_FALSE(link_comm_contention_determined(kLinkCommContentionMax));
+  EXPECT_FALSE(link_comm_contention_determined(model::kCommContentionMax));
 }
 
 TEST(LinkGamma, ReadsTheStepsStateAndSaysWhyNotWhenItCannot) {
@@ -102,7 +99,8 @@ TEST(LinkGamma, ReadsTheStepsStateAndSaysWhyNotWhenItCannot) {
   LinkGamma g;
   read_link_gamma(g, path, p, 2);
   ASSERT_TRUE(g.measured) << g.note;
-  EXPECT_DOUBLE_EQ(g.gamma, calibrate::gamma_while_communicating(0.010, 0.014, 0.008));
+  EXPECT_DOUBLE_EQ(g.gamma, link_interference(g, p, 2).gamma);
+  EXPECT_GT(g.gamma, 1.4);  // the 4 ms delay fell inside the 8 ms the all-reduces ran
   EXPECT_DOUBLE_EQ(g.stretch, 1.4);
   EXPECT_GE(g.comm_contention, 1);
   EXPECT_EQ(g.state_path, path);

@@ -22,6 +22,12 @@ J
 "$PY" "$SCRIPT" --json "$WORK/p.json" > "$WORK/p.out"
 jq -e '.[] | .compute == 4 and .links == 6 and .contention == 2 and .codecs == 5 and .floors == 4 and .total == 21' \
   "$WORK/p.out" > /dev/null || { echo "constructed profile miscounted"; cat "$WORK/p.out"; exit 1; }
+# The same in gcu.profile/2 form: the stretch and two interference factors, 3.
+jq '.cluster |= (del(.gamma, .comm_contention) + {gamma_stretch: 1.1, interference: {backward_by_collective: 1.2, collective_by_backward: 1.5}})' \
+  "$WORK/p.json" > "$WORK/p2.json"
+"$PY" "$SCRIPT" --json "$WORK/p2.json" > "$WORK/p2.out"
+jq -e '.[] | .contention == 3 and .total == 22' "$WORK/p2.out" > /dev/null \
+  || { echo "gcu.profile/2 interference miscounted"; cat "$WORK/p2.out"; exit 1; }
 echo '{"model": 3}' > "$WORK/bad.json"
 rc=0; "$PY" "$SCRIPT" "$WORK/bad.json" 2> "$WORK/bad.err" || rc=$?
 [ "$rc" = 2 ] && grep -q "bad.json is not a gcu profile" "$WORK/bad.err" || { echo "bad input: rc $rc"; cat "$WORK/bad.err"; exit 1; }
