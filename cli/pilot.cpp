@@ -48,7 +48,7 @@ struct PilotPredictCli {
   std::string biased_rule = "on";
   std::string late = "on";
   std::string late_stall = "on";
-  std::string pace = "off";
+  std::string pace = "level";
   std::string one_seed_term = "on";
 };
 
@@ -210,18 +210,20 @@ void setup_pilot(CLI::App& app) {
               "A late pilot rescales only when its error is beyond this ratio of the pilot's, either way "
               "(closer: the seeds' noise); 1: always", 1.0, 100.0);
   p->add_option("--pace", pred->pace,
-                "on (with --late on): the late pilots are probes of the pace model: for a biased scheme without "
-                "error feedback (PowerSGD, signSGD, top-k), the branch points' relative error below T_0 against "
-                "the pilot's moves the multiplier by --pace-slope per unit and widens the interval by the "
-                "branches' spread (the error-ratio rescale is then not applied; the stall test is); level: its "
-                "level form, the multiplier at least 1 + slope x the branches' error where that error is below "
-                "0.5 (PowerSGD); off: the late pilots as above (docs/validation-tta.md, \"Summary\")")
+                "With --late on, the late pilots as probes of the pace model, for a biased scheme without error "
+                "feedback: level (default): where the branch points' relative error below T_0 is below 0.5 "
+                "(PowerSGD), the multiplier is at least 1 + --pace-slope x that error and the interval's upper "
+                "end at least 1 + slope x the largest branch's (ranked right on a setting recorded after it was "
+                "fixed); on: the change form, the multiplier moved by slope x (the branches' error - the "
+                "pilot's), the interval by the branches' spread (failed its held-out setting); both leave the "
+                "statuses and replace the error-ratio rescale (the stall test stays); off: the late pilots' "
+                "error ratio (docs/validation-tta.md, \"Summary\")")
       ->check(CLI::IsMember({"on", "off", "level"}))->capture_default_str();
   add_bounded(p, "--pace-slope", pred->o.pace_slope,
-              "With --pace on: the multiplier's change per unit of relative error gained after the pilot "
+              "With --pace on or level: the multiplier per unit of relative error (the change form: gained after the pilot; the level form: at the branches) "
               "(fitted on the recorded protocols)", 0.0, 1000.0);
   p->add_option("--probe-iterations", pred->o.probe_iterations,
-                "With --pace on: each late pilot read as a probe of its first N iterations (its evaluations' "
+                "With --pace on or level: each late pilot read as a probe of its first N iterations (its evaluations' "
                 "running relative error), what a probe that short costs; 0: the whole late pilot")
       ->check(CLI::Range(0, 1000000))->capture_default_str();
   p->add_option("--profile", pred->profile, "Profile to add the predictions to (convergence.schemes.<spec>.pilot)");

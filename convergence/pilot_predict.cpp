@@ -312,11 +312,11 @@ namespace {
 // Branch points at or beyond the estimate's T_0 say nothing of the way to its target and
 // are left out. With probe_iterations K > 0 a branch's error is each seed's running error at
 // its last evaluation <= N + K (a probe K iterations long), else the whole branch's.
-// The level form (pace.h): the multiplier at least 1 + slope x the probes' mean error, the
-// interval's ends at least 1 + slope x their smallest and largest, for errors below
-// kPaceLevelMaxError.
+// The level form (pace.h): the multiplier at least 1 + slope x the probes' mean error and
+// the interval's upper end at least 1 + slope x their largest, its lower end the pilots',
+// for errors below kPaceLevelMaxError.
 void apply_pace_level(Json& j, const PaceShift& f, double t0, double slope) {
-  const auto [lo_e, hi_e] = std::minmax_element(f.probe_errors.begin(), f.probe_errors.end());
+  const auto hi_e = std::max_element(f.probe_errors.begin(), f.probe_errors.end());
   j["pace"] = {{"form", "level"}, {"pilot_error", f.pilot_error}, {"branch_at", f.branch_at},
                {"probe_errors", f.probe_errors}, {"slope", slope}, {"probe_error", f.probe_error}};
   if (!(f.probe_error < kPaceLevelMaxError) || !j.at("iterations").is_number()) return;
@@ -324,8 +324,10 @@ void apply_pace_level(Json& j, const PaceShift& f, double t0, double slope) {
   const double est = level_multiplier(rho, f.probe_error, slope) * t0;
   j["iterations"] = est;
   if (j.contains("multiplier") && j["multiplier"].is_number()) j["multiplier"] = est / t0;
+  // The interval spans both estimators: the pilots' own lower end (the level form only
+  // raises), the upper end at least the largest branch's level.
   if (j.at("interval").is_array()) {
-    const double lo = level_multiplier(j["interval"][0].get<double>() / t0, *lo_e, slope) * t0;
+    const double lo = j["interval"][0].get<double>();
     const double hi = level_multiplier(j["interval"][1].get<double>() / t0, *hi_e, slope) * t0;
     j["interval"] = Json::array({std::min(lo, est), std::max(hi, est)});
   }
@@ -421,7 +423,7 @@ Json predict_from_pilots(const std::vector<nlohmann::json>& records, const Pilot
     out[spec] = prediction_json(p, w, its, s.evals.size(), base.evals.size(), s.figures_of_pilot && base.figures_of_pilot);
     if (o.late && pl.late.count(spec))
       apply_late(out[spec], pl.late.at(spec), pl.late.count(o.baseline) ? &pl.late.at(o.baseline) : nullptr, w, o);
-    if (o.pace && pl.late.count(spec))
+    if (o.late && o.pace && pl.late.count(spec))
       apply_pace(out[spec], pl.late.at(spec), compress::make_compressor(spec)->traits(), w, o);
   }
   return out;

@@ -20,7 +20,8 @@ run() {  # protocol, late file, target loss, T_0, pilot iterations, measured Pow
   local d=$DATA/$1
   cat "$d/pilots.jsonl" "$d/$2" > "$WORK/$1.jsonl"
   local t; t=$("$PY" -c "import json,sys;print(min(x['loss'] for x in json.load(open(sys.argv[1]))))" "$d/targets.json")
-  "$GCU" pilot predict "$WORK/$1.jsonl" --target "$t" --baseline-iterations "$3" --pilot-iterations "$4" > "$WORK/$1.late.json"
+  "$GCU" pilot predict "$WORK/$1.jsonl" --target "$t" --baseline-iterations "$3" --pilot-iterations "$4" --pace off \
+    > "$WORK/$1.late.json"
   "$GCU" pilot predict "$WORK/$1.jsonl" --target "$t" --baseline-iterations "$3" --pilot-iterations "$4" --late off \
     > "$WORK/$1.off.json"
   "$GCU" pilot predict "$d/pilots.jsonl" --target "$t" --baseline-iterations "$3" --pilot-iterations "$4" > "$WORK/$1.none.json"
