@@ -53,6 +53,15 @@ void fit_sweep(CollectiveSweep& s, const PiecewiseOptions& opt, const std::strin
     if (pts[i].x >= model::kMiB) rel_large.push_back(rel[i]);
   }
   s.quality_large = fit_quality(rel_large);
+  std::vector<double> edges;
+  for (const auto& seg : s.fit.segments) edges.push_back(edges.empty() ? 0.0 : seg.min_x);
+  s.curve = fit_curve(pts, edges);
+  const auto crel = relative_errors(s.curve, pts);
+  s.curve_quality = fit_quality(crel);
+  std::vector<double> crel_large;
+  for (size_t i = 0; i < pts.size(); ++i)
+    if (pts[i].x >= model::kMiB) crel_large.push_back(crel[i]);
+  s.curve_quality_large = fit_quality(crel_large);
 }
 
 double ring_steps(CollectiveKind k, int p) {
@@ -82,6 +91,37 @@ std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s) {
     // The schema wants beta > 0; a latency-only range (slope 0) gets a negligible beta.
     f.beta_s_per_byte = std::max(seg.fit.slope / factor, 1e-18);
     out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<model::SizeRangeFit> to_curve_fits(const CollectiveSweep& s) {
+  std::vector<model::SizeRangeFit> out;
+  const int p = std::max(2, s.world);
+  const double steps = ring_steps(s.kind, p), factor = ring_byte_factor(s.kind, p);
+  const auto& c = s.curve;
+  for (size_t k = 0; k < c.edges.size() && k < c.slopes.size(); ++k) {
+    model::SizeRangeFit f;
+    f.min_bytes = c.edges[k];
+    f.max_bytes = k + 1 < c.edges.size() ? c.edges[k + 1] : model::kInf;
+    f.alpha_s = c.intercept / steps;
+    // The schema wants beta > 0; a flat range (slope 0) gets a negligible beta.
+    f.beta_s_per_byte = std::max(c.slopes[k] / factor, 1e-18);
+    out.push_back(f);
+  }
+  return out;
+}
+
+std::vector<model::SizeRangeFit> curve_as_lines(const std::vector<model::SizeRangeFit>& curve, CollectiveKind k,
+                                                int p) {
+  std::vector<model::SizeRangeFit> out;
+  const double steps = ring_steps(k, std::max(2, p)), factor = ring_byte_factor(k, std::max(2, p));
+  double below = 0;  // the curve's per-byte time integrated over the ranges before this one
+  for (const auto& r : curve) {
+    model::SizeRangeFit l = r;
+    l.alpha_s = r.alpha_s + factor * (below - r.beta_s_per_byte * r.min_bytes) / steps;
+    out.push_back(l);
+    if (std::isfinite(r.max_bytes)) below += r.beta_s_per_byte * (r.max_bytes - r.min_bytes);
   }
   return out;
 }
@@ -151,6 +191,25 @@ std::vector<std::string> make_nondecreasing(std::vector<model::SizeRangeFit>& ra
 
 namespace {
 
+// A sweep given only its piecewise fit (no curve: built by hand, or by an older fit): the
+// curve through that fit at the sweep's own sizes, on its range edges.
+CollectiveSweep with_curve_of_fit(const CollectiveSweep& s) {
+  CollectiveSweep c = s;
+  std::vector<Point> pts;
+  for (const auto& r : s.rows) {
+    const double x = per_rank_bytes(s.kind, s.world, r);
+    pts.push_back({x, s.fit(x)});
+  }
+  std::vector<double> edges;
+  for (const auto& seg : s.fit.segments) edges.push_back(edges.empty() ? 0.0 : seg.min_x);
+  try {
+    c.curve = fit_curve(pts, edges);
+  } catch (const FitError&) {
+    c.curve = {};
+  }
+  return c;
+}
+
 // The all-reduce's beta (seconds per byte of the nccl-tests size) from its largest
 // sizes' segment, or the whole sweep's secant when that segment is implausible.
 double allreduce_beta(const CollectiveSweep& s, const std::vector<model::SizeRangeFit>& ranges, std::string* note) {
@@ -179,7 +238,11 @@ model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& swee
   bool have_ar = false;
   for (const auto& s : sweeps) {
     if (!s.supported || s.fit.segments.empty()) continue;
-    auto ranges = to_size_range_fits(s);
+    auto ranges = to_curve_fits(s.curve.slopes.empty() ? with_curve_of_fit(s) : s);
+    if (ranges.empty()) {
+      if (s.kind == CollectiveKind::AllReduce) throw FitError("all-reduce sweep: no curve could be fitted to its sizes");
+      continue;
+    }
     if (s.kind == CollectiveKind::AllReduce) {
       have_ar = true;
       level.alpha_s = ranges.front().alpha_s;
@@ -187,8 +250,7 @@ model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& swee
       level.bandwidth_gbps = model::gbps_from_beta(allreduce_beta(s, ranges, &note));
       if (notes && !note.empty()) notes->push_back(note);
     }
-    for (auto& n : make_nondecreasing(ranges, s.kind, s.world))
-      if (notes) notes->push_back(std::move(n));
+    level.curves.insert(model::collective_key(s.kind));
     level.collectives[model::collective_key(s.kind)] = std::move(ranges);
   }
   if (!have_ar) throw FitError("no fitted all-reduce sweep: cannot derive the link's alpha and bandwidth");

@@ -10,6 +10,7 @@
 // measured line exactly when the profile lists only the "ring" algorithm.
 #pragma once
 
+#include "calibrate/curve_fit.h"
 #include "calibrate/fit.h"
 #include "calibrate/table.h"
 #include "compressors/compressor.h"
@@ -29,6 +30,10 @@ struct CollectiveSweep {
   PiecewiseFit fit;               // seconds vs per-rank bytes
   FitQuality quality;             // over all rows
   FitQuality quality_large;       // rows with per-rank bytes >= 1 MiB
+  // The continuous curve through the same rows, on the piecewise fit's range edges
+  // (curve_fit.h): what the profile carries (to_curve_fits).
+  CurveFit curve;
+  FitQuality curve_quality, curve_quality_large;
 };
 
 // Per-rank bytes of a row (all-gather rows count the output, p x per-rank).
@@ -48,8 +53,19 @@ double row_time_s(const SweepRow& r, const std::string& statistic);
 double ring_steps(compress::CollectiveKind k, int p);
 double ring_byte_factor(compress::CollectiveKind k, int p);
 
-// The fitted segments as the profile's per-size-range fits (first from 0, last to inf).
+// The fitted segments as the profile's per-size-range fits (first from 0, last to inf),
+// each range its own line (gcu.profile/1).
 std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s);
+// The continuous curve as the profile's ranges of one curve (model::LinkLevel::curves):
+// every range's alpha_s the curve's latency (intercept / ring steps), each beta its slope
+// / the ring byte factor.
+std::vector<model::SizeRangeFit> to_curve_fits(const CollectiveSweep& s);
+// A curve's ranges as separate lines that cost the same at p ranks with the ring formulas
+// (each range's line through the curve inside it; its alpha_s may be below 0): for
+// splicing a curve with other ranges (validate's per-link fits). Ranges already lines
+// (not a curve) are returned as they are.
+std::vector<model::SizeRangeFit> curve_as_lines(const std::vector<model::SizeRangeFit>& curve,
+                                                compress::CollectiveKind k, int p);
 
 // A message can always travel as part of a larger one, so a fit whose range ends above the
 // next range's start (noise in the sweep: a 512 KiB call timed slower than 1 MiB ones) is
@@ -67,14 +83,14 @@ std::vector<model::SizeRangeFit> to_size_range_fits(const CollectiveSweep& s);
 std::vector<std::string> make_nondecreasing(std::vector<model::SizeRangeFit>& ranges, compress::CollectiveKind k,
                                             int p, double trusted_from_bytes = model::kMiB);
 
-// A link level from the sweeps: alpha_s from the all-reduce's first (small-size) segment,
-// bandwidth_gbps from its last (large-size) segment's beta, plus every supported
-// collective's ranges. Throws FitError when there is no fitted all-reduce sweep.
+// A link level from the sweeps: every supported collective as one curve (to_curve_fits;
+// LinkLevel::curves), alpha_s the all-reduce curve's latency, bandwidth_gbps from its last
+// (large-size) range's beta. Throws FitError when there is no fitted all-reduce sweep.
 // When the largest sizes' segment shows no plausible per-byte cost (slope <= 0, or a
 // bandwidth above kMaxPlausibleGbps: latency noise swamped the bytes, as with a small
 // --max-bytes on a fast link), the bandwidth comes from the fit's secant over the whole
-// sweep and a note says so; no per-byte cost at all is a FitError. Every collective's
-// ranges are made non-decreasing (make_nondecreasing, with its notes).
+// sweep and a note says so; no per-byte cost at all is a FitError. (A curve never falls
+// with size: make_nondecreasing is for ranges fitted as separate lines.)
 constexpr double kMaxPlausibleGbps = 1e5;
 model::LinkLevel link_level_from_sweeps(const std::vector<CollectiveSweep>& sweeps,
                                         std::vector<std::string>* notes = nullptr);

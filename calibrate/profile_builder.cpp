@@ -85,6 +85,16 @@ std::string sweep_report(const CollectiveSweep& s, int world, const std::string&
     rep += "#   [" + fmt("%.0f", seg.min_x) + ", " + fmt("%.0f", seg.max_x) + ") B/rank: T = " +
            fmt("%.2f", seg.fit.intercept * 1e6) + " us + n / " +
            fmt("%.3f", seg.fit.slope > 0 ? 1e-9 / seg.fit.slope : 0.0) + " GB/s\n";
+  if (!s.curve.slopes.empty()) {
+    rep += "# curve (the profile's: one latency, per-byte times integrated over the ranges): T = " +
+           fmt("%.2f", s.curve.intercept * 1e6) + " us +";
+    for (size_t k = 0; k < s.curve.slopes.size(); ++k)
+      rep += std::string(k ? "," : "") + " n/" + fmt("%.3f", s.curve.slopes[k] > 0 ? 1e-9 / s.curve.slopes[k] : 0.0) +
+             " GB/s from " + fmt("%.0f", s.curve.edges[k]) + " B";
+    rep += "; relative error max " + fmt("%.1f", 100 * s.curve_quality.max_rel) + "%, geomean " +
+           fmt("%.1f", 100 * s.curve_quality.geomean_rel) + "% (all sizes); max " +
+           fmt("%.1f", 100 * s.curve_quality_large.max_rel) + "% (>= 1 MiB)\n";
+  }
   if (!s.note.empty()) rep += "# note: " + s.note + "\n";
   return rep;
 }

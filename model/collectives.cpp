@@ -114,6 +114,7 @@ LinkCost::LinkCost(const LinkLevel& level, const std::string& level_name) {
     fits_[idx] = fits;
     std::sort(fits_[idx].begin(), fits_[idx].end(),
               [](const SizeRangeFit& a, const SizeRangeFit& b) { return a.min_bytes < b.min_bytes; });
+    curve_[idx] = level.curves.count(key) > 0 && !fits.empty();
   }
   if (!(level.bandwidth_gbps > 0)) {
     if (level.bandwidth_gbps < 0 || !level.collectives.empty())
@@ -125,6 +126,21 @@ LinkCost::LinkCost(const LinkLevel& level, const std::string& level_name) {
 }
 
 AlphaBeta LinkCost::at(CollectiveKind k, Bytes n, double beta_override) const {
+  const auto what_if = [&](double beta) {  // a range's per-byte time on the what-if link (below)
+    return beta_override > 0 && base_.beta_s_per_byte > 0
+               ? std::max(beta_override, beta + beta_override - base_.beta_s_per_byte)
+               : (beta_override > 0 ? beta_override : beta);
+  };
+  if (curve_[int(k)]) {
+    const auto& r = fits_[int(k)];
+    double bytes_s = 0;  // B(n): the per-byte time integrated over the first n bytes
+    for (const auto& f : r) {
+      const double in = std::min(n, f.max_bytes) - f.min_bytes;
+      if (in <= 0) break;
+      bytes_s += in * what_if(f.beta_s_per_byte);
+    }
+    return {r.front().alpha_s, n > 0 ? bytes_s / n : what_if(r.front().beta_s_per_byte)};
+  }
   AlphaBeta ab = base_;
   bool ranged = false;
   for (const auto& f : fits_[int(k)])

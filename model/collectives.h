@@ -72,7 +72,10 @@ class LinkCost {
   // The (alpha, beta) to use for a message of n bytes of collective k. A positive
   // beta_override is a what-if link: it replaces the level's own per-byte wire time and
   // keeps latencies and, inside a size range, the range's per-byte time beyond that wire
-  // (beta = max(override, range beta + override - level beta)).
+  // (beta = max(override, range beta + override - level beta)). For a curve
+  // (LinkLevel::curves) alpha is its one latency and beta the mean per-byte time over the
+  // first n bytes, B(n) / n, so that the formulas' steps x alpha + factor x n x beta are
+  // the integrated curve.
   AlphaBeta at(CollectiveKind k, Bytes n, double beta_override = 0) const;
   // What-if: replace the bandwidth (every range's beta too), keep latencies.
   void set_bandwidth_gbps(Gbps g);
@@ -82,6 +85,7 @@ class LinkCost {
  private:
   AlphaBeta base_;
   std::array<std::vector<SizeRangeFit>, 4> fits_;  // indexed by CollectiveKind
+  std::array<bool, 4> curve_{};                    // LinkLevel::curves
   bool present_ = true;
   std::string name_ = "?";
 };

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,13 @@ struct LinkLevel {
   // "reducescatter", "broadcast" (collective_key()). Override alpha_s/bandwidth_gbps
   // for messages inside a range.
   std::map<std::string, std::vector<SizeRangeFit>> collectives;
+  // The kinds whose ranges form one curve (what gcu calibrate writes): one latency, the
+  // first range's alpha_s (every range carries it), and a per-byte time that integrates
+  // over the ranges, so that a message of n bytes costs steps x alpha + factor x B(n),
+  // B(n) = sum over ranges of beta x (the bytes of n inside the range): continuous at the
+  // range edges at every rank count, and never falling with size. Ranges run from 0 to
+  // no upper bound without gaps. Other kinds: each range its own line (gcu.profile/1).
+  std::set<std::string> curves;
 };
 
 // "allreduce", "allgather", "reducescatter", "broadcast".

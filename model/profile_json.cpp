@@ -155,16 +155,27 @@ LinkLevel read_level(const Json& j, const std::string& path) {
     Fields c(*v, cp, {"allreduce", "allgather", "reducescatter", "broadcast"});
     for (auto it = v->begin(); it != v->end(); ++it) {
       if (!it.key().empty() && it.key()[0] == '_') continue;
-      const std::string kp = child(cp, it.key());
-      const auto& a = array(it.value(), kp, "size-range fits");
+      std::string kp = child(cp, it.key());
+      const Json* ranges = &it.value();
+      std::optional<double> curve_alpha;
+      if (it.value().is_object()) {  // a curve: {"alpha_s", "ranges": [...]} (LinkLevel::curves)
+        Fields cv(it.value(), kp, {"alpha_s", "ranges"});
+        curve_alpha = number(cv.req("alpha_s", "the collective's latency in seconds"), cv.at("alpha_s"));
+        ranges = &cv.req("ranges", "the size ranges of the per-byte curve");
+        kp = cv.at("ranges");
+        l.curves.insert(it.key());
+      }
+      const auto& a = array(*ranges, kp, "size-range fits");
       auto& fits = l.collectives[it.key()];
       for (size_t i = 0; i < a.size(); ++i) {
         const std::string ip = child(kp, i);
-        Fields r(a[i], ip, {"min_bytes", "max_bytes", "alpha_s", "beta_s_per_byte"});
+        std::vector<std::string> keys = {"min_bytes", "max_bytes", "beta_s_per_byte"};
+        if (!curve_alpha) keys.push_back("alpha_s");
+        Fields r(a[i], ip, keys);
         SizeRangeFit s;
         opt_number(r, "min_bytes", s.min_bytes);
         if (auto m = r.opt("max_bytes"); m && !m->is_null()) s.max_bytes = number(*m, r.at("max_bytes"));
-        s.alpha_s = number(r.req("alpha_s", "a latency in seconds"), r.at("alpha_s"));
+        s.alpha_s = curve_alpha ? *curve_alpha : number(r.req("alpha_s", "a latency in seconds"), r.at("alpha_s"));
         s.beta_s_per_byte = number(r.req("beta_s_per_byte", "seconds per byte"), r.at("beta_s_per_byte"));
         fits.push_back(s);
       }

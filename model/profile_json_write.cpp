@@ -20,16 +20,18 @@ Json level_to_json(const LinkLevel& l) {
   if (!l.collectives.empty()) {
     Json c = Json::object();
     for (const auto& [k, fits] : l.collectives) {
+      const bool curve = l.curves.count(k) > 0 && !fits.empty();
       Json a = Json::array();
       for (const auto& s : fits) {
         Json r;
         r["min_bytes"] = s.min_bytes;
         if (std::isfinite(s.max_bytes)) r["max_bytes"] = s.max_bytes;
-        r["alpha_s"] = s.alpha_s;
+        if (!curve) r["alpha_s"] = s.alpha_s;
         r["beta_s_per_byte"] = s.beta_s_per_byte;
         a.push_back(std::move(r));
       }
-      c[k] = std::move(a);
+      if (curve) c[k] = {{"alpha_s", fits.front().alpha_s}, {"ranges", std::move(a)}};
+      else c[k] = std::move(a);
     }
     j["collectives"] = std::move(c);
   }

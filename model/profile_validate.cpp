@@ -68,17 +68,32 @@ void check_level(const LinkLevel& l, const std::string& path, bool needed, const
           at(path, "bandwidth_gbps"), "a bandwidth in Gbps from 1e-06 to 1e+09", l.bandwidth_gbps);
   non_negative(l.alpha_s, at(path, "alpha_s"), "a latency in seconds");
   static const std::set<std::string> kinds = {"allreduce", "allgather", "reducescatter", "broadcast"};
+  for (const auto& k : l.curves)
+    if (!l.collectives.count(k)) reject(at(at(path, "collectives"), k), "a curve with its size ranges", "no ranges");
   for (const auto& [k, fits] : l.collectives) {
-    const std::string kp = at(at(path, "collectives"), k);
-    if (!kinds.count(k)) reject(kp, "one of allreduce, allgather, reducescatter, broadcast", "\"" + k + "\"");
+    const bool curve = l.curves.count(k) > 0;
+    const std::string kp = curve ? at(at(at(path, "collectives"), k), "ranges") : at(at(path, "collectives"), k);
+    if (!kinds.count(k)) reject(at(at(path, "collectives"), k), "one of allreduce, allgather, reducescatter, broadcast", "\"" + k + "\"");
+    if (curve && fits.empty()) reject(kp, "at least one size range", "none");
+    if (curve && fits.front().min_bytes != 0)
+      reject(at(at(kp, 0), "min_bytes"), "0: a curve's ranges start at 0 bytes", num_text(fits.front().min_bytes));
+    if (curve && std::isfinite(fits.back().max_bytes))
+      reject(at(at(kp, fits.size() - 1), "max_bytes"), "no max_bytes: a curve's last range has no upper bound",
+             num_text(fits.back().max_bytes));
     for (size_t i = 0; i < fits.size(); ++i) {
       const SizeRangeFit& s = fits[i];
       const std::string ip = at(kp, i);
+      if (curve && i > 0 && s.min_bytes != fits[i - 1].max_bytes)
+        reject(at(ip, "min_bytes"), "the previous range's max_bytes (" + num_text(fits[i - 1].max_bytes) +
+                                        "): a curve's ranges have no gaps", num_text(s.min_bytes));
+      if (curve && s.alpha_s != fits.front().alpha_s)
+        reject(at(at(at(path, "collectives"), k), "alpha_s"), "one latency for the curve", num_text(s.alpha_s));
       non_negative(s.min_bytes, at(ip, "min_bytes"), "a message size in bytes", 1e15);
       require(s.max_bytes > s.min_bytes, at(ip, "max_bytes"),
               "a size above min_bytes (" + num_text(s.min_bytes) + "), or no max_bytes for no upper bound",
               s.max_bytes);
-      non_negative(s.alpha_s, at(ip, "alpha_s"), "a latency in seconds");
+      non_negative(s.alpha_s, curve ? at(at(at(path, "collectives"), k), "alpha_s") : at(ip, "alpha_s"),
+                   "a latency in seconds");
       positive(s.beta_s_per_byte, at(ip, "beta_s_per_byte"), "seconds per byte");
       if (i > 0)
         require(s.min_bytes >= fits[i - 1].max_bytes, at(ip, "min_bytes"),

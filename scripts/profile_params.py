@@ -18,7 +18,10 @@ import argparse, json, sys
 def count_level(level):
     n = 2  # alpha_s, bandwidth_gbps
     for ranges in (level.get("collectives") or {}).values():
-        n += 2 * len(ranges)  # alpha_s, beta per range (its edges are the sweep's sizes)
+        if isinstance(ranges, dict):  # a curve: one latency, a beta per range
+            n += 1 + len(ranges.get("ranges") or [])
+        else:
+            n += 2 * len(ranges)  # alpha_s, beta per range (its edges are the sweep's sizes)
     return n
 
 

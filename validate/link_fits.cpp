@@ -122,6 +122,13 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
   model::LinkLevel out = from;
   out.bandwidth_gbps = rate_gbps;
   out.collectives.clear();
+  out.curves.clear();  // the spliced ranges below are separate lines (curves converted exactly)
+  const int world = st.collectives->world;
+  const auto lines = [&](const model::LinkLevel& l, const std::string& key, CollectiveKind k) {
+    const auto it = l.collectives.find(key);
+    if (it == l.collectives.end()) return std::vector<model::SizeRangeFit>{};
+    return l.curves.count(key) ? calibrate::curve_as_lines(it->second, k, world) : it->second;
+  };
   for (auto k : {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
                  CollectiveKind::Broadcast}) {
     const std::string key = model::collective_key(k);
@@ -136,11 +143,9 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
           between = interpolated(sw, st.meta.fit_statistic, kLinkFitsMinBytesAllReduce, cut);
     const double low = between.empty() ? cut : double(between.front().min_bytes);
     std::vector<model::SizeRangeFit> ranges;
-    const auto b = from.collectives.find(key);
+    const std::vector<model::SizeRangeFit> from_lines = lines(from, key, k);
     const std::vector<model::SizeRangeFit> base_ranges =
-        b != from.collectives.end() && !b->second.empty()
-            ? b->second
-            : std::vector<model::SizeRangeFit>{{0, model::kInf, from.alpha_s, beta}};
+        !from_lines.empty() ? from_lines : std::vector<model::SizeRangeFit>{{0, model::kInf, from.alpha_s, beta}};
     for (auto r : base_ranges) {
       if (double(r.min_bytes) >= low) continue;
       r.max_bytes = std::min<double>(r.max_bytes, low);
@@ -151,17 +156,16 @@ model::Profile profile_for_link(const model::Profile& base, const calibrate::Cal
       between.back().max_bytes = std::max<double>(between.back().max_bytes, cut);
       ranges.insert(ranges.end(), between.begin(), between.end());
     }
-    const auto m = measured.collectives.find(key);
-    if (m != measured.collectives.end())
-      for (auto r : m->second) {
-        if (double(r.max_bytes) <= cut) continue;
-        r.min_bytes = std::max<double>(r.min_bytes, cut);
-        ranges.push_back(r);
-      }
+    const std::vector<model::SizeRangeFit> measured_lines = lines(measured, key, k);
+    for (auto r : measured_lines) {
+      if (double(r.max_bytes) <= cut) continue;
+      r.min_bytes = std::max<double>(r.min_bytes, cut);
+      ranges.push_back(r);
+    }
     // From 1 MiB per rank up, the all-gather at its long flows' rate (link_fits.h).
-    if (k == CollectiveKind::AllGather && m != measured.collectives.end())
+    if (k == CollectiveKind::AllGather && !measured_lines.empty())
       long_flow_rate(ranges, k, st.collectives->world, cut, top_points(sweeps, k, st.meta.fit_statistic));
-    calibrate::make_nondecreasing(ranges, k, st.collectives->world);  // no range above the next one's start
+    calibrate::make_nondecreasing(ranges, k, world);  // no range above the next one's start
     out.collectives[key] = ranges;
   }
   model::Profile p = base;

@@ -172,5 +172,36 @@ TEST(Collectives, MoreBandwidthIsNeverSlower) {
     }
 }
 
+
+// A curve (LinkLevel::curves): one latency, the per-byte time integrated over the ranges,
+// so the cost has no jump at a range edge at any rank count, and a what-if bandwidth moves
+// each range's wire share.
+TEST(Collectives, CurveIsContinuousAtEveryRankCount) {
+  LinkLevel l{8.0, 20e-6, {}};
+  l.collectives["allreduce"] = {{0, 65536, 20e-6, 2e-9}, {65536, kInf, 20e-6, 1e-9}};
+  l.curves.insert("allreduce");
+  const LinkCost c(l, "inter");
+  // Below the edge: alpha and the first beta; above it: B(n) / n.
+  EXPECT_NEAR(c.at(CollectiveKind::AllReduce, 1000).beta_s_per_byte, 2e-9, 1e-18);
+  const double n = 1e6;
+  EXPECT_NEAR(c.at(CollectiveKind::AllReduce, n).beta_s_per_byte, (65536 * 2e-9 + (n - 65536) * 1e-9) / n, 1e-18);
+  EXPECT_EQ(c.at(CollectiveKind::AllReduce, n).alpha_s, 20e-6);
+  for (int p : {2, 3, 4, 16}) {
+    const double below = ring_allreduce_s(p, 65536 - 1e-3, c.at(CollectiveKind::AllReduce, 65536 - 1e-3));
+    const double above = ring_allreduce_s(p, 65536, c.at(CollectiveKind::AllReduce, 65536));
+    EXPECT_NEAR(below, above, 1e-10) << p;
+  }
+  // A what-if link: each range's per-byte time moves by (new wire - old wire), never below the new wire.
+  const double wire = beta_s_per_byte_from_gbps(8.0), slow = beta_s_per_byte_from_gbps(1.0);
+  EXPECT_NEAR(c.at(CollectiveKind::AllReduce, n, slow).beta_s_per_byte,
+              (65536 * (2e-9 + slow - wire) + (n - 65536) * std::max(slow, 1e-9 + slow - wire)) / n, 1e-18);
+  // The same ranges as separate lines jump at the edge at 4 ranks.
+  l.curves.clear();
+  const LinkCost lines(l, "inter");
+  EXPECT_GT(std::abs(ring_allreduce_s(4, 65536 - 1e-3, lines.at(CollectiveKind::AllReduce, 65536 - 1e-3)) -
+                     ring_allreduce_s(4, 65536, lines.at(CollectiveKind::AllReduce, 65536))),
+            1e-6);
+}
+
 }  // namespace
 }  // namespace gcu::model

@@ -189,6 +189,39 @@ TEST(ProfileJson, InterferenceRoundTripsAndIsChecked) {
   EXPECT_FALSE(profile_to_json(d)["cluster"]["interference"].contains("backward_by_collective"));
 }
 
+// A collective as one curve ({"alpha_s", "ranges"}, LinkLevel::curves): read, written back
+// in the same form, and its ranges checked (from 0, no gaps, no upper bound at the end).
+TEST(ProfileJson, CollectiveCurvesRoundTripAndAreChecked) {
+  Json j = tiny_profile_json();
+  Json& ar = j["cluster"]["levels"]["inter"]["collectives"]["allreduce"];
+  ar = {{"alpha_s", 3e-5},
+        {"ranges", {{{"min_bytes", 0}, {"max_bytes", 65536}, {"beta_s_per_byte", 9e-10}},
+                    {{"min_bytes", 65536}, {"beta_s_per_byte", 8e-10}}}}};
+  const Profile p = profile_from_json(j);
+  EXPECT_TRUE(p.cluster.inter.curves.count("allreduce"));
+  ASSERT_EQ(p.cluster.inter.collectives.at("allreduce").size(), 2u);
+  EXPECT_EQ(p.cluster.inter.collectives.at("allreduce")[1].alpha_s, 3e-5);
+  const Json back = profile_to_json(p)["cluster"]["levels"]["inter"]["collectives"]["allreduce"];
+  EXPECT_EQ(back["alpha_s"], 3e-5);
+  EXPECT_FALSE(back["ranges"][0].contains("alpha_s"));
+  EXPECT_EQ(profile_to_json(profile_from_json(profile_to_json(p))), profile_to_json(p));
+  Json gap = j;
+  gap["cluster"]["levels"]["inter"]["collectives"]["allreduce"]["ranges"][1]["min_bytes"] = 70000;
+  EXPECT_EQ(error_of(gap).path(), "/cluster/levels/inter/collectives/allreduce/ranges/1/min_bytes");
+  Json start = j;
+  start["cluster"]["levels"]["inter"]["collectives"]["allreduce"]["ranges"][0]["min_bytes"] = 16;
+  EXPECT_EQ(error_of(start).path(), "/cluster/levels/inter/collectives/allreduce/ranges/0/min_bytes");
+  Json end = j;
+  end["cluster"]["levels"]["inter"]["collectives"]["allreduce"]["ranges"][1]["max_bytes"] = 1e9;
+  EXPECT_EQ(error_of(end).path(), "/cluster/levels/inter/collectives/allreduce/ranges/1/max_bytes");
+  Json alpha = j;
+  alpha["cluster"]["levels"]["inter"]["collectives"]["allreduce"]["alpha_s"] = -1;
+  EXPECT_EQ(error_of(alpha).path(), "/cluster/levels/inter/collectives/allreduce/alpha_s");
+  Json inner = j;
+  inner["cluster"]["levels"]["inter"]["collectives"]["allreduce"]["ranges"][0]["alpha_s"] = 1e-5;
+  EXPECT_EQ(error_of(inner).path(), "/cluster/levels/inter/collectives/allreduce/ranges/0/alpha_s");
+}
+
 // A gcu.profile/1 file reads as it always did: its gamma is both the closed form's
 // stretch and the event rate; its contention keys sit at the cluster's top level. It is
 // written back as gcu.profile/2.
