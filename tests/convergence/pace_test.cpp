@@ -73,19 +73,30 @@ void add_probe(std::vector<nlohmann::json>& r, const std::string& spec, int at, 
   }
 }
 
-TEST(Pace, ThroughPredictFromPilots) {
-  const std::string spec = "topk:k=0.01";  // biased, no error feedback
+// The baseline and a biased scheme without error feedback (pilot error 0.2) with probes
+// at 150 and 250 of the given errors; options with T_0 600 and a decided estimate to move.
+std::vector<nlohmann::json> biased_with_probes(const std::string& spec, double e150, double e250) {
   std::vector<nlohmann::json> r;
   add_runs(r, "none", 1.0);
   add_runs(r, spec, 1.3);
   for (auto& x : r)
     if (x["type"] == "run" && x["scheme"] == spec) x["relative_error"] = 0.2;
-  add_probe(r, spec, 150, 0.4);
-  add_probe(r, spec, 250, 0.6);
+  add_probe(r, spec, 150, e150);
+  add_probe(r, spec, 250, e250);
+  return r;
+}
+PilotPredictOptions options_t0_600() {
   PilotPredictOptions o;
   o.target = l0(600);
   o.baseline_iterations = 600;
   o.biased_rule = false;  // a decided estimate to move
+  return o;
+}
+
+TEST(Pace, ThroughPredictFromPilots) {
+  const std::string spec = "topk:k=0.01";  // biased, no error feedback
+  std::vector<nlohmann::json> r = biased_with_probes(spec, 0.4, 0.6);
+  PilotPredictOptions o = options_t0_600();
   const auto plain = predict_from_pilots(r, o)[spec];
   ASSERT_TRUE(plain["iterations"].is_number()) << plain.dump();
   EXPECT_FALSE(plain.contains("pace"));
@@ -140,17 +151,8 @@ TEST(Pace, LevelFormThroughPredictFromPilots) {
   EXPECT_THROW(level_multiplier(1.0, -0.1), std::invalid_argument);
   EXPECT_THROW(level_multiplier(1.0, 0.1, NAN), std::invalid_argument);
   const std::string spec = "topk:k=0.01";  // biased, no error feedback
-  std::vector<nlohmann::json> r;
-  add_runs(r, "none", 1.0);
-  add_runs(r, spec, 1.3);
-  for (auto& x : r)
-    if (x["type"] == "run" && x["scheme"] == spec) x["relative_error"] = 0.2;
-  add_probe(r, spec, 150, 0.2);
-  add_probe(r, spec, 250, 0.3);
-  PilotPredictOptions o;
-  o.target = l0(600);
-  o.baseline_iterations = 600;
-  o.biased_rule = false;
+  const std::vector<nlohmann::json> r = biased_with_probes(spec, 0.2, 0.3);
+  PilotPredictOptions o = options_t0_600();
   o.late = true;
   o.pace = true;
   o.pace_form = PaceForm::Level;
