@@ -181,24 +181,30 @@ std::optional<model::BesideStep> beside_step(const GammaState& s, const model::P
   return step;
 }
 
+std::optional<model::InterferenceFitResult> gamma_step_fit(const GammaState& s, const model::Profile& p) {
+  const std::optional<model::BesideStep> step = beside_step(s, p);
+  if (!step || p.cluster.world() < 2) return std::nullopt;
+  model::BesideCosting costing;
+  costing.nodes = p.cluster.world();
+  costing.gpus_per_node = 1;
+  return model::fit_interference(p, *step, costing);
+}
+
 namespace {
 
 // The interference fit (model/interference.h) on the gamma step: the backward's rate while
 // a collective runs and the collectives' CPU side beside it, jointly, through the Predictor;
 // what the model then gives against the measured step is kept in the profile.
 void add_interference(const GammaState& s, model::Profile& p, std::string& rep, Notes& notes) {
-  const std::optional<model::BesideStep> step = beside_step(s, p);
+  const std::optional<model::InterferenceFitResult> fit = gamma_step_fit(s, p);
   const double stretch = s.alone_s > 0 && std::isfinite(s.overlapped_s) ? s.overlapped_s / s.alone_s : 1;
-  if (!step || p.cluster.world() < 2) {
+  if (!fit) {
     p.cluster.gamma = std::max(1.0, stretch);
     notes.push_back("gamma = the whole-backward stretch (the state does not give how long the all-reduces ran); "
                     "collective_by_backward not measured: 1 assumed");
     return;
   }
-  model::BesideCosting costing;
-  costing.nodes = p.cluster.world();
-  costing.gpus_per_node = 1;
-  const model::InterferenceFitResult f = model::fit_interference(p, *step, costing);
+  const model::InterferenceFitResult& f = *fit;
   p.cluster.gamma = f.gamma;
   p.cluster.comm_contention = f.comm_contention;
   model::Cluster::InterferenceFit kept;
@@ -220,7 +226,7 @@ void add_interference(const GammaState& s, model::Profile& p, std::string& rep, 
          (s.comm_alone_s > 0 ? "; " + fmt("%.1f", s.comm_alone_s * 1e3) + " ms measured alone" : std::string()) + ")\n";
   notes.push_back("interference: backward_by_collective = " + fmt("%.3f", f.gamma) + ", collective_by_backward = " +
                   fmt("%.3f", f.comm_contention) + ", fitted jointly through the event model on the gamma step (" +
-                  std::to_string(step->bucket_bytes.size()) + " all-reduces from the backward's start" +
+                  std::to_string(f.measured.bucket_bytes.size()) + " all-reduces from the backward's start" +
                   (s.bucket_bytes.empty() ? ", bucket sizes re-planned: the state does not keep them" : "") +
                   "); residuals: backward's end " + fmt("%+.1f", 100 * f.backward_residual()) + "%, all-reduces' end " +
                   fmt("%+.1f", 100 * f.comm_residual()) + "%");

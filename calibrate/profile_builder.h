@@ -41,6 +41,11 @@ struct BuiltProfile {
 // how long the all-reduces ran (comm_s = 0, older states) or a time is not finite and > 0.
 std::optional<model::BesideStep> beside_step(const GammaState& gamma, const model::Profile& profile);
 
+// The interference fit of the gamma step on `profile`'s own links, its ranks one per node
+// (model::fit_interference): what calibrate stores and the calibration-noise draws
+// solve again. nullopt as beside_step, or with fewer than 2 ranks.
+std::optional<model::InterferenceFitResult> gamma_step_fit(const GammaState& gamma, const model::Profile& profile);
+
 // Throws FitError when the state lacks the compute step (a profile needs a model).
 BuiltProfile build_profile(const CalibrationState& state, const BuildInfo& info);
 

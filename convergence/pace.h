@@ -22,20 +22,16 @@
 // relative error it gained after the pilot, and the ranking's Kendall tau had its plateau
 // for slopes 10-15. The TTA model's theory form (1 + e/(1-e), slope 1 near 0) moves
 // PowerSGD by a tenth of that and overreacts to signSGD near e = 1. The change form is not
-// the default: on a setting recorded after it was fixed it ranked worse than the pilots alone.
+// the default: on a setting it had not seen it ranked worse than the pilots alone.
 //
-// The level form (PaceForm::Level, `--pace level`): on that setting PowerSGD's error did not
-// change after the pilot while it took 4x the baseline's iterations; on every recorded
-// protocol its multiplier tracked the error's level instead, 1 + slope x e with the same
-// slope (docs/validation-tta.md). So for a biased scheme without error feedback whose
-// probes' mean error e is below kPaceLevelMaxError (PowerSGD; not signSGD or top-k, whose
-// e ~ 0.9 gives multipliers 1 + 12 e far above what they take), the multiplier is at least
-// 1 + slope x e (the pilots' estimate where it is larger), and the interval spans both: its
-// upper end at least 1 + slope x the largest e_k, its lower end the pilots'. The point form
-// was frozen before the setting that scores it was recorded; the interval's lower end was
-// widened to the pilots' after that setting showed the frozen interval (lower end at least
-// 1 + slope x the smallest e_k) covering 67% of its cases. On that setting (CNN, 3 workers)
-// it lifted the ranking's tau in seconds 0.66 -> 0.72: the default (`gcu pilot predict`).
+// The level form (PaceForm::Level, `--pace level`, the default): PowerSGD's multiplier
+// follows the level of its compression error later in training, 1 + slope x e with the
+// same slope, not its change after the pilot (docs/validation-tta.md, "Summary"). So for a
+// biased scheme without error feedback whose probes' mean error e is below
+// kPaceLevelMaxError (PowerSGD; not signSGD or top-k, whose e ~ 0.9 would give multipliers
+// far above what they take), the multiplier is at least 1 + slope x e (the pilots'
+// estimate where it is larger), and the interval spans both estimators: its upper end at
+// least 1 + slope x the largest e_k, its lower end the pilots'.
 #pragma once
 
 #include <optional>

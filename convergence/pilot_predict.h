@@ -67,7 +67,8 @@ struct PilotPredictOptions {
   // The pace model (pace.h): the late pilots are probes. For a biased scheme without error
   // feedback, the branch points' relative error (below T_0) against the pilot's moves the
   // multiplier by pace_slope per unit and widens its interval by the branches' spread; the
-  // error ratio above is not applied (the stall test still is). Off: the late pilots as above.
+  // error ratio above is not applied (the stall test still is). Off: the late pilots as above
+  // (`gcu pilot predict` turns it on in the level form by default).
   bool pace = false;
   PaceForm pace_form = PaceForm::Change;  // with `pace`: the change form or the level form (pace.h)
   double pace_slope = kPaceSlope;

@@ -141,13 +141,9 @@ std::vector<PredictionInterval> calibration_noise(const model::Profile& base,
     // every draw (the factor is what the fits leave of C). A profile without the factor
     // (set to 1 by hand, or calibrated before it) keeps 1.
     if (base_state.gamma && base.cluster.comm_contention != 1.0)
-      if (const auto step = calibrate::beside_step(*base_state.gamma, p)) {
-        model::BesideCosting costing;
-        costing.nodes = p.cluster.world();
-        costing.gpus_per_node = 1;
-        const model::InterferenceFitResult f = model::fit_interference(p, *step, costing);
-        p.cluster.gamma = f.gamma;
-        p.cluster.comm_contention = f.comm_contention;
+      if (const auto f = calibrate::gamma_step_fit(*base_state.gamma, p)) {
+        p.cluster.gamma = f->gamma;
+        p.cluster.comm_contention = f->comm_contention;
       }
     // Each link's own sweep redrawn once per draw (its rate kept), shared by its cells.
     std::vector<std::optional<model::Profile>> link_profiles(link_states.size());

@@ -7,7 +7,6 @@
 #include "calibrate/profile_builder.h"
 #include "calibrate/state.h"
 #include "compressors/compressor.h"
-#include "model/buckets.h"
 #include "model/collectives.h"
 
 #include <algorithm>
@@ -51,14 +50,14 @@ model::InterferenceFitResult link_interference(const LinkGamma& g, const model::
   host.nodes = ranks;
   host.gpus_per_node = 1;
   if (host.comm_contention_reference) host.inter = *host.comm_contention_reference;
-  model::BesideStep step;
-  step.backward_alone_s = g.alone_s;
-  step.backward_beside_s = g.overlapped_s;
-  step.comm_beside_s = g.comm_s;
-  step.bucket_bytes = g.bucket_bytes;
-  if (step.bucket_bytes.empty())
-    for (const auto& b : model::plan_buckets(base.model.tensors, model::BucketOptions::from(base.ddp)))
-      step.bucket_bytes.push_back(double(b.bytes));
+  calibrate::GammaState s;
+  s.alone_s = g.alone_s;
+  s.overlapped_s = g.overlapped_s;
+  s.comm_s = g.comm_s;
+  s.bucket_bytes = g.bucket_bytes;
+  const std::optional<model::BesideStep> found = calibrate::beside_step(s, base);
+  if (!found) throw model::ModelError("link gamma: the step's times must be finite and > 0, with all-reduces to fit");
+  const model::BesideStep& step = *found;
   // Each call's time on the link: the step's own all-reduces alone, shared in proportion
   // to the host link's costs (the host link's when the state has no such time).
   const model::ClusterCost ref(host);
