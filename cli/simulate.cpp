@@ -7,9 +7,11 @@
 #include "compressors/compressor.h"
 #include "model/iteration.h"
 #include "model/profile_json.h"
+#include "model/quantity.h"
 #include "model/units.h"
 #include "simulate/whatif.h"
 #include "simulate/analyses.h"
+#include "simulate/described.h"
 #include "simulate/error.h"
 #include "util/output_file.h"
 #include "simulate/format.h"
@@ -34,8 +36,14 @@ struct SimulateOptions {
   std::vector<std::string> schemes;
   std::string sweep;
   int gpus = 0, batch = 0;
-  double bandwidth_gbps = 0, intra_bandwidth_gbps = 0, compute_speedup = 1;
-  std::string model = "event", mode = "auto", format = "table";
+  std::string bandwidth, intra_bandwidth;  // rates with units (model/quantity.h)
+  double compute_speedup = 1;
+  std::string engine = "event", mode = "auto", format = "table";
+  // A described model on a described system (simulate/described.h).
+  std::string network, gpu, nic, intra_link, step_time, precision = "bf16", optimizer = "adamw", catalog;
+  std::string write_profile;
+  int nodes = 0, gpus_per_node = 0, nics_per_node = 1;
+  double mfu = 0.4;
   std::string csv, json, plot, trace, output;
   bool no_tta = false, mkdir = false;
   // analyses
@@ -45,22 +53,6 @@ struct SimulateOptions {
 };
 
 const char* kDefaultSchemes = "none,fp16,powersgd:rank=4,topk:k=0.01";
-
-sim::RunRequest request(const SimulateOptions& o, const model::Profile& p) {
-  sim::RunRequest r;
-  r.schemes = sim::split_schemes(o.schemes.empty() ? std::vector<std::string>{kDefaultSchemes} : o.schemes);
-  if (!o.sweep.empty()) r.sweep = sim::parse_sweep(o.sweep);
-  r.gpus = o.gpus;
-  r.base.model = model::parse_model(o.model);
-  r.base.mode = model::parse_mode(o.mode);
-  r.base.batch_size = o.batch;
-  if (o.gpus > 0) std::tie(r.base.nodes, r.base.gpus_per_node) = sim::nodes_for_gpus(p, o.gpus);
-  r.cond.inter_bandwidth_gbps = o.bandwidth_gbps;
-  r.cond.intra_bandwidth_gbps = o.intra_bandwidth_gbps;
-  r.cond.compute_speedup = o.compute_speedup;
-  r.with_tta = !o.no_tta;
-  return r;
-}
 
 util::OutputOptions out_opts(const SimulateOptions& o) {
   util::OutputOptions u;
@@ -80,6 +72,102 @@ void wrote(const std::string& what, const std::string& path) {
   std::fprintf(stderr, "gcu simulate: wrote %s %s\n", what.c_str(), path.c_str());
 }
 
+// The profile to simulate: a file (-p) or a described model on a described system
+// (--model with --gpu ...), with the lines every output of a described one carries.
+struct Subject {
+  sim::LoadedProfile lp;
+  bool described = false;
+  std::vector<std::string> assumptions, notes;
+};
+
+double rate_gbps(const std::string& text) { return text.empty() ? 0.0 : model::parse_bandwidth_gbps(text); }
+
+Subject load_subject(const SimulateOptions& o) {
+  static const char* const kEngines[] = {"event", "closed", "closed-form"};
+  for (const char* e : kEngines)
+    if (o.network == e)
+      throw UsageError("--model names the network now (e.g. --model gpt2, --model resnet:depth=50); the iteration "
+                       "engine is --engine " + o.network);
+  Subject s;
+  if (o.network.empty()) {
+    if (o.profile.empty())
+      throw UsageError("give -p PROFILE (a calibrated or shipped profile) or --model SPEC --gpu NAME (a described "
+                       "model on a described system; `gcu simulate --help` has examples)");
+    const std::pair<const char*, bool> system_only[] = {
+        {"--gpu", !o.gpu.empty()},          {"--nic", !o.nic.empty()},
+        {"--intra-link", !o.intra_link.empty()}, {"--step-time", !o.step_time.empty()},
+        {"--nics-per-node", o.nics_per_node != 1}, {"--write-profile", !o.write_profile.empty()}};
+    for (const auto& [flag, given] : system_only)
+      if (given)
+        throw UsageError(std::string(flag) + " describes a system for --model SPEC; with -p the profile's own system "
+                         "is used (moving a measured profile to another GPU is not supported yet: --compute-speedup "
+                         "scales its compute)");
+    s.lp = sim::load_profile_file(o.profile, o.overrides);
+    return s;
+  }
+  if (!o.profile.empty())
+    throw UsageError("-p and --model: give one (combining a profile's system with another model is not supported "
+                     "yet)");
+  if (!o.overrides.empty()) throw UsageError("--set applies to a profile file (-p); --model describes its own");
+  sim::DescribeFlags f;
+  f.model = o.network;
+  f.gpu = o.gpu;
+  f.nodes = o.nodes;
+  f.gpus_per_node = o.gpus_per_node;
+  f.gpus = o.gpus;
+  f.nic = o.nic;
+  f.nics_per_node = o.nics_per_node;
+  f.intra_link = o.intra_link;
+  if (!o.bandwidth.empty()) f.bandwidth_gbps = rate_gbps(o.bandwidth);
+  if (!o.intra_bandwidth.empty()) f.intra_bandwidth_gbps = rate_gbps(o.intra_bandwidth);
+  f.batch = o.batch;
+  f.precision = o.precision;
+  f.mfu = o.mfu;
+  if (!o.step_time.empty()) f.step_time_s = model::parse_duration_s(o.step_time);
+  f.optimizer = o.optimizer;
+  f.catalog_dir = o.catalog;
+  sim::DescribedProfile d = sim::describe_from_flags(f);
+  s.lp = std::move(d.loaded);
+  s.described = true;
+  s.assumptions = std::move(d.assumptions);
+  s.notes = std::move(d.notes);
+  if (!o.write_profile.empty()) {
+    util::write_file_atomic(o.write_profile, model::profile_to_json(s.lp.profile).dump(1) + "\n", out_opts(o));
+    wrote("profile", o.write_profile);
+  }
+  return s;
+}
+
+sim::RunRequest request(const SimulateOptions& o, const Subject& s) {
+  const model::Profile& p = s.lp.profile;
+  sim::RunRequest r;
+  r.schemes = sim::split_schemes(o.schemes.empty() ? std::vector<std::string>{kDefaultSchemes} : o.schemes);
+  if (!o.sweep.empty()) r.sweep = sim::parse_sweep(o.sweep);
+  r.base.model = model::parse_model(o.engine);
+  r.base.mode = model::parse_mode(o.mode);
+  r.base.batch_size = s.described ? 0 : o.batch;  // a described model's compute is at its batch
+  if (s.described) {
+    r.gpus = 0;  // the described system has its shape
+  } else if (o.nodes > 0 || o.gpus_per_node > 0) {
+    r.base.nodes = o.nodes > 0 ? o.nodes : p.cluster.nodes;
+    r.base.gpus_per_node = o.gpus_per_node > 0 ? o.gpus_per_node : p.cluster.gpus_per_node;
+    if (o.gpus > 0 && o.gpus != r.base.nodes * r.base.gpus_per_node)
+      throw UsageError("--gpus " + std::to_string(o.gpus) + " disagrees with --nodes x --gpus-per-node (" +
+                       std::to_string(r.base.nodes) + " x " + std::to_string(r.base.gpus_per_node) + ")");
+  } else {
+    r.gpus = o.gpus;
+    if (o.gpus > 0) std::tie(r.base.nodes, r.base.gpus_per_node) = sim::nodes_for_gpus(p, o.gpus);
+  }
+  // A described system already has the rates asked for.
+  if (!s.described) {
+    r.cond.inter_bandwidth_gbps = rate_gbps(o.bandwidth);
+    r.cond.intra_bandwidth_gbps = rate_gbps(o.intra_bandwidth);
+  }
+  r.cond.compute_speedup = o.compute_speedup;
+  r.with_tta = !o.no_tta && !s.described;
+  return r;
+}
+
 // What --format selects goes to stdout, or to -o FILE (temporary file + rename).
 void emit(const SimulateOptions& o, const std::string& text) {
   if (o.output.empty() || o.output == "-") {
@@ -91,9 +179,12 @@ void emit(const SimulateOptions& o, const std::string& text) {
   wrote(o.format == "table" ? "report" : o.format == "csv" ? "CSV" : "JSON", o.output);
 }
 
-void run_main(const SimulateOptions& o, const sim::LoadedProfile& lp) {
-  const sim::RunRequest req = request(o, lp.profile);
-  const sim::ResultTable t = sim::run_simulation(lp.profile, req);
+void run_main(const SimulateOptions& o, const Subject& s) {
+  const sim::LoadedProfile& lp = s.lp;
+  const sim::RunRequest req = request(o, s);
+  sim::ResultTable t = sim::run_simulation(lp.profile, req);
+  t.notes.insert(t.notes.begin(), s.notes.begin(), s.notes.end());
+  t.assumptions.insert(t.assumptions.begin(), s.assumptions.begin(), s.assumptions.end());
   if (o.format == "table") emit(o, sim::format_table(t, lp.path));
   else if (o.format == "csv") emit(o, sim::format_csv(t));
   else emit(o, sim::format_json(t, lp.path));
@@ -112,9 +203,19 @@ void run_main(const SimulateOptions& o, const sim::LoadedProfile& lp) {
   }
 }
 
-sim::AnalysisBase analysis_base(const SimulateOptions& o, const model::Profile& p, const std::string& label) {
-  const sim::RunRequest r = request(o, p);
-  return {r.base, r.cond, label};
+sim::AnalysisBase analysis_base(const SimulateOptions& o, const Subject& s) {
+  const sim::RunRequest r = request(o, s);
+  return {r.base, r.cond, s.lp.path};
+}
+
+// A described model's lines (its compute's basis, the catalog's figures, its warnings) go
+// with every analysis' assumptions.
+template <class Result>
+Result with_subject(Result r, const Subject& s) {
+  std::vector<std::string> lines = s.notes;
+  lines.insert(lines.end(), s.assumptions.begin(), s.assumptions.end());
+  r.context.assumptions.insert(r.context.assumptions.begin(), lines.begin(), lines.end());
+  return r;
 }
 
 // auto: time to accuracy when the profile's convergence figures are measured (pilot or
@@ -138,8 +239,10 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
   }
   try {
     check_outputs(o);
-    const sim::LoadedProfile lp = sim::load_profile_file(o.profile, o.overrides);
+    const Subject subject = load_subject(o);
+    const sim::LoadedProfile& lp = subject.lp;
     const auto& p = lp.profile;
+    const auto base = [&] { return analysis_base(o, subject); };
     const sim::OutputFormat fmt = sim::parse_output_format(o.format);
     std::string out;
     auto schemes_or = [&](const char* fallback) {
@@ -148,22 +251,21 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
     if (crossover->parsed()) {
       const auto colon = o.range.find(':');
       if (colon == std::string::npos) throw UsageError("--range " + o.range + ": expected LO:HI in Gbps, e.g. 0.1:400");
-      const auto lo = sim::parse_number_list(o.range.substr(0, colon), "--range");
-      const auto hi = sim::parse_number_list(o.range.substr(colon + 1), "--range");
-      if (lo.size() != 1 || hi.size() != 1)
-        throw UsageError("--range " + o.range + ": expected LO:HI in Gbps, e.g. 0.1:400");
+      const double lo = model::parse_bandwidth_gbps(o.range.substr(0, colon));
+      const double hi = model::parse_bandwidth_gbps(o.range.substr(colon + 1));
       out = sim::format_analysis(
-          sim::run_crossover(p, analysis_base(o, p, lp.path), schemes_or("powersgd:rank=4,topk:k=0.01"), o.baseline,
-                             lo[0], hi[0], metric_of(o.metric, p)),
+          with_subject(sim::run_crossover(p, base(), schemes_or("powersgd:rank=4,topk:k=0.01"), o.baseline, lo, hi,
+                                          metric_of(o.metric, p)),
+                       subject),
           fmt);
     } else if (ratio->parsed()) {
       out = sim::format_analysis(
-          sim::run_ratio(p, analysis_base(o, p, lp.path), schemes_or("none,fp16,powersgd:rank=4"), o.within), fmt);
+          with_subject(sim::run_ratio(p, base(), schemes_or("none,fp16,powersgd:rank=4"), o.within), subject), fmt);
     } else if (trade->parsed()) {
       const auto s = schemes_or("powersgd:rank=4");
       if (s.size() != 1) throw UsageError("trade takes one scheme (--schemes), got " + std::to_string(s.size()));
       out = sim::format_analysis(
-          sim::run_trade(p, analysis_base(o, p, lp.path), s[0], sim::parse_number_list(o.ks, "--k"), o.l), fmt);
+          with_subject(sim::run_trade(p, base(), s[0], sim::parse_number_list(o.ks, "--k"), o.l), subject), fmt);
     } else if (recommend->parsed()) {
       std::vector<std::string> cands;
       if (!o.candidates.empty())
@@ -174,9 +276,9 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
               throw UsageError("--candidates: more than " + std::to_string(model::kMaxCandidates) + " specs (the limit)");
           }
       out = sim::format_analysis(
-          sim::run_recommend(p, analysis_base(o, p, lp.path), cands, metric_of(o.metric, p), o.top), fmt);
+          with_subject(sim::run_recommend(p, base(), cands, metric_of(o.metric, p), o.top), subject), fmt);
     } else {
-      run_main(o, lp);
+      run_main(o, subject);
       return;
     }
     emit(o, out);
@@ -191,9 +293,54 @@ void dispatch(const SimulateOptions& o, CLI::App* crossover, CLI::App* ratio, CL
   }
 }
 
+// A rate with units (model/quantity.h), checked when parsed.
+const CLI::Validator kRate(
+    [](std::string& s) {
+      try {
+        model::parse_bandwidth_gbps(s);
+        return std::string();
+      } catch (const model::QuantityError& e) {
+        return std::string(e.what());
+      }
+    },
+    "RATE");
+
 void add_common(CLI::App* s, SimulateOptions& o) {
-  s->add_option("-p,--profile", o.profile, "Profile JSON (schema gcu.profile/2, docs/profile-schema.md)")
-      ->required();
+  s->add_option("-p,--profile", o.profile,
+                "Profile JSON (schema gcu.profile/2, docs/profile-schema.md): calibrated or shipped. Or describe the "
+                "model and system instead: --model SPEC --gpu NAME ...");
+  s->add_option("--model", o.network,
+                "The network, described: a family (transformer:layers=24,hidden=2048,heads=16,seq=2048,... | "
+                "resnet:depth=50 | vgg:depth=16), a preset (gpt2, gpt2-medium, gpt2-xl, bert-base, bert-large, "
+                "llama-7b, llama-13b, llama-70b, resnet50, resnet101; keys override: gpt2:seq=512) or "
+                "tensors:FILE.csv|json (name,shape in backward order). Needs --gpu");
+  s->add_option("--gpu", o.gpu, "GPU type from the catalog (`gcu hardware gpus`): h100-sxm, a100-80gb, ...");
+  s->add_option("--nodes", o.nodes, "Nodes (with --gpus-per-node; default: the profile's, or 1)")
+      ->check(positive_count(1'000'000));
+  s->add_option("--gpus-per-node", o.gpus_per_node, "GPUs per node (default: the profile's, or 8 for --model)")
+      ->check(positive_count(1'000'000));
+  s->add_option("--nic", o.nic, "Inter-node NIC from the catalog (`gcu hardware nics`): ib-ndr, eth-100g, ...");
+  s->add_option("--nics-per-node", o.nics_per_node, "NICs per node: the node's bandwidth is NIC x this (default 1)")
+      ->check(positive_count(1024));
+  s->add_option("--intra-link", o.intra_link,
+                "Intra-node link from the catalog (`gcu hardware links`): nvlink4, pcie5, ... (default: the GPU's)");
+  s->add_option("--step-time", o.step_time,
+                "Measured forward+backward+optimizer time of one step of the --model on one GPU (420ms, 0.42s): "
+                "split by the layers' roofline shares instead of the roofline's level");
+  s->add_option("--mfu", o.mfu,
+                "Fraction of the GPU's dense peak FLOP/s that compute-bound layers reach in the roofline estimate "
+                "of a --model (memory-bound layers: 80% of memory bandwidth)")
+      ->check(kPositiveFinite)
+      ->capture_default_str();
+  s->add_option("--precision", o.precision, "Compute precision of a --model's roofline: fp32, tf32, bf16, fp16")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
+      ->capture_default_str();
+  s->add_option("--optimizer", o.optimizer, "Optimizer of a --model (its step's memory traffic): adamw or sgd")
+      ->check(CLI::IsMember({"adamw", "adam", "sgd"}))
+      ->capture_default_str();
+  s->add_option("--catalog", o.catalog, "Hardware catalog directory (default: data/hardware)");
+  s->add_option("--write-profile", o.write_profile,
+                "Also write the profile of the described --model and system (gcu.profile/2) to this file");
   s->add_option("--set", o.overrides,
                 "Override a profile field before validation: PATH=VALUE, PATH a JSON pointer "
                 "(/cluster/gamma_stretch) or dotted (cluster.levels.inter.alpha_s); repeatable");
@@ -204,10 +351,14 @@ void add_common(CLI::App* s, SimulateOptions& o) {
       ->check(positive_count(1'000'000));
   s->add_option("--batch", o.batch, "Per-GPU batch size (default: the profile's first compute entry)")
       ->check(positive_count(1'000'000));
-  s->add_option("--bandwidth", o.bandwidth_gbps, "Inter-node bandwidth in Gbps (default: the profile's)")
-      ->check(kPositiveFinite);
-  s->add_option("--intra-bandwidth", o.intra_bandwidth_gbps, "Intra-node bandwidth in Gbps (default: the profile's)")
-      ->check(kPositiveFinite);
+  s->add_option("--bandwidth", o.bandwidth,
+                "Inter-node bandwidth per node: 25 (Gbit/s), 25Gbps, 400Mbps, 3.2Tbit/s or 50GB/s (B = bytes) "
+                "(default: the profile's, or the --nic's)")
+      ->check(kRate);
+  s->add_option("--intra-bandwidth", o.intra_bandwidth,
+                "Intra-node bandwidth per GPU, same units: 300GB/s, 2400Gbps (default: the profile's, or the "
+                "--intra-link's)")
+      ->check(kRate);
   s->add_option("--compute-speedup", o.compute_speedup,
                 "GPUs this many times faster (compute and encode/decode; network unchanged)")
       ->check(kPositiveFinite)
@@ -220,7 +371,9 @@ void add_common(CLI::App* s, SimulateOptions& o) {
   s->add_option("-o,--output", o.output,
                 "Write what --format selects to this file (temporary file + rename) instead of stdout");
   s->add_flag("--mkdir", o.mkdir, "Create missing directories of the output files (default: an error)");
-  s->add_option("--model", o.model, "Iteration model: event (per-layer ready times) or closed (published closed form)")
+  s->add_option("--engine", o.engine,
+                "Iteration engine: event (per-layer ready times) or closed (the published closed form)")
+      ->check(CLI::IsMember({"event", "closed", "closed-form"}))
       ->capture_default_str();
   s->add_option("--mode", o.mode,
                 "Compression: auto (as gcu train runs it: every scheme per bucket as backward fills it, like DDP "
@@ -231,8 +384,9 @@ void add_common(CLI::App* s, SimulateOptions& o) {
 // Every analysis also takes `gcu simulate`'s own options (CLI11 lets them fall through);
 // its --help says which, since CLI11 lists only the analysis' own.
 constexpr const char* kInherited =
-    "\nAlso takes the options of `gcu simulate`, before or after the analysis name: -p/--profile (required),\n"
-    "--schemes, --gpus, --batch, --bandwidth, --intra-bandwidth, --compute-speedup, --set, --model, --mode,\n"
+    "\nAlso takes the options of `gcu simulate`, before or after the analysis name: -p/--profile or --model,\n"
+    "--schemes, --gpus, --batch, --bandwidth, --intra-bandwidth, --compute-speedup, --set, --engine, --mode,\n"
+    "--model, --gpu, --nodes, --gpus-per-node, --nic, --intra-link, --step-time, --mfu, --precision,\n"
     "--format, -o/--output, --mkdir (`gcu simulate --help` explains each).";
 
 void setup_simulate(CLI::App& app) {
@@ -274,7 +428,12 @@ void setup_simulate(CLI::App& app) {
       "  # GPUs 3x faster, network unchanged; gamma overridden\n"
       "  gcu simulate -p data/profiles/v100-resnet101.json --compute-speedup 3 --set cluster.gamma_stretch=1.1\n"
       "  # the published closed form instead of the event model\n"
-      "  gcu simulate -p data/profiles/v100-resnet50.json --model closed --format csv\n"
+      "  gcu simulate -p data/profiles/v100-resnet50.json --engine closed --format csv\n"
+      "  # your model on your cluster, described: a 1.3B GPT on 64 H100s, 8 per node, 400 Gbit/s\n"
+      "  gcu simulate recommend --model transformer:layers=24,hidden=2048,heads=16,seq=2048,vocab=50257 \\\n"
+      "      --gpu h100-sxm --gpus 64 --gpus-per-node 8 --nic ib-ndr\n"
+      "  # LLaMA-7B, 16 nodes of 8 A100s, the measured step time instead of the roofline\n"
+      "  gcu simulate --model llama-7b --gpu a100-80gb --nodes 16 --bandwidth 100Gbps --step-time 2.1s\n"
       "  # where does PowerSGD start to beat FP16 DDP? which ratio gives 90% scaling? what is best?\n"
       "  gcu simulate crossover -p data/profiles/v100-bert-base.json --schemes powersgd:rank=4 --gpus 64\n"
       "  gcu simulate ratio -p data/profiles/v100-resnet50.json --within 0.1\n"

@@ -15,7 +15,10 @@ std::string convergence_source(const Convergence& c) {
   return "assumed";
 }
 
-bool convergence_is_measured(const Convergence& c) { return convergence_source(c) != "assumed"; }
+bool convergence_is_measured(const Convergence& c) {
+  const std::string s = convergence_source(c);
+  return s == "pilot" || s == "calibrated";
+}
 
 const char* collective_key(compress::CollectiveKind k) {
   switch (k) {

@@ -234,8 +234,9 @@ struct ConvergenceConstants {
 struct Convergence {
   // Where the figures come from: "assumed" (illustrative, not measured: the shipped V100
   // profiles), "pilot" (paired pilot runs, gcu pilot predict --write-profile) or
-  // "calibrated" (gcu calibrate's convergence runs). "" = not stated: read as "pilot" when
-  // a scheme carries pilot figures, otherwise "assumed" (convergence_source()).
+  // "calibrated" (gcu calibrate's convergence runs), or "none" (no figures at all: a
+  // described model, `gcu simulate --model`; TTA is not predicted). "" = not stated: read as
+  // "pilot" when a scheme carries pilot figures, otherwise "assumed" (convergence_source()).
   std::string source;
   std::string target;               // "76% top-1"
   double baseline_iterations = 0;   // FP32 DDP iterations to target (0 = unknown)
@@ -252,8 +253,8 @@ struct Convergence {
   ConvergenceConstants constants;
 };
 
-// "assumed", "pilot" or "calibrated" (Convergence::source, or what it is read as when not
-// stated).
+// "assumed", "pilot", "calibrated" or "none" (Convergence::source, or what it is read as
+// when not stated).
 std::string convergence_source(const Convergence& c);
 bool convergence_is_measured(const Convergence& c);  // pilot or calibrated
 

@@ -377,8 +377,8 @@ Convergence read_convergence(const Json& j, const std::string& path) {
   Convergence c;
   if (auto v = f.opt("source")) {
     c.source = string(*v, f.at("source"));
-    if (c.source != "assumed" && c.source != "pilot" && c.source != "calibrated")
-      fail(f.at("source"), "\"assumed\", \"pilot\" or \"calibrated\"", describe(*v));
+    if (c.source != "assumed" && c.source != "pilot" && c.source != "calibrated" && c.source != "none")
+      fail(f.at("source"), "\"assumed\", \"pilot\", \"calibrated\" or \"none\"", describe(*v));
   }
   if (auto v = f.opt("target")) c.target = string(*v, f.at("target"));
   opt_number(f, "baseline_iterations", c.baseline_iterations);

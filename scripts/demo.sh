@@ -7,7 +7,7 @@
 #      FP16 DDP, PowerSGD rank 4 and Top-K 1% while the inter-node bandwidth goes from 1 to
 #      40 Gbps: prints the table and writes out/ (CSV, JSON, PNG plot + its gnuplot script,
 #      Chrome trace of one iteration per scheme).
-# Extra arguments go to `gcu simulate` (e.g. --model closed, --gpus 32, --set cluster.gamma_stretch=1.1).
+# Extra arguments go to `gcu simulate` (e.g. --engine closed, --gpus 32, --set cluster.gamma_stretch=1.1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

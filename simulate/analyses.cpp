@@ -31,7 +31,7 @@ AnalysisContext context_of(const model::Profile& p, const AnalysisBase& a, const
   c.convergence_source = model::convergence_source(p.convergence);
   c.iteration_model = model::model_name(a.setup.model);
   c.mode = model::mode_name(a.setup.mode);
-  if (tta) c.assumptions.push_back(model::batch_scaling_assumption(p));
+  if (tta && c.convergence_source != "none") c.assumptions.push_back(model::batch_scaling_assumption(p));
   return c;
 }
 
@@ -71,6 +71,7 @@ std::string footer(const AnalysisContext& c) {
 std::string tta_text(const std::optional<model::TtaResult>& t) { return fmt_tta(t); }
 
 std::string metric_words(model::Metric m, const AnalysisContext& c) {
+  if (m == model::Metric::Iteration && c.convergence_source == "none") return "iteration time (no convergence figures)";
   if (m == model::Metric::Iteration)
     return c.convergence_source == "assumed"
                ? "iteration time (the convergence figures are assumed; --metric tta compares their TTA)"

@@ -102,6 +102,9 @@ std::string short_label(const std::string& spec) {
 }
 
 std::string convergence_banner(const std::string& source) {
+  if (source == "none")
+    return "  convergence: none (no figures for this model): schemes compare by iteration time; gcu pilot measures "
+           "time to accuracy on your job\n";
   if (source == "assumed")
     return "  convergence: ASSUMED (illustrative, not measured): TTA shows how the model behaves, not what a run "
            "would give; measure with gcu calibrate or gcu pilot\n";
@@ -148,7 +151,7 @@ std::string format_table(const ResultTable& t, const std::string& profile_label)
     << " Gbps, intra-node " << fmt_number(c.intra_bandwidth_gbps) << " Gbps; iteration model: "
     << c.iteration_model << ", compression mode: " << c.mode << "\n";
   if (t.sweep) h << "  sweep: " << sweep_axis_label(t.sweep->axis) << ", " << t.sweep->values.size() << " points\n";
-  if (!c.tta_target.empty()) h << convergence_banner(c.convergence_source);
+  if (!c.tta_target.empty() || c.convergence_source == "none") h << convergence_banner(c.convergence_source);
   h << "\n";
 
   std::vector<std::vector<std::string>> rows;

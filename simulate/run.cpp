@@ -105,7 +105,7 @@ std::vector<model::SweepRow> model_rows(const model::Profile& p, const RunReques
   sr.schemes = schemes;
   sr.base = base;
   sr.cond = req.cond;
-  sr.with_tta = req.with_tta;
+  sr.with_tta = req.with_tta && model::convergence_source(p.convergence) != "none";
   if (!req.sweep) {
     sr.axis = model::Axis::ComputeSpeedup;  // one point: the base conditions
     sr.values = {req.cond.compute_speedup};

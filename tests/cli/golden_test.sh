@@ -42,7 +42,7 @@ for p in data/profiles/*.json; do
   run "simulate-$name.json" simulate -p "$p" --format json
 done
 run simulate-v100-resnet50.table simulate -p data/profiles/v100-resnet50.json
-run simulate-v100-resnet50-closed.csv simulate -p data/profiles/v100-resnet50.json --model closed --format csv
+run simulate-v100-resnet50-closed.csv simulate -p data/profiles/v100-resnet50.json --engine closed --format csv
 run simulate-v100-bert-base-gpus.table simulate -p data/profiles/v100-bert-base.json --bandwidth 25 \
   --sweep gpus=8,16,32,64,96
 run simulate-v100-resnet101-speedup.json simulate -p data/profiles/v100-resnet101.json --compute-speedup 3 \

@@ -105,7 +105,7 @@ TEST_F(SimulateCli, FormatsOnStdout) {
   const Result c = gcu(std::string("simulate -p ") + kProfile + " --format csv --schemes none,fp16 2>/dev/null");
   ASSERT_EQ(c.rc, 0) << c.out;
   EXPECT_EQ(c.out.rfind("axis,x,scheme", 0), 0u) << c.out;
-  const Result j = gcu(std::string("simulate -p ") + kProfile + " --format json --model closed 2>/dev/null");
+  const Result j = gcu(std::string("simulate -p ") + kProfile + " --format json --engine closed 2>/dev/null");
   ASSERT_EQ(j.rc, 0) << j.out;
   const auto doc = nlohmann::json::parse(j.out);
   EXPECT_EQ(doc["setup"]["iteration_model"], "closed-form");
