@@ -32,6 +32,11 @@ void Cast16Compressor::roundtrip(int64_t, const float* in, float* out, const Buc
 }
 
 void register_cast16(Registry& r, const Cast16Format& f, SchemeFacts facts) {
+  // cuda/cast16.cu: encode_kernel reads 4 B and writes 2 B per element, decode_kernel the
+  // reverse; one launch each.
+  facts.gpu_work = [](const SchemeArgs&, const BucketLayout& l, int) {
+    return CodecWork{.encode = elementwise_work(l.numel(), 4, 2), .decode = elementwise_work(l.numel(), 2, 4)};
+  };
   r.add({.name = f.spec,
          .params = "",
          .summary = std::string("cast to ") + f.spec +

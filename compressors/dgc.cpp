@@ -117,7 +117,22 @@ void register_dgc(Registry& r) {
                                                   a.get_fraction("sample", 0.01),
                                                   seed);
          },
-         .facts = {.recommend_grid = {"dgc:k={0.01|0.001}"}, .cost_grid = {"dgc:k={0.1|0.001}"}}});
+         .facts = {.recommend_grid = {"dgc:k={0.01|0.001}"}, .cost_grid = {"dgc:k={0.1|0.001}"},
+                   // cuda/dgc.cu: sample_kernel (S scattered reads, S written), top-ks of
+                   // the sample, at_least_kernel, count_selection (count_tiles over x, CUB
+                   // scan, total_kernel, an 8-byte copy to the host that waits for the
+                   // stream), then the threshold path: the compaction and 2 memsets of
+                   // the padding. Counted at that minimum: the exact fallback (top-K of x)
+                   // adds 3 histogram passes. Decode as topk's.
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int world) {
+                     const double k = a.get_double("k", 0.01);
+                     const int64_t n = l.numel(), K = sparse::kept_count(n, k);
+                     const int64_t S = sparse::kept_count(n, a.get_double("sample", 0.01)), ks = sparse::kept_count(S, k);
+                     const GpuWork count{4.0 * n, 1 + kCubLaunches + 1 + 1, 0, true};
+                     return CodecWork{.encode = GpuWork{8.0 * S, 2, 0, false} + select_topk_work(S, ks) + count +
+                                                select_by_state_work(n, K) + GpuWork{0, 2, 0, false},
+                                      .decode = scatter_add_work(n, K, world)};
+                   }}});
 }
 
 }  // namespace gcu::compress

@@ -135,7 +135,17 @@ void register_efsignsgd(Registry& r) {
          .params = "",
          .summary = "scaled sign (||g+e||_1/n) with built-in error feedback; all-gather of packed signs + scale",
          .cpu = [](const SchemeArgs&) { return std::make_unique<EfSignSgdCompressor>(); },
-         .facts = {.recommend_grid = {"efsignsgd"}, .convergence_specs = {"efsignsgd"}}});
+         .facts = {.recommend_grid = {"efsignsgd"}, .convergence_specs = {"efsignsgd"},
+                   // cuda/efsignsgd.cu: add_kernel (e += g: 12 B), the sign encoder on e,
+                   // ef_update_kernel (e -= s sign(e): 8 B); decode: sum_signs_kernel reads
+                   // every rank's words and writes out, then ef_reset_kernel (reads the p
+                   // scale words; step() only, roundtrip() has no reset).
+                   .gpu_work = [](const SchemeArgs&, const BucketLayout& l, int world) {
+                     const int64_t n = l.numel();
+                     return CodecWork{.encode = elementwise_work(n, 8, 4) + sign_encode_work(n) + elementwise_work(n, 4, 4),
+                                      .decode = GpuWork{4.0 * n + sign_wire_bytes(n) * world, 2, 0, false},
+                                      .roundtrip_extra = GpuWork{0, -1, 0, false}};
+                   }}});
 }
 
 }  // namespace gcu::compress

@@ -178,7 +178,22 @@ void register_mstopk(Registry& r) {
                                    std::to_string(MstopkCompressor::kMaxIters) + "] (binary-search passes)");
            return std::make_unique<MstopkCompressor>(a.get_fraction("k", 0.01), iters);
          },
-         .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}, .cost_grid = {"mstopk:k={0.1|0.001}"}}});
+         .facts = {.recommend_grid = {"mstopk:k={0.01|0.001}"}, .cost_grid = {"mstopk:k={0.1|0.001}"},
+                   // cuda/mstopk.cu: stats_kernel (reads x), search_init, the radix passes
+                   // of the NaN/Inf path (9 launches doing nothing on finite input), per
+                   // search pass count_ge + search_update and, but after the last,
+                   // compact_candidates; 2 memsets of the K pairs, search_finish, then the
+                   // compaction. Counted at its minimum: one count and one compaction over
+                   // x (the counts over the candidates and any further full counts are
+                   // data-dependent). Decode as topk's.
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int world) {
+                     const int64_t n = l.numel(), K = sparse::kept_count(n, a.get_double("k", 0.01));
+                     const int64_t iters = a.get_int("iters", 20);
+                     const GpuWork search{4.0 * n + 4.0 * n * (iters >= 1) + 4.0 * n * (iters >= 2) + 8.0 * K,
+                                          2.0 + 9 + static_cast<double>(3 * iters - 1) + 2 + 1, 0, true};
+                     return CodecWork{.encode = search + select_by_state_work(n, K),
+                                      .decode = scatter_add_work(n, K, world)};
+                   }}});
 }
 
 }  // namespace gcu::compress

@@ -26,7 +26,12 @@ void register_none(Registry& r) {
          .summary = "uncompressed FP32 baseline; one all-reduce",
          .cpu = [](const SchemeArgs&) { return std::make_unique<NoneCompressor>(); },
          .facts = {.lossless = true, .baseline = Baseline::FP32, .label = "FP32 DDP",
-                    .recommend_grid = {"none"}}});
+                    .recommend_grid = {"none"},
+                    // none.cu: step() all-reduces in place, then scale_inplace reads and
+                    // writes 4 B per element; roundtrip() is one device copy (the same bytes).
+                    .gpu_work = [](const SchemeArgs&, const BucketLayout& l, int) {
+                      return CodecWork{.decode = elementwise_work(l.numel(), 4, 4)};
+                    }}});
 }
 
 }  // namespace gcu::compress

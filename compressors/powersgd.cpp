@@ -468,20 +468,62 @@ void PowerSgdCompressor::load_state(const std::vector<uint8_t>& state) {
   state_ = std::move(res);
 }
 
+namespace {
+
+PowerSgdParams powersgd_params_of(const SchemeArgs& a) {
+  PowerSgdParams p;
+  p.rank = a.get_positive_int("rank", 4);
+  p.warm_start = a.get_bool("warm_start", true);
+  p.min_rate = a.get_double("min_rate", 2.0);
+  p.seed = a.get_seed();
+  return p;
+}
+
+// cuda/powersgd.cu, warm (Q kept from the last step). Encode: per 1-D tensor a device copy
+// into the all-reduce buffer (step() only); for the matrices a memset of the NaN flag,
+// orthogonalize Q (one block per matrix), per matrix P = M Q (cuBLAS: reads M, Q, writes
+// P; 2 m n r FLOPs), orthogonalize P, per matrix Q = M^T P (reads M, P, writes Q), scale
+// Q and check it, a 4-byte copy of the flag to the host. Decode: per 1-D tensor
+// scaled_copy_kernel (step() only); per matrix M = P Q^T (writes M). Orthogonalization
+// is counted by its launches and the columns it reads and writes (modified Gram-Schmidt:
+// per column one norm pass and, per later column, a dot and an update pass); its
+// single-block latency at high rank is not modelled beyond that.
+CodecWork powersgd_gpu_work(const SchemeArgs& a, const BucketLayout& layout, int) {
+  const PowerSgdPlan pl = PowerSgdPlan::of(powersgd_params_of(a), layout);
+  CodecWork w;
+  const double tensors_1d = static_cast<double>(pl.uncompressed.size());
+  w.encode += GpuWork{8.0 * pl.uncompressed_numel, tensors_1d, 0, false};
+  w.decode += GpuWork{8.0 * pl.uncompressed_numel, tensors_1d, 0, false};
+  // roundtrip() copies in -> out once and leaves the 1-D tensors as they are.
+  w.roundtrip_extra = GpuWork{8.0 * layout.numel() - 16.0 * pl.uncompressed_numel, 1 - 2 * tensors_1d, 0, false};
+  if (pl.matrices.empty()) return w;
+  const double mats = static_cast<double>(pl.matrices.size());
+  double orth_bytes = 0, matrix_numel = 0, flops = 0;
+  for (const auto& m : pl.matrices) {
+    const double mn = static_cast<double>(m.rows) * m.cols, r = static_cast<double>(m.rank);
+    matrix_numel += mn;
+    flops += 2 * mn * r;
+    // norm pass (read) + normalize (read, write) per column; dot (2 reads) + update
+    // (2 reads, 1 write) per pair; for Q (cols long) and P (rows long).
+    orth_bytes += 4.0 * (m.rows + m.cols) * (3 * r + 5 * r * (r - 1) / 2);
+  }
+  const double pq_bytes = 4.0 * (pl.p_numel + pl.q_numel);
+  w.encode += GpuWork{2 * 4.0 * matrix_numel + 2 * pq_bytes + orth_bytes + 8.0 * pl.q_numel,
+                      1 + 1 + mats + 1 + mats + 1 + 1, 2 * flops, false};
+  w.decode += GpuWork{4.0 * matrix_numel + pq_bytes, mats, flops, false};
+  return w;
+}
+
+}  // namespace
+
 void register_powersgd(Registry& r) {
   r.add({.name = "powersgd",
          .params = "rank=<r, default 4>, warm_start=<bool, default true>, min_rate=<default 2>, seed=<default 0>",
          .summary = "PowerSGD rank-r approximation; all-reduce of 1-D tensors, then of P, then of Q",
-         .cpu = [](const SchemeArgs& a) {
-           PowerSgdParams p;
-           p.rank = a.get_positive_int("rank", 4);
-           p.warm_start = a.get_bool("warm_start", true);
-           p.min_rate = a.get_double("min_rate", 2.0);
-           p.seed = a.get_seed();
-           return std::make_unique<PowerSgdCompressor>(p);
-         },
+         .cpu = [](const SchemeArgs& a) { return std::make_unique<PowerSgdCompressor>(powersgd_params_of(a)); },
          .facts = {.recommend_grid = {"powersgd:rank={1|2|4|8|16|32}"}, .convergence_specs = {"powersgd:rank=2"},
-                    .cost_grid = {"powersgd:rank={1|16}"}, .contention_probe = true}});
+                    .cost_grid = {"powersgd:rank={1|16}"}, .contention_probe = true,
+                    .gpu_work = powersgd_gpu_work}});
 }
 
 }  // namespace gcu::compress

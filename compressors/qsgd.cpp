@@ -101,7 +101,11 @@ void register_qsgd(Registry& r) {
              throw CompressorError("qsgd: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
            return std::make_unique<QsgdCompressor>(levels, bucket, seed);
          },
-         .facts = {.recommend_grid = {"qsgd"}, .convergence_specs = {"qsgd"}, .cost_grid = {"qsgd:levels={1|15}"}}});
+         .facts = {.recommend_grid = {"qsgd"}, .convergence_specs = {"qsgd"}, .cost_grid = {"qsgd:levels={1|15}"},
+                   // cuda/levels.cu (L2-norm scales).
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int world) {
+                     return level_codec_work(l, world, bits::code_width(a.get_int("levels", 127)), a.get_int("bucket", 0));
+                   }}});
 }
 
 }  // namespace gcu::compress

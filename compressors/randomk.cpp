@@ -123,7 +123,14 @@ void register_randomk(Registry& r) {
                                                       seed,
                                                       a.get_bool("unbiased", false));
          },
-         .facts = {.recommend_grid = {"randomk:k={0.1|0.01|0.001}"}, .cost_grid = {"randomk:k={0.1|0.001}"}}});
+         .facts = {.recommend_grid = {"randomk:k={0.1|0.01|0.001}"}, .cost_grid = {"randomk:k={0.1|0.001}"},
+                   // cuda/randomk.cu: indices_kernel draws the K indices and gathers x at
+                   // them (K scattered reads, K values and K indices written); decode: one
+                   // scatter of the all-reduced values.
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int) {
+                     const int64_t n = l.numel(), K = sparse::kept_count(n, a.get_double("k", 0.01));
+                     return CodecWork{.encode = {12.0 * K, 1, 0, false}, .decode = scatter_add_work(n, K, 1)};
+                   }}});
 }
 
 }  // namespace gcu::compress

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "compressor.h"
+#include "gpu_work.h"
 #include "params.h"
 
 #include <functional>
@@ -53,6 +54,9 @@ struct SchemeFacts {
   std::vector<std::string> cost_grid;
   // calibrate measures the overlap contention with the first registered such scheme.
   bool contention_probe = false;
+  // What the scheme's CUDA kernels read, write and launch per bucket (gpu_work.h),
+  // counted from its compressors/cuda/ file; nullptr: not declared.
+  GpuWorkFn gpu_work = nullptr;
 };
 
 struct SchemeInfo {

@@ -68,7 +68,14 @@ void register_signsgd(Registry& r) {
          .params = "scaled=<bool, default true: scale the vote by the mean |g|>",
          .summary = "signSGD with majority vote; all-gather of packed sign bits, decode O(p n)",
          .cpu = [](const SchemeArgs& a) { return std::make_unique<SignSgdCompressor>(a.get_bool("scaled", true)); },
-         .facts = {.recommend_grid = {"signsgd"}, .convergence_specs = {"signsgd"}}});
+         .facts = {.recommend_grid = {"signsgd"}, .convergence_specs = {"signsgd"},
+                   // cuda/signsgd.cu: the sign encoder; decode: vote_scale_kernel, then
+                   // vote_kernel reads every rank's words and writes out.
+                   .gpu_work = [](const SchemeArgs&, const BucketLayout& l, int world) {
+                     const int64_t n = l.numel();
+                     return CodecWork{.encode = sign_encode_work(n),
+                                      .decode = GpuWork{4.0 * n + sign_wire_bytes(n) * world, 2, 0, false}};
+                   }}});
 }
 
 }  // namespace gcu::compress

@@ -1,6 +1,8 @@
 // "terngrad" on the CPU (terngrad.h): LevelCompressor with one level and max-norm scales.
 #include "terngrad.h"
 
+#include "bitpack.h"
+
 namespace gcu::compress {
 
 std::string TernGradCompressor::spec() const {
@@ -21,7 +23,11 @@ void register_terngrad(Registry& r) {
              throw CompressorError("terngrad: bucket=" + std::to_string(bucket) + " must be >= 0 (0 = per tensor)");
            return std::make_unique<TernGradCompressor>(bucket, a.get_seed());
          },
-         .facts = {.recommend_grid = {"terngrad"}, .convergence_specs = {"terngrad"}}});
+         .facts = {.recommend_grid = {"terngrad"}, .convergence_specs = {"terngrad"},
+                   // cuda/levels.cu (max-norm scales, one level).
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int world) {
+                     return level_codec_work(l, world, bits::code_width(1), a.get_int("bucket", 0));
+                   }}});
 }
 
 }  // namespace gcu::compress

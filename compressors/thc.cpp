@@ -413,6 +413,51 @@ void ThcCompressor::roundtrip(int64_t bucket_index, const float* in, float* out,
   run({bucket_index, const_cast<float*>(in), &layout}, nullptr, nullptr, out);
 }
 
+namespace {
+
+ThcParams thc_params_of(const SchemeArgs& a) {
+  ThcParams p;
+  p.bits = static_cast<int>(a.get_int("bits", 4));
+  p.sat = a.get_double("sat", 0.0);
+  const std::string rot = a.get_string("rot", "full");
+  if (rot != "full") {
+    char* end = nullptr;
+    const long t = std::strtol(rot.c_str(), &end, 10);
+    if (end == rot.c_str() || *end != '\0' || t < 0 || t > 62)
+      throw CompressorError("thc: rot=" + rot + " must be 'full' or a stage count in [0, 62]");
+    p.rot = static_cast<int>(t);
+  }
+  p.block = a.get_int("block", 65536);
+  p.seed = a.get_seed();
+  return p;
+}
+
+// cuda/thc.cu on the padded length m: flip_pad (reads x, writes y), the forward rotation,
+// range_partials (reads y), range_final, quantize_pack (reads y, writes the lane words);
+// decode: unpack_lanes (reads the words, writes z), the inverse rotation, unflip (reads z,
+// writes out). A rotation of t stages is one shared-memory pass over the first
+// min(t, log2 min(L, 2048)) stages, then one strided pass per 5 further stages, each
+// reading and writing the whole array (thc.cu's kSmemTile, kStridedStages).
+CodecWork thc_gpu_work(const SchemeArgs& a, const BucketLayout& layout, int world) {
+  const int64_t n = layout.numel();
+  const ThcGeometry g = ThcGeometry::of(thc_params_of(a), n, world);
+  const double m = static_cast<double>(g.m), words = 8.0 * static_cast<double>(g.words);
+  double rotation_passes = 0;
+  if (g.stages > 0) {
+    const int64_t tile = std::min<int64_t>(g.L, 2048);
+    int in_tile = 0;
+    while ((int64_t{1} << in_tile) < tile && in_tile < g.stages) ++in_tile;
+    rotation_passes = 1 + (g.stages - in_tile + 4) / 5;
+  }
+  const GpuWork rotation{8.0 * m * rotation_passes, rotation_passes, 0, false};
+  CodecWork w;
+  w.encode = GpuWork{4.0 * n + 4.0 * m + 4.0 * m + 4.0 * m + words, 4, 0, false} + rotation;
+  w.decode = GpuWork{words + 4.0 * m + 4.0 * m + 4.0 * n, 2, 0, false} + rotation;
+  return w;
+}
+
+}  // namespace
+
 void register_thc(Registry& r) {
   r.add({.name = "thc",
          .params = "bits=<1..16, default 4>, sat=<clip at sat x RMS after rotation, default 0 = off>, "
@@ -420,23 +465,8 @@ void register_thc(Registry& r) {
                    "seed=<default 0>",
          .summary = "THC: shared randomized Hadamard rotation, shared scale, stochastic integer grid; "
                    "all-reduce of overflow-free integer lanes",
-         .cpu = [](const SchemeArgs& a) {
-           ThcParams p;
-           p.bits = static_cast<int>(a.get_int("bits", 4));
-           p.sat = a.get_double("sat", 0.0);
-           const std::string rot = a.get_string("rot", "full");
-           if (rot != "full") {
-             char* end = nullptr;
-             const long t = std::strtol(rot.c_str(), &end, 10);
-             if (end == rot.c_str() || *end != '\0' || t < 0 || t > 62)
-               throw CompressorError("thc: rot=" + rot + " must be 'full' or a stage count in [0, 62]");
-             p.rot = static_cast<int>(t);
-           }
-           p.block = a.get_int("block", 65536);
-           p.seed = a.get_seed();
-           return std::make_unique<ThcCompressor>(p);
-         },
-         .facts = {.recommend_grid = {"thc"}, .cost_grid = {"thc:bits={2|8}"}}});
+         .cpu = [](const SchemeArgs& a) { return std::make_unique<ThcCompressor>(thc_params_of(a)); },
+         .facts = {.recommend_grid = {"thc"}, .cost_grid = {"thc:bits={2|8}"}, .gpu_work = thc_gpu_work}});
 }
 
 }  // namespace gcu::compress

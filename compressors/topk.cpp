@@ -45,7 +45,13 @@ void register_topk(Registry& r) {
            return std::make_unique<TopkCompressor>(a.get_fraction("k", 0.01));
          },
          .facts = {.recommend_grid = {"topk:k={0.1|0.01|0.001}"}, .convergence_specs = {"ef(topk:k=0.01)", "topk:k=0.1"},
-                   .cost_grid = {"topk:k={0.1|0.001}", "ef(topk:k=0.01)"}}});
+                   .cost_grid = {"topk:k={0.1|0.001}", "ef(topk:k=0.01)"},
+                   // cuda/topk.cu: exact top-K by radix select; decode: the all-gathered
+                   // pairs scatter-added rank by rank.
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int world) {
+                     const int64_t n = l.numel(), K = sparse::kept_count(n, a.get_double("k", 0.01));
+                     return CodecWork{.encode = select_topk_work(n, K), .decode = scatter_add_work(n, K, world)};
+                   }}});
 }
 
 }  // namespace gcu::compress

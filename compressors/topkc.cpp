@@ -123,7 +123,19 @@ void register_topkc(Registry& r) {
              throw CompressorError("topkc: chunk=" + std::to_string(chunk) + " is above 2^31-1");
            return std::make_unique<TopkcCompressor>(a.get_fraction("k", 0.01), chunk);
          },
-         .facts = {.recommend_grid = {"topkc:k={0.1|0.01|0.001}"}, .cost_grid = {"topkc:k={0.1|0.001}"}}});
+         .facts = {.recommend_grid = {"topkc:k={0.1|0.01|0.001}"}, .cost_grid = {"topkc:k={0.1|0.001}"},
+                   // cuda/topkc.cu: norms_kernel (reads x, writes m chunk norms), top-C of
+                   // the m norms (or iota when every chunk is kept), pack_kernel (P floats
+                   // read and written); decode: memset of out, unpack_kernel (P read, P written).
+                   .gpu_work = [](const SchemeArgs& a, const BucketLayout& l, int) {
+                     const int64_t n = l.numel(), chunk = a.get_int("chunk", 256);
+                     const int64_t m = (n + chunk - 1) / chunk, C = sparse::kept_count(m, a.get_double("k", 0.01));
+                     const int64_t P = std::min(C * chunk, n);
+                     const GpuWork choose = C < m ? GpuWork{4.0 * n + 4.0 * m, 1, 0, false} + select_topk_work(m, C)
+                                                  : GpuWork{4.0 * m, 1, 0, false};
+                     return CodecWork{.encode = choose + elementwise_work(P, 4, 4),
+                                      .decode = GpuWork{4.0 * n + 8.0 * P, 2, 0, false}};
+                   }}});
 }
 
 }  // namespace gcu::compress

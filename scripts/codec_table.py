@@ -35,6 +35,7 @@ def main():
         "gpu": "h100-sxm",
         "device": device.split(",")[0].split(": ", 1)[1],
         "memory_bytes_per_s": peak,
+        "fp32_flops": 67e12,  # H100 SXM dense FP32 (data/hardware/gpus.json): PowerSGD's GEMMs
         "source": BENCH + " (bench/compressors_cuda: round trip, one tensor per bucket, medians)",
         "schemes": schemes,
     }

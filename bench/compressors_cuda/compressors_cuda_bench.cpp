@@ -3,8 +3,9 @@
 // (STYLE §6), then times step() on one rank (encode + loop-back collective + decode) and
 // roundtrip() (encode + decode, no collective) with CUDA events, median of --reps runs
 // after warm-up. Prints per scheme: ms, the bytes its kernels really move per element
-// (moved_bytes(): every pass over the gradient, the wire words and the output, read and
-// written, counted from the kernels of compressors/cuda/), GB/s = moved bytes / time and
+// (compressors/gpu_work.h's roundtrip_work(): every pass over the gradient, the wire words
+// and the output, read and written, declared by each scheme from its kernels in
+// compressors/cuda/; 'min' where data-dependent passes are counted at their minimum), GB/s = moved bytes / time and
 // that as a fraction of the device's peak memory bandwidth (memory clock x bus width x 2),
 // and time relative to a device-to-device copy of the same n floats (which moves 8n).
 //
@@ -12,6 +13,7 @@
 #include "compressors/cuda/cuda_check.h"
 #include "compressors/cuda/device_array.h"
 #include "compressors/cuda/register_cuda.h"
+#include "compressors/gpu_work.h"
 #include "compressors/registry.h"
 
 #include <algorithm>
@@ -71,39 +73,6 @@ BucketLayout layout_for(const std::string& spec, int64_t n) {
     return BucketLayout{{{rows, n / rows}}};
   }
   return BucketLayout::flat(n);
-}
-
-// Bytes the roundtrip() kernels move for n floats (reads + writes of global memory; each
-// pass counted once, L2 hits not subtracted, so a lower bound on the traffic the DRAM
-// sees only when a pass is served from L2). K = kept pairs. Derived pass by pass from the
-// kernels; data-dependent schemes (mstopk's search passes before compaction, dgc's
-// fallback) are counted at their minimum and marked "min".
-struct Moved {
-  double bytes;
-  bool minimum;
-};
-Moved moved_bytes(const std::string& spec, int64_t n) {
-  const SchemeArgs a = SchemeArgs::parse(spec);
-  const std::string name = a.name();
-  const double N = static_cast<double>(n);
-  const double K = std::ceil(a.get_double("k", 0.01) * N);
-  if (name == "none") return {8 * N, false};                      // copy in -> out
-  if (name == "fp16" || name == "bf16") return {12 * N, false};   // 4n -> 2n, 2n -> 4n
-  if (name == "topk") return {24 * N + 24 * K, false};            // 3 histograms + count + write, zero out; pairs
-  if (name == "topkc") return {8 * N + 12 * a.get_double("k", 0.01) * N, false};  // norms, zero; pack/unpack chosen
-  if (name == "randomk") return {4 * N + 16 * K, false};          // zero out; gather + scatter K pairs
-  if (name == "mstopk") return {24 * N + 24 * K, true};           // stats, >= 1 count + compaction, count + write, zero
-  if (name == "dgc") return {12 * N + 24 * K, true};              // count, write, zero (exact fallback: +12n)
-  if (name == "signsgd") return {8 * N + N / 4, false};           // pack 4n -> n/8, vote n/8 -> 4n
-  if (name == "efsignsgd") return {28 * N + N / 4, false};        // e += g, pack, e -= s sign, decode
-  if (name == "qsgd" || name == "terngrad") {
-    const int64_t levels = name == "qsgd" ? a.get_int("levels", 127) : 1;
-    const int width = levels <= 1 ? 2 : levels <= 7 ? 4 : levels <= 127 ? 8 : 16;
-    return {12 * N + 2 * N * width / 8, false};                   // scales, codes, decode
-  }
-  if (name == "thc") return {61 * N, false};  // flip, 2 Hadamard passes, range, quantize, unpack, 2, unflip
-  if (name == "powersgd") return {20 * N, false};  // copy in -> out, M read by 2 GEMMs, written by 1
-  return {8 * N, true};
 }
 
 // CUDA vs CPU roundtrip on a small bucket: relative L2 difference.
@@ -211,7 +180,7 @@ int run(int argc, char** argv) {
     }
   }
   std::printf("\nmoved B/el = bytes the roundtrip kernels read + write per gradient element "
-              "(moved_bytes(); 'min': data-dependent, counted at its minimum); rt GB/s = moved / rt "
+              "(roundtrip_work(), compressors/gpu_work.h; 'min': data-dependent, counted at its minimum); rt GB/s = moved / rt "
               "time. Goals (docs/compressors_cuda.md): topk:k=0.01 of 25.6M floats < 1 ms; "
               "elementwise schemes >= 60%% of peak.\n");
   return failed ? 1 : 0;
@@ -231,7 +200,7 @@ void bench_one(const std::string& spec, int64_t n, int reps, double copy_ms, dou
   }) - copy_ms;  // the refill copy is part of the timed region: subtract it
   const double step_ms = std::max(step_raw_ms, 1e-4);
   const double rt_ms = timer.median_ms(reps, [&] { comp->roundtrip(0, src.get(), y.get(), layout); });
-  const Moved mv = moved_bytes(spec, n);
+  const GpuWork mv = roundtrip_work(spec, layout);
   const double g = mv.bytes / (rt_ms * 1e-3) / 1e9;
   std::printf("%-18s %9.3f %9.3f %8.2f %7.2f%-3s %9.1f %7.0f%%  rel.diff vs CPU %.1e\n", spec.c_str(),
               step_ms, rt_ms, rt_ms / copy_ms, mv.bytes / static_cast<double>(n),
