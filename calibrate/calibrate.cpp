@@ -7,6 +7,7 @@
 #include "calibrate/codecs.h"
 #include "compressors/registry.h"
 #include "model/profile.h"
+#include "model/parts.h"
 #include "model/profile_json.h"
 #include "util/clock.h"
 #include "util/iso_time.h"
@@ -67,6 +68,8 @@ void check_options(const CalibrateOptions& o) {
   if (o.output.empty()) throw std::invalid_argument("calibrate: an output profile path is required (--output)");
   // Output-file policy (util/output_file.h): refuse a bad target before measuring.
   util::check_output_target(o.output);
+  for (const std::string* part : {&o.model_part, &o.system_part})
+    if (!part->empty()) util::check_output_target(*part);
   util::check_output_target(o.state_file.empty() ? o.output + ".state.json" : o.state_file);
   for (const auto& s : o.skip)
     if (std::find(calibration_steps().begin(), calibration_steps().end(), s) == calibration_steps().end())
@@ -196,6 +199,9 @@ CalibrateResult write_profile(CalibrationRun& r) {
     auto built = build_profile(r.state, info);
     model::validate_profile(built.profile);
     util::write_file_atomic(r.opt.output, model::profile_to_json(built.profile).dump(2) + "\n");
+    const model::ProfileParts parts = model::split_profile(built.profile);
+    if (!r.opt.model_part.empty()) util::write_file_atomic(r.opt.model_part, parts.model.dump(2) + "\n");
+    if (!r.opt.system_part.empty()) util::write_file_atomic(r.opt.system_part, parts.system.dump(2) + "\n");
     res.wrote_profile = true;
     res.report = built.report;
     r.say("calibrate: wrote " + r.opt.output + " (" + std::to_string(static_cast<int>(now_s() - r.t0)) + " s)");

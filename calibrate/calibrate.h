@@ -32,6 +32,9 @@ struct CalibrateOptions {
   double budget_s = 0;               // 0 = no budget
   std::string output;                // profile path (rank 0); required
   std::string state_file;            // default: output + ".state.json"
+  // The profile's two parts (model/parts.h), also written when named: the model part
+  // (model, buckets, convergence) and the system part (cluster, codec costs).
+  std::string model_part, system_part;
   bool resume = false;
   int threads = 0;                   // torch intra-op threads per rank; 0 = cores / local ranks
   std::string backend = "gloo";

@@ -33,6 +33,11 @@ void setup_calibrate(CLI::App& app) {
   auto* sub = app.add_subcommand(describe::kCalibrate.name, describe::kCalibrate.description);
   auto& o = opt->o;
   sub->add_option("-o,--output", o.output, "Profile to write (JSON, gcu.profile/2)")->required();
+  sub->add_option("--model-part", o.model_part,
+                  "Also write the profile's model part (gcu.model-part/1: model, buckets, convergence) here");
+  sub->add_option("--system-part", o.system_part,
+                  "Also write the profile's system part (gcu.system-part/1: cluster, codec costs) here; `gcu "
+                  "simulate -p MODEL --system SYSTEM` combines any two");
   sub->add_option("--model", o.model_spec, "Model spec, e.g. cnn, resnet18:classes=10,channels=1,image=28")
       ->capture_default_str();
   sub->add_option("--batch-sizes", o.batch_sizes, "Per-rank batch sizes to time")->delimiter(',')->capture_default_str();

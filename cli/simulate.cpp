@@ -11,7 +11,7 @@
 #include "model/units.h"
 #include "simulate/whatif.h"
 #include "simulate/analyses.h"
-#include "simulate/described.h"
+#include "simulate/subject.h"
 #include "simulate/error.h"
 #include "util/output_file.h"
 #include "simulate/format.h"
@@ -41,6 +41,8 @@ struct SimulateOptions {
   std::string engine = "event", mode = "auto", format = "table";
   // A described model on a described system (simulate/described.h).
   std::string network, gpu, nic, intra_link, step_time, precision = "bf16", optimizer = "adamw", catalog;
+  std::string from_gpu, from_precision = "fp32", system;
+  bool precision_given = false;
   std::string write_profile;
   int nodes = 0, gpus_per_node = 0, nics_per_node = 1;
   double mfu = 0.4;
@@ -72,44 +74,18 @@ void wrote(const std::string& what, const std::string& path) {
   std::fprintf(stderr, "gcu simulate: wrote %s %s\n", what.c_str(), path.c_str());
 }
 
-// The profile to simulate: a file (-p) or a described model on a described system
-// (--model with --gpu ...), with the lines every output of a described one carries.
-struct Subject {
-  sim::LoadedProfile lp;
-  bool described = false;
-  std::vector<std::string> assumptions, notes;
-};
+using sim::Subject;
 
 double rate_gbps(const std::string& text) { return text.empty() ? 0.0 : model::parse_bandwidth_gbps(text); }
 
+// The flags to what they describe (simulate/subject.h checks their combinations).
 Subject load_subject(const SimulateOptions& o) {
-  static const char* const kEngines[] = {"event", "closed", "closed-form"};
-  for (const char* e : kEngines)
-    if (o.network == e)
-      throw UsageError("--model names the network now (e.g. --model gpt2, --model resnet:depth=50); the iteration "
-                       "engine is --engine " + o.network);
-  Subject s;
-  if (o.network.empty()) {
-    if (o.profile.empty())
-      throw UsageError("give -p PROFILE (a calibrated or shipped profile) or --model SPEC --gpu NAME (a described "
-                       "model on a described system; `gcu simulate --help` has examples)");
-    const std::pair<const char*, bool> system_only[] = {
-        {"--gpu", !o.gpu.empty()},          {"--nic", !o.nic.empty()},
-        {"--intra-link", !o.intra_link.empty()}, {"--step-time", !o.step_time.empty()},
-        {"--nics-per-node", o.nics_per_node != 1}, {"--write-profile", !o.write_profile.empty()}};
-    for (const auto& [flag, given] : system_only)
-      if (given)
-        throw UsageError(std::string(flag) + " describes a system for --model SPEC; with -p the profile's own system "
-                         "is used (moving a measured profile to another GPU is not supported yet: --compute-speedup "
-                         "scales its compute)");
-    s.lp = sim::load_profile_file(o.profile, o.overrides);
-    return s;
-  }
-  if (!o.profile.empty())
-    throw UsageError("-p and --model: give one (combining a profile's system with another model is not supported "
-                     "yet)");
-  if (!o.overrides.empty()) throw UsageError("--set applies to a profile file (-p); --model describes its own");
-  sim::DescribeFlags f;
+  sim::SubjectRequest r;
+  r.profile = o.profile;
+  r.system = o.system;
+  r.overrides = o.overrides;
+  r.write_profile = !o.write_profile.empty();
+  sim::DescribeFlags& f = r.describe;
   f.model = o.network;
   f.gpu = o.gpu;
   f.nodes = o.nodes;
@@ -122,15 +98,14 @@ Subject load_subject(const SimulateOptions& o) {
   if (!o.intra_bandwidth.empty()) f.intra_bandwidth_gbps = rate_gbps(o.intra_bandwidth);
   f.batch = o.batch;
   f.precision = o.precision;
+  f.precision_given = o.precision_given;
   f.mfu = o.mfu;
   if (!o.step_time.empty()) f.step_time_s = model::parse_duration_s(o.step_time);
   f.optimizer = o.optimizer;
   f.catalog_dir = o.catalog;
-  sim::DescribedProfile d = sim::describe_from_flags(f);
-  s.lp = std::move(d.loaded);
-  s.described = true;
-  s.assumptions = std::move(d.assumptions);
-  s.notes = std::move(d.notes);
+  f.from_gpu = o.from_gpu;
+  f.from_precision = o.from_precision;
+  Subject s = sim::load_subject(r);
   if (!o.write_profile.empty()) {
     util::write_file_atomic(o.write_profile, model::profile_to_json(s.lp.profile).dump(1) + "\n", out_opts(o));
     wrote("profile", o.write_profile);
@@ -145,7 +120,7 @@ sim::RunRequest request(const SimulateOptions& o, const Subject& s) {
   if (!o.sweep.empty()) r.sweep = sim::parse_sweep(o.sweep);
   r.base.model = model::parse_model(o.engine);
   r.base.mode = model::parse_mode(o.mode);
-  r.base.batch_size = s.described ? 0 : o.batch;  // a described model's compute is at its batch
+  r.base.batch_size = s.described && !s.moved ? 0 : o.batch;  // a described model's compute is at its batch
   if (s.described) {
     r.gpus = 0;  // the described system has its shape
   } else if (o.nodes > 0 || o.gpus_per_node > 0) {
@@ -164,7 +139,7 @@ sim::RunRequest request(const SimulateOptions& o, const Subject& s) {
     r.cond.intra_bandwidth_gbps = rate_gbps(o.intra_bandwidth);
   }
   r.cond.compute_speedup = o.compute_speedup;
-  r.with_tta = !o.no_tta && !s.described;
+  r.with_tta = !o.no_tta;
   return r;
 }
 
@@ -332,13 +307,26 @@ void add_common(CLI::App* s, SimulateOptions& o) {
                 "of a --model (memory-bound layers: 80% of memory bandwidth)")
       ->check(kPositiveFinite)
       ->capture_default_str();
-  s->add_option("--precision", o.precision, "Compute precision of a --model's roofline: fp32, tf32, bf16, fp16")
+  s->add_option("--precision", o.precision,
+                "Compute precision on the --gpu: fp32, tf32, bf16, fp16 (a --model's roofline; a moved -p profile "
+                "keeps its --from-precision unless given)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
+      ->capture_default_str()
+      ->each([&o](const std::string&) { o.precision_given = true; });
+  s->add_option("--from-gpu", o.from_gpu,
+                "The GPU a -p profile was measured on, when moving it with --gpu (default: the one its "
+                "provenance.device names)");
+  s->add_option("--from-precision", o.from_precision, "The precision a -p profile computed in, when moving it")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
   s->add_option("--optimizer", o.optimizer, "Optimizer of a --model (its step's memory traffic): adamw or sgd")
       ->check(CLI::IsMember({"adamw", "adam", "sgd"}))
       ->capture_default_str();
   s->add_option("--catalog", o.catalog, "Hardware catalog directory (default: data/hardware)");
+  s->add_option("--system", o.system,
+                "A system part (gcu.system-part/1: cluster and codec costs, e.g. data/parts/systems/"
+                "p3.8xlarge-v100.json) to combine with -p's model part or profile; the compute moves to its GPU "
+                "when the two name different catalog GPUs");
   s->add_option("--write-profile", o.write_profile,
                 "Also write the profile of the described --model and system (gcu.profile/2) to this file");
   s->add_option("--set", o.overrides,
@@ -432,6 +420,8 @@ void setup_simulate(CLI::App& app) {
       "  # your model on your cluster, described: a 1.3B GPT on 64 H100s, 8 per node, 400 Gbit/s\n"
       "  gcu simulate recommend --model transformer:layers=24,hidden=2048,heads=16,seq=2048,vocab=50257 \\\n"
       "      --gpu h100-sxm --gpus 64 --gpus-per-node 8 --nic ib-ndr\n"
+      "  # the shipped V100 profile moved to 64 H100s, layer by layer\n"
+      "  gcu simulate -p data/profiles/v100-resnet50.json --gpu h100-sxm --gpus 64 --nic eth-100g\n"
       "  # LLaMA-7B, 16 nodes of 8 A100s, the measured step time instead of the roofline\n"
       "  gcu simulate --model llama-7b --gpu a100-80gb --nodes 16 --bandwidth 100Gbps --step-time 2.1s\n"
       "  # where does PowerSGD start to beat FP16 DDP? which ratio gives 90% scaling? what is best?\n"

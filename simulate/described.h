@@ -25,10 +25,15 @@ struct DescribeFlags {
   std::optional<double> bandwidth_gbps, intra_bandwidth_gbps;  // replace the NIC's / link's rate
   int batch = 0;                // per GPU; 0: the network's usual
   std::string precision = "bf16";
+  bool precision_given = false; // --precision on the command line (a moved profile keeps its own otherwise)
   double mfu = 0.4;
   std::optional<double> step_time_s;
   std::string optimizer = "adamw";
   std::string catalog_dir;      // empty: model::hw::default_catalog_dir()
+  // Moving a measured profile (-p with --gpu): the GPU it was measured on (empty: the one its
+  // provenance.device names) and the precision it computed in.
+  std::string from_gpu;
+  std::string from_precision = "fp32";
 };
 
 struct DescribedProfile {
@@ -39,5 +44,18 @@ struct DescribedProfile {
 
 // Throws model::ModelError (NetworkError, HardwareError, ProfileError) naming the flag or field.
 DescribedProfile describe_from_flags(const DescribeFlags& f);
+
+// `gcu simulate -p PROFILE --gpu NAME ...`: the measured profile moved to the described
+// system (model/network/describe.h move_profile): its network is f.model, else its model's
+// name as a spec or preset, and must have its tensors.
+DescribedProfile move_from_flags(const LoadedProfile& measured, const DescribeFlags& f);
+
+// `gcu simulate -p MODEL --system SYSTEM`: a model part (or profile) combined with a system
+// part (or profile), load_combined. When the parts' devices name two different catalog GPUs,
+// the model's compute is moved to the system's (model/network/move.h; the network is
+// f.model or the model's name); when they differ but are not both in the catalog, a note
+// says the compute was not moved.
+DescribedProfile combine_from_flags(const std::string& model_path, const std::string& system_path,
+                                    const std::vector<std::string>& overrides, const DescribeFlags& f);
 
 }  // namespace gcu::simulate

@@ -1,6 +1,8 @@
 // A profile for a described model on a described system (describe.h).
 #include "model/network/describe.h"
 
+#include "model/network/codec_estimate.h"
+
 #include "compressors/registry.h"
 #include "model/profile_json.h"
 #include "util/output_file.h"
@@ -33,19 +35,6 @@ std::string bench_text(const nlohmann::json& o, const char* key, const std::stri
   return o[key].get<std::string>();
 }
 
-std::string bench_lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-// `name` is this GPU's catalog name or one of its aliases (case-insensitive).
-bool bench_is_gpu(const hw::Gpu& gpu, const std::string& name) {
-  if (bench_lower(gpu.name) == bench_lower(name)) return true;
-  for (const auto& a : gpu.aliases)
-    if (bench_lower(a) == bench_lower(name)) return true;
-  return false;
-}
-
 }  // namespace
 
 CodecBench parse_codec_bench(const std::string& json_text, const std::string& label) {
@@ -62,6 +51,7 @@ CodecBench parse_codec_bench(const std::string& json_text, const std::string& la
   b.device = bench_text(j, "device", label);
   b.source = bench_text(j, "source", label);
   b.memory_bytes_per_s = bench_positive(j.value("memory_bytes_per_s", nlohmann::json()), label + ": /memory_bytes_per_s");
+  if (j.contains("fp32_flops")) b.fp32_flops = bench_positive(j["fp32_flops"], label + ": /fp32_flops");
   if (!j.contains("schemes") || !j["schemes"].is_object() || j["schemes"].empty())
     throw NetworkError(label + ": /schemes: expected an object of schemes");
   for (const auto& [spec, v] : j["schemes"].items()) {
@@ -77,6 +67,7 @@ CodecBench parse_codec_bench(const std::string& json_text, const std::string& la
     std::sort(pts.begin(), pts.end());
     if (pts.front().first == pts.back().first) throw NetworkError(at + "/elements: expected two distinct sizes");
     CodecBench::Line line;
+    line.points = pts;
     line.per_element_s = std::max(0.0, (pts.back().second - pts.front().second) / (pts.back().first - pts.front().first));
     line.fixed_s = std::max(0.0, pts.front().second - line.per_element_s * pts.front().first);
     std::string canonical;
@@ -102,39 +93,31 @@ CodecBench load_codec_bench(const std::string& path) {
 
 std::map<std::string, CodecFit> codec_fits_on(const CodecBench& bench, const hw::Gpu& gpu,
                                               std::vector<std::string>* notes) {
-  const double moved = bench.memory_bytes_per_s / gpu.memory_bytes_per_s;  // per-element time factor
-  const bool same = bench_is_gpu(gpu, bench.gpu);
-  constexpr double kMemoryEfficiency = 0.8;
-  constexpr int64_t kProbe = 1 << 24;
-  std::map<std::string, CodecFit> out;
-  for (const auto& [spec, line] : bench.schemes) {
-    CodecFit f;
-    const double per = line.per_element_s * (same ? 1.0 : moved);
-    f.encode.fixed_s = f.decode.fixed_s = line.fixed_s / 2;
-    f.encode.per_element_s = f.decode.per_element_s = per / 2;
-    f.measured_n = kProbe;
-    // All-gathered payloads are decoded once per rank: that rank's payload read once.
-    const auto c = compress::make_compressor(spec);
-    const auto layout = compress::BucketLayout::flat(kProbe);
-    bool gathers = false;
-    for (const auto& call : c->plan(layout, 2)) gathers |= call.kind == compress::CollectiveKind::AllGather;
-    if (gathers) {
-      const double wire_per_element = static_cast<double>(c->wire_bytes(layout, 2)) / kProbe;
-      f.decode.per_rank_element_s = wire_per_element / (gpu.memory_bytes_per_s * kMemoryEfficiency);
-    }
-    out[spec] = f;
-  }
-  if (notes)
-    notes->push_back(
-        "codec costs: gcu's CUDA kernels measured on one " + bench.device + " (" + bench.source +
-        "), a line through the round trip at the measured sizes, split half encode, half decode" +
-        (same ? std::string()
-              : "; on " + gpu.name + " the per-element part scaled by memory bandwidth (x" + bench_num(moved) +
-                    ", an estimate), the per-bucket part kept") +
-        "; all-gathered payloads decoded at " + bench_num(100 * kMemoryEfficiency) +
-        "% of memory bandwidth per rank (estimate); PowerSGD timed on flat vectors, not the model's matrices");
-  return out;
+  // Each scheme's kernel work at the GPU's catalog rates, at its achieved fraction of
+  // memory bandwidth measured in `bench` (codec_estimate.h).
+  return codec_fits_from_work(gpu, &bench, notes);
 }
+
+namespace {
+// The cluster's node shape and its two link levels from the catalog's entries (no
+// per-collective fits: nothing was measured on these links).
+void system_links(Cluster& c, const SystemSpec& sys, std::vector<std::string>* assumptions) {
+  c.nodes = sys.nodes;
+  c.gpus_per_node = sys.gpus_per_node;
+  c.intra = LinkLevel{};
+  c.intra.bandwidth_gbps = sys.intra.bandwidth_gbps;
+  c.intra.alpha_s = sys.intra.latency_s;
+  c.inter = LinkLevel{};
+  c.inter.bandwidth_gbps = sys.nic.bandwidth_gbps * sys.nics_per_node;
+  c.inter.alpha_s = sys.nic.latency_s;
+  assumptions->push_back(
+      "cluster: intra-node " + sys.intra.name + " (" + bench_num(sys.intra.bandwidth_gbps) + " Gbit/s, " +
+      bench_num(sys.intra.latency_s * 1e6) + " us), inter-node " + std::to_string(sys.nics_per_node) + " x " +
+      sys.nic.name + " per node (" + bench_num(c.inter.bandwidth_gbps) + " Gbit/s, " +
+      bench_num(sys.nic.latency_s * 1e6) +
+      " us): the catalog's figures as collective bandwidth and per-step latency, nothing measured");
+}
+}  // namespace
 
 Described describe_profile(const Network& n, const SystemSpec& sys, const RooflineOptions& o,
                            const CodecBench& codecs) {
@@ -153,20 +136,10 @@ Described describe_profile(const Network& n, const SystemSpec& sys, const Roofli
   p.provenance.assumptions.push_back("gradients: FP32, reduced by DDP with its default buckets (1 MiB, then 25 MiB)");
 
   Cluster& c = p.cluster;
-  c.nodes = sys.nodes;
-  c.gpus_per_node = sys.gpus_per_node;
-  c.intra.bandwidth_gbps = sys.intra.bandwidth_gbps;
-  c.intra.alpha_s = sys.intra.latency_s;
-  c.inter.bandwidth_gbps = sys.nic.bandwidth_gbps * sys.nics_per_node;
-  c.inter.alpha_s = sys.nic.latency_s;
+  system_links(c, sys, &p.provenance.assumptions);
   // The published study's middle value (1.04-1.1) and the shipped profiles' contention.
   c.gamma_stretch = 1.07;
   c.overlap_contention = 1.3;
-  p.provenance.assumptions.push_back(
-      "cluster: intra-node " + sys.intra.name + " (" + bench_num(sys.intra.bandwidth_gbps) + " Gbit/s, " +
-      bench_num(sys.intra.latency_s * 1e6) + " us), inter-node " + std::to_string(sys.nics_per_node) + " x " + sys.nic.name +
-      " per node (" + bench_num(c.inter.bandwidth_gbps) + " Gbit/s, " + bench_num(sys.nic.latency_s * 1e6) +
-      " us): the catalog's figures as collective bandwidth and per-step latency, nothing measured");
   p.provenance.assumptions.push_back(
       "interference: backward stretched 1.07 by overlapped communication (the published 1.04-1.1), compression "
       "kernels and backward 1.3x slower side by side (assumed, as in the shipped V100 profiles)");
@@ -187,6 +160,43 @@ Described describe_profile(const Network& n, const SystemSpec& sys, const Roofli
                          bench_num(sys.gpu.memory_bytes / (1u << 30)) +
                          " GiB: plain DDP cannot train it (sharded data parallelism, ZeRO/FSDP, communicates "
                          "differently)");
+  return d;
+}
+
+Described move_profile(const Profile& src, const Network& n, const hw::Gpu& from, const SystemSpec& sys,
+                       const MoveOptions& o, const CodecBench& codecs) {
+  if (sys.nodes < 1 || sys.gpus_per_node < 1 || sys.nics_per_node < 1)
+    throw NetworkError("nodes, GPUs per node and NICs per node must be >= 1");
+  const MovedCompute moved = move_compute(src.model, n, from, sys.gpu, o);
+  Described d;
+  Profile& p = d.profile;
+  p = src;
+  p.provenance.source = src.provenance.source + "; moved to " + std::to_string(sys.nodes) + " x " +
+                        std::to_string(sys.gpus_per_node) + " " + sys.gpu.name + " (gcu simulate -p --gpu)";
+  p.provenance.device = sys.gpu.vendor_name;
+  // The move's lines first; the source's own, which speak of its GPU and links, after them.
+  std::vector<std::string> lines = moved.assumptions;
+  Cluster& c = p.cluster;
+  system_links(c, sys, &lines);
+  // GPU collectives run on their own engine and sum every type natively (NCCL).
+  c.comm_contention = 1;
+  c.comm_contention_reference.reset();
+  c.allreduce_element_bytes.clear();
+  lines.push_back("interference: the source profile's factors kept (backward stretch " + bench_num(c.gamma_stretch) +
+                  ", codec beside backward " + bench_num(c.overlap_contention) + ")");
+  p.model.compute = moved.compute;
+  p.compressors = codec_fits_on(codecs, sys.gpu, &lines);
+  for (const auto& a : src.provenance.assumptions) lines.push_back(std::string(kSourceLine) + a);
+  p.provenance.assumptions = lines;
+  validate_profile(p);
+  d.compute.compute = p.model.compute.front();
+  d.compute.basis = "measured on " + from.name + ", moved to " + sys.gpu.name + " layer by layer (backward x" +
+                    bench_num(moved.backward_factor) + ")";
+  d.memory_per_gpu_bytes = ddp_memory_bytes(n, o.to_precision, o.roofline.optimizer);
+  if (d.memory_per_gpu_bytes > sys.gpu.memory_bytes)
+    d.warnings.push_back("the model states alone (" + bench_num(d.memory_per_gpu_bytes / (1u << 30)) +
+                         " GiB) exceed the " + sys.gpu.name + "'s " + bench_num(sys.gpu.memory_bytes / (1u << 30)) +
+                         " GiB: plain DDP cannot train it");
   return d;
 }
 

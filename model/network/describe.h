@@ -1,12 +1,13 @@
 // A profile for a described model on a described system: the network (network.h) and
 // its compute on the GPU (roofline.h) make the model part; the catalog's GPU, node shape,
-// intra-node link and NIC (model/hardware.h) make the cluster; codec costs come from gcu's
-// own CUDA kernels measured on one H100 (data/hardware/codecs-h100.json), moved to the
-// GPU by memory bandwidth. Everything it assumes is listed in the profile's
+// intra-node link and NIC (model/hardware.h) make the cluster; codec costs come from the
+// work of gcu's own CUDA kernels at the GPU's rates, each scheme's memory efficiency
+// measured on one H100 (data/hardware/codecs-h100.json; codec_estimate.h). Everything it assumes is listed in the profile's
 // provenance.assumptions; nothing here is measured on the user's system.
 #pragma once
 
 #include "model/hardware.h"
+#include "model/network/move.h"
 #include "model/network/network.h"
 #include "model/network/roofline.h"
 #include "model/profile.h"
@@ -32,20 +33,22 @@ struct CodecBench {
   std::string gpu;                      // catalog name of the GPU it was measured on
   std::string device;                   // as the benchmark printed it
   double memory_bytes_per_s = 0;        // that GPU's peak memory bandwidth
+  double fp32_flops = 0;                // its FP32 peak (optional "fp32_flops"; 0: not given)
   std::string source;                   // the file it came from
   struct Line {
     Seconds fixed_s = 0;                // per bucket
     Seconds per_element_s = 0;
+    std::vector<std::pair<double, Seconds>> points;  // (elements, round trip) as measured, by size
   };
   std::map<std::string, Line> schemes;  // canonical spec -> round-trip line through the sizes
 };
 CodecBench parse_codec_bench(const std::string& json_text, const std::string& label);  // throws NetworkError
 CodecBench load_codec_bench(const std::string& path);
 
-// Encode and decode fits per scheme on `gpu` (half of the round trip each; per-element
-// parts scaled by the bench GPU's memory bandwidth over `gpu`'s; per-bucket parts kept;
-// all-gathered payloads decoded once per rank at the memory roofline). `notes` gets one
-// line saying what was measured and what is estimated.
+// Encode and decode fits per scheme on `gpu` from each scheme's CUDA kernel work (bytes,
+// launches, GEMM FLOPs: compressors/gpu_work.h) at `gpu`'s catalog rates, with each
+// scheme's achieved fraction of memory bandwidth measured in `bench` (codec_estimate.h).
+// `notes` gets one line saying what was measured and what is estimated.
 std::map<std::string, CodecFit> codec_fits_on(const CodecBench& bench, const hw::Gpu& gpu,
                                               std::vector<std::string>* notes);
 
@@ -58,5 +61,15 @@ struct Described {
 // Throws NetworkError / hw::HardwareError / ModelError (the profile is validated).
 Described describe_profile(const Network& n, const SystemSpec& sys, const RooflineOptions& o,
                            const CodecBench& codecs);
+
+// A measured profile moved to a described system: its compute moved layer by layer from
+// `from` to sys.gpu (move.h, through `n`, which must have the profile's tensors), the
+// cluster from `sys` (as describe_profile), codec costs on sys.gpu (codec_fits_on; the
+// profile's own fits were measured on `from`), its buckets, interference factors and
+// convergence kept (iterations to target do not depend on the GPU).
+// A moved profile's provenance keeps the source's assumption lines, each prefixed with this.
+inline constexpr const char* kSourceLine = "source profile: ";
+Described move_profile(const Profile& p, const Network& n, const hw::Gpu& from, const SystemSpec& sys,
+                       const MoveOptions& o, const CodecBench& codecs);
 
 }  // namespace gcu::model::net

@@ -15,14 +15,13 @@ std::string roofline_fmt(const char* f, double a, double b = 0, double c = 0) {
   return buf;
 }
 
-struct LayerTimes {
-  Seconds forward_s = 0, backward_s = 0;
-  bool compute_bound = false;
-};
+}  // namespace
 
-LayerTimes roofline_layer_times(const Layer& l, double batch, double peak, double membw, const RooflineOptions& o,
-                       double elem_bytes) {
-  LayerTimes t;
+LayerSeconds layer_seconds(const Layer& l, double batch, const hw::Gpu& gpu, const RooflineOptions& o) {
+  const double peak = peak_flops(gpu, o.precision);
+  const double membw = gpu.memory_bytes_per_s;
+  const double elem_bytes = activation_bytes(o.precision);
+  LayerSeconds t;
   const double fb = l.backward_flops * batch / (peak * o.mfu);
   const double mb = (l.activation_elements * batch + l.weight_elements) * elem_bytes / (membw * o.memory_efficiency);
   t.backward_s = std::max(fb, mb) + l.kernels * o.launch_s;
@@ -34,8 +33,6 @@ LayerTimes roofline_layer_times(const Layer& l, double batch, double peak, doubl
   t.forward_s = std::max(ff, mf) + o.launch_s;
   return t;
 }
-
-}  // namespace
 
 Precision parse_precision(const std::string& s) {
   if (s == "fp32") return Precision::FP32;
@@ -104,7 +101,6 @@ RooflineResult roofline_compute(const Network& n, const hw::Gpu& gpu, const Roof
     throw NetworkError("--step-time: expected a time > 0");
   const double peak = peak_flops(gpu, o.precision);
   const double membw = gpu.memory_bytes_per_s;
-  const double eb = activation_bytes(o.precision);
   const double batch = o.batch_size;
   const auto tensors = n.tensors_backward();
 
@@ -137,11 +133,11 @@ RooflineResult roofline_compute(const Network& n, const hw::Gpu& gpu, const Roof
     return r;
   }
 
-  std::vector<LayerTimes> times;
+  std::vector<LayerSeconds> times;
   times.reserve(n.layers.size());
   Seconds fwd = 0, bwd = 0;
   for (const Layer& l : n.layers) {
-    times.push_back(roofline_layer_times(l, batch, peak, membw, o, eb));
+    times.push_back(layer_seconds(l, batch, gpu, o));
     fwd += times.back().forward_s;
     bwd += times.back().backward_s;
     (times.back().compute_bound ? r.compute_bound_layers : r.memory_bound_layers)++;

@@ -60,6 +60,14 @@ struct RooflineResult {
   std::vector<std::string> assumptions;  // one line per assumed number
 };
 
+// One layer's roofline at `batch` samples on `gpu` (o.precision, o.mfu, o.memory_efficiency,
+// o.launch_s; o.batch_size is not read).
+struct LayerSeconds {
+  Seconds forward_s = 0, backward_s = 0;
+  bool compute_bound = false;  // the backward's FLOPs take longer than its bytes
+};
+LayerSeconds layer_seconds(const Layer& l, double batch, const hw::Gpu& gpu, const RooflineOptions& o);
+
 // Throws NetworkError for a network without work and no step time, a batch < 1, an mfu or
 // efficiency outside (0, 1], or a GPU without a peak at the precision.
 RooflineResult roofline_compute(const Network& n, const hw::Gpu& gpu, const RooflineOptions& o);

@@ -1,10 +1,12 @@
 #!/bin/sh
 # A CPU calibration of the small CNN on 2 ranks (2 processes, torchrun-style variables)
 # with a short budget; checks that it completes and writes a valid profile with the
-# collective tables. Usage: run_two_ranks.sh <gcu binary> <work dir>
+# collective tables, and its two parts, which `gcu simulate` combines into the same
+# prediction. Usage: run_two_ranks.sh <gcu binary> <work dir> <gcu binary with simulate>
 set -eu
 GCU="$1"
 DIR="$2"
+SIM="$3"
 rm -rf "$DIR" && mkdir -p "$DIR"
 # Below the ephemeral range (32768-60999 here): a port an outgoing connection holds cannot
 # be bound (a likely cause of this test's rare failures right after other tests).
@@ -22,7 +24,7 @@ start_two_ranks() {
 common="calibrate --model cnn --batch-sizes 16 --warmup 1 --iters 3 --max-bytes 4194304 \
   --schemes none;fp16;signsgd --codec-sizes 4096,16384,65536 --error-snapshots 2 \
   --convergence-schemes fp16 --convergence-iterations 20 --budget-s 60 --threads 1 --allgather-floor on \
-  -o $DIR/profile.json"
+  -o $DIR/profile.json --model-part $DIR/model-part.json --system-part $DIR/system-part.json"
 start_two_ranks "$PORT" rank $common
 rc=0
 wait "$pid0" || rc=$?
@@ -33,6 +35,13 @@ fi
 test -s "$DIR/profile.json" || { echo "no profile written"; exit 1; }
 grep -q '"schema": "gcu.profile/2"' "$DIR/profile.json" || { echo "profile has no schema"; exit 1; }
 grep -q '"allreduce"' "$DIR/profile.json" || { echo "profile has no all-reduce fit"; exit 1; }
+# Its two parts (model/parts.h) combine back into the same profile: the same prediction.
+grep -q '"schema": "gcu.model-part/1"' "$DIR/model-part.json" || { echo "no model part written"; exit 1; }
+grep -q '"schema": "gcu.system-part/1"' "$DIR/system-part.json" || { echo "no system part written"; exit 1; }
+"$SIM" simulate -p "$DIR/profile.json" --schemes none,fp16,signsgd --format csv > "$DIR/whole.csv"
+"$SIM" simulate -p "$DIR/model-part.json" --system "$DIR/system-part.json" --schemes none,fp16,signsgd \
+  --format csv > "$DIR/parts.csv"
+cmp -s "$DIR/whole.csv" "$DIR/parts.csv" || { echo "the parts do not combine into the profile"; diff "$DIR/whole.csv" "$DIR/parts.csv" | head; exit 1; }
 grep -q 'busbw' "$DIR/rank0.out" || { echo "no collective table printed"; cat "$DIR/rank0.out"; exit 1; }
 # The sweep's calls follow an idle gap, by default the measured forward + backward (> 0).
 grep -q 'ms idle before each call' "$DIR/rank0.out" || { echo "the report does not give the idle gap"; exit 1; }

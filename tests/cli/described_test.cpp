@@ -41,7 +41,7 @@ TEST(DescribedCli, GptOnH100sAsJson) {
   }
   EXPECT_TRUE(any_line_contains(j["notes"], "roofline estimate on h100-sxm"));
   EXPECT_EQ(j["convergence"]["source"], "none");
-  EXPECT_TRUE(any_line_contains(j["assumptions"], "codec costs: gcu's CUDA kernels measured"));
+  EXPECT_TRUE(any_line_contains(j["assumptions"], "codec costs: estimated from each scheme's CUDA kernel work"));
 }
 
 TEST(DescribedCli, StepTimeReplacesTheRooflineLevel) {
@@ -83,6 +83,56 @@ TEST(DescribedCli, WritesAProfileThatLoads) {
   fs::remove(f);
 }
 
+// The shipped V100 ResNet-50 profile moved to H100s: compute moved layer by layer, the
+// profile's convergence kept (TTA is the same model's), the H100 system's links.
+TEST(DescribedCli, MovedProfileKeepsItsConvergence) {
+  const Result a = gcu("simulate -p data/profiles/v100-resnet50.json --schemes none,fp16 --format json");
+  const Result b = gcu("simulate -p data/profiles/v100-resnet50.json --gpu h100-sxm --gpus 64 --nic eth-100g "
+                       "--schemes none,fp16 --format json");
+  ASSERT_EQ(a.rc, 0) << a.out;
+  ASSERT_EQ(b.rc, 0) << b.out;
+  const auto ja = nlohmann::json::parse(a.out), jb = nlohmann::json::parse(b.out);
+  const double bwd_v100 = ja["rows"][0]["breakdown_s"]["backward"].get<double>();
+  const double bwd_h100 = jb["rows"][0]["breakdown_s"]["backward"].get<double>();
+  EXPECT_GT(bwd_v100 / bwd_h100, 3.0);
+  EXPECT_LT(bwd_v100 / bwd_h100, 4.3);
+  EXPECT_EQ(jb["setup"]["gpus_per_node"], 8);
+  EXPECT_DOUBLE_EQ(jb["setup"]["inter_bandwidth_gbps"].get<double>(), 100);
+  EXPECT_EQ(jb["convergence"]["source"], "assumed");  // the profile's own, kept
+  EXPECT_FALSE(jb["rows"][0]["tta"].is_null());
+  EXPECT_TRUE(any_line_contains(jb["notes"], "moved to h100-sxm layer by layer"));
+  EXPECT_TRUE(any_line_contains(jb["assumptions"], "measured on v100-sxm2 (its provenance.device)"));
+  // TF32 on the H100 is faster still than FP32.
+  const Result c = gcu("simulate -p data/profiles/v100-resnet50.json --gpu h100-sxm --gpus 64 --nic eth-100g "
+                       "--schemes none --precision tf32 --format json");
+  ASSERT_EQ(c.rc, 0) << c.out;
+  EXPECT_LT(nlohmann::json::parse(c.out)["rows"][0]["breakdown_s"]["backward"].get<double>(), bwd_h100);
+}
+
+// Parts: the shipped V100 study's model and system parts give the shipped profile's
+// prediction; a model part on an H100 system (written from the catalog's flags) moves its
+// compute to the H100.
+TEST(DescribedCli, PartsCombine) {
+  const Result whole = gcu("simulate -p data/profiles/v100-bert-base.json --format csv");
+  const Result parts = gcu("simulate -p data/parts/models/v100-bert-base.json --system "
+                           "data/parts/systems/p3.8xlarge-v100.json --format csv");
+  ASSERT_EQ(whole.rc, 0) << whole.out;
+  EXPECT_EQ(parts.out, whole.out);
+  const fs::path sys = fs::temp_directory_path() / ("gcu_h100_system_" + std::to_string(::getpid()) + ".json");
+  ASSERT_EQ(gcu("simulate --model resnet50 --gpu h100-sxm --gpus 16 --nic ib-ndr --schemes none --write-profile " +
+                sys.string() + " --format csv")
+                .rc,
+            0);
+  const Result moved = gcu("simulate -p data/parts/models/v100-resnet50.json --system " + sys.string() +
+                           " --schemes none,fp16 --format json");
+  ASSERT_EQ(moved.rc, 0) << moved.out;
+  const auto j = nlohmann::json::parse(moved.out);
+  EXPECT_EQ(j["setup"]["gpus"], 16);
+  EXPECT_TRUE(any_line_contains(j["notes"], "moved to the system's h100-sxm layer by layer"));
+  EXPECT_FALSE(j["rows"][0]["tta"].is_null());  // the model part's convergence
+  fs::remove(sys);
+}
+
 TEST(DescribedCli, BadInputNamesTheProblem) {
   struct Case {
     const char* args;
@@ -100,10 +150,17 @@ TEST(DescribedCli, BadInputNamesTheProblem) {
       {"simulate --model gpt2 --gpu h100-sxm --nodes 2", "--nic"},
       {"simulate --model gpt2 --gpu v100-sxm2 --precision bf16", "no bf16"},
       {"simulate --model gpt2 --gpu h100-sxm --step-time fast", "duration"},
-      {"simulate -p data/profiles/v100-resnet50.json --gpu h100-sxm", "--gpu describes a system"},
-      {"simulate -p data/profiles/v100-resnet50.json --model gpt2 --gpu h100-sxm", "give one"},
+      {"simulate -p data/profiles/v100-resnet50.json --nic eth-100g", "needs --gpu"},
+      {"simulate -p data/profiles/v100-resnet50.json --model gpt2 --gpu h100-sxm", "describe the profile's own network"},
+      {"simulate -p data/profiles/cpu-2rank-cnn.json --gpu h100-sxm", "--from-gpu"},
+      {"simulate -p data/profiles/v100-resnet50.json --gpu h100-sxm --step-time 1s", "--step-time applies"},
       {"simulate -p data/profiles/v100-resnet50.json --bandwidth 25Xbps", "bandwidth '25Xbps'"},
       {"simulate", "-p PROFILE"},
+      {"simulate -p data/parts/models/v100-resnet50.json", "a model part needs a system"},
+      {"simulate -p data/parts/systems/p3.8xlarge-v100.json", "a system part needs a model"},
+      {"simulate --system data/parts/systems/p3.8xlarge-v100.json", "-p MODEL"},
+      {"simulate -p data/parts/systems/p3.8xlarge-v100.json --system data/parts/systems/p3.8xlarge-v100.json",
+       "(model part): /schema"},
   };
   for (const Case& c : cases) {
     const Result r = gcu(std::string(c.args) + " 2>&1");
