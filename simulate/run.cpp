@@ -206,7 +206,8 @@ ResultTable run_simulation(const model::Profile& p, const RunRequest& req) {
       if (!s.iteration.compute_exact && !s.iteration.note.empty()) notes.insert(s.iteration.note);
       notes.insert(s.iteration.cost_notes.begin(), s.iteration.cost_notes.end());
       cost_assumptions.insert(s.iteration.cost_assumptions.begin(), s.iteration.cost_assumptions.end());
-      if (!r.tta && req.with_tta && !s.tta_note.empty()) notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
+      if (!r.tta && req.with_tta && model::convergence_source(p.convergence) != "none" && !s.tta_note.empty())
+        notes.insert("no TTA for " + s.scheme + ": " + s.tta_note);
       if (r.tta && !r.tta->evidence.empty()) {  // pilot predictions: why never / uncertain / widened
         std::string e;
         for (const auto& x : r.tta->evidence) e += (e.empty() ? "" : "; ") + x;

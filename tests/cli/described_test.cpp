@@ -56,6 +56,7 @@ TEST(DescribedCli, StepTimeReplacesTheRooflineLevel) {
   EXPECT_NEAR(bd["forward"].get<double>() + bd["backward"].get<double>() + bd["optimizer"].get<double>(), 0.5, 1e-9);
   EXPECT_NE(ja["rows"][0]["iteration_s"], jb["rows"][0]["iteration_s"]);
   EXPECT_TRUE(any_line_contains(jb["notes"], "--step-time 500 ms"));
+  EXPECT_FALSE(any_line_contains(jb["notes"], "no TTA for"));  // none was asked of a model without convergence
 }
 
 TEST(DescribedCli, RecommendAndCrossoverRankByIterationTime) {
