@@ -160,7 +160,7 @@ TEST(Hardware, MalformedFilesNameTheFileAndField) {
   EXPECT_EQ(error_after([](E g, E, E) { g["schema"] = "gcu.hardware/2"; }),
             "gpus.json: /schema: expected \"gcu.hardware/1\", got \"gcu.hardware/2\"");
   const auto has = [](const std::string& m, const std::string& part) {
-    return m.find(part) != std::string::npos ? testing::AssertionSuccess() : testing::AssertionFailure() << m;
+    return m.find(part) != std::string::npos ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << m;
   };
   EXPECT_TRUE(has(error_after([](E g, E, E) { g["gpus"][0].erase("sources"); }),
                   "gpus.json: /gpus/0/sources: expected a value (the field is required)"));

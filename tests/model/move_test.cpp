@@ -4,6 +4,7 @@
 
 #include "model/hardware.h"
 #include "model/profile_json.h"
+#include "network_fixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -13,39 +14,10 @@
 namespace gcu::model::net {
 namespace {
 
-hw::Gpu move_gpu(const char* name, double flops, double membw) {
-  hw::Gpu g;
-  g.name = name;
-  g.bf16_flops = g.fp16_flops = g.fp32_flops = flops;
-  g.memory_bytes_per_s = membw;
-  g.memory_bytes = 80e9;
-  return g;
-}
+hw::Gpu move_gpu(const char* name, double flops, double membw) { return testing::round_gpu(name, flops, membw); }
 
-// As roofline_test.cpp: A a linear layer (1 GFLOP forward, 2 GFLOP backward per sample),
-// B a norm after it (memory-bound).
-Network move_two_layers() {
-  Network n;
-  n.spec = "two-layers";
-  Layer a;
-  a.name = "a";
-  a.kind = LayerKind::Linear;
-  a.params = {{"a.weight", {1000, 1000}}};
-  a.forward_flops = 1e9;
-  a.backward_flops = 2e9;
-  a.activation_elements = 1e6;
-  a.weight_elements = 1e6;
-  a.kernels = 3;
-  Layer b;
-  b.name = "b";
-  b.kind = LayerKind::Norm;
-  b.params = {{"b.weight", {1000}}, {"b.bias", {1000}}};
-  b.backward_flops = 8e4;
-  b.activation_elements = 4e5;
-  b.kernels = 2;
-  n.layers = {a, b};
-  return n;
-}
+// The two-layer network of network_fixtures.h (as roofline_test.cpp's).
+Network move_two_layers() { return testing::two_layer_network(); }
 
 Model move_measured() {
   Model m;

@@ -2,46 +2,23 @@
 // two-layer network and a made-up GPU with round figures.
 #include "model/network/roofline.h"
 
+#include "network_fixtures.h"
+
 #include <gtest/gtest.h>
 
 namespace gcu::model::net {
 namespace {
 
-// GPU: 100 TFLOP/s BF16, 1 TB/s. Layer A: a linear layer, per sample 1 GFLOP forward,
-// 2 GFLOP backward, 1e6 activation elements, 1e6 weight elements, 3 backward kernels.
-// Layer B: a norm, 8e4 backward FLOPs and 4e5 activation elements per sample, 2 kernels.
+// GPU: 100 TFLOP/s (every precision, though the first test's FP32 case uses 10), 1 TB/s;
+// the two-layer network of network_fixtures.h.
 hw::Gpu test_gpu() {
-  hw::Gpu g;
-  g.name = "test-gpu";
-  g.bf16_flops = g.fp16_flops = 100e12;
+  hw::Gpu g = testing::round_gpu("test-gpu", 100e12, 1e12);
   g.fp32_flops = 10e12;
-  g.memory_bytes_per_s = 1e12;
-  g.memory_bytes = 80e9;
+  g.tf32_flops = 0;
   return g;
 }
 
-Network two_layers() {
-  Network n;
-  n.spec = "two-layers";
-  Layer a;
-  a.name = "a";
-  a.kind = LayerKind::Linear;
-  a.params = {{"a.weight", {1000, 1000}}};
-  a.forward_flops = 1e9;
-  a.backward_flops = 2e9;
-  a.activation_elements = 1e6;
-  a.weight_elements = 1e6;
-  a.kernels = 3;
-  Layer b;
-  b.name = "b";
-  b.kind = LayerKind::Norm;
-  b.params = {{"b.weight", {1000}}, {"b.bias", {1000}}};
-  b.backward_flops = 8e4;
-  b.activation_elements = 4e5;
-  b.kernels = 2;
-  n.layers = {a, b};
-  return n;
-}
+Network two_layers() { return testing::two_layer_network(); }
 
 RooflineOptions options() {
   RooflineOptions o;
