@@ -15,19 +15,31 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 namespace gcu::model::hw {
+
+std::string lower_case(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool answers_to(const Gpu& g, const std::string& name) {
+  const std::string key = lower_case(name);
+  if (lower_case(g.name) == key) return true;
+  for (const auto& a : g.aliases)
+    if (lower_case(a) == key) return true;
+  return false;
+}
+
 namespace {
 
 constexpr const char* kSchema = "gcu.hardware/1";
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+std::string lower(std::string s) { return lower_case(std::move(s)); }
 
 // A value as a message shows it: strings quoted, anything else as compact JSON, capped.
 std::string shown(const Json& v) {

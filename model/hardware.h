@@ -83,6 +83,11 @@ Catalog load_catalog(const std::string& dir);
 Catalog parse_catalog(const std::string& gpus_json, const std::string& intra_json, const std::string& nics_json);
 
 // "v100-sxm2, a100-40gb, ..." (names in catalog order, for messages).
+// `name` is the entry's name or one of its aliases, ignoring case (how lookups match).
+bool answers_to(const Gpu& g, const std::string& name);
+// `s` in lower case (ASCII): catalog names are matched this way.
+std::string lower_case(std::string s);
+
 std::string known_names(const std::vector<Gpu>& gpus);
 std::string known_names(const std::vector<Link>& links);
 

@@ -19,9 +19,21 @@ std::string described_num(double v) {
   std::snprintf(b, sizeof b, "%.4g", v);
   return b;
 }
-}  // namespace
 
-namespace {
+std::string catalog_dir_of(const DescribeFlags& f) {
+  return f.catalog_dir.empty() ? hw::default_catalog_dir() : f.catalog_dir;
+}
+
+// How a measured compute moves: from --from-precision to --precision when given (else the
+// same), at --mfu.
+net::MoveOptions move_options_of(const DescribeFlags& f) {
+  net::MoveOptions o;
+  o.from_precision = net::parse_precision(f.from_precision);
+  o.to_precision = f.precision_given ? net::parse_precision(f.precision) : o.from_precision;
+  o.roofline.mfu = f.mfu;
+  o.roofline.optimizer = net::parse_optimizer(f.optimizer);
+  return o;
+}
 
 // The described system from the flags: GPU, node shape, intra-node link and NIC.
 // `extra` gets a line for each figure the flags replaced or assumed.
@@ -105,7 +117,7 @@ std::string system_label(const net::SystemSpec& sys) {
 DescribedProfile describe_from_flags(const DescribeFlags& f) {
   if (f.gpu.empty())
     throw net::NetworkError("--model " + f.model + " needs --gpu NAME (the GPUs it trains on; `gcu hardware` lists them)");
-  const std::string dir = f.catalog_dir.empty() ? hw::default_catalog_dir() : f.catalog_dir;
+  const std::string dir = catalog_dir_of(f);
   const hw::Catalog cat = hw::load_catalog(dir);
   std::vector<std::string> extra;
   const net::SystemSpec sys = system_from_flags(f, cat, extra);
@@ -123,7 +135,7 @@ DescribedProfile describe_from_flags(const DescribeFlags& f) {
 }
 
 DescribedProfile move_from_flags(const LoadedProfile& measured, const DescribeFlags& f) {
-  const std::string dir = f.catalog_dir.empty() ? hw::default_catalog_dir() : f.catalog_dir;
+  const std::string dir = catalog_dir_of(f);
   const hw::Catalog cat = hw::load_catalog(dir);
   std::vector<std::string> extra;
   const net::SystemSpec sys = system_from_flags(f, cat, extra);
@@ -140,11 +152,7 @@ DescribedProfile move_from_flags(const LoadedProfile& measured, const DescribeFl
                             "' is not a network gcu can describe: give --model SPEC with its tensors (" + e.what() +
                             ")");
   }
-  net::MoveOptions o;
-  o.from_precision = net::parse_precision(f.from_precision);
-  o.to_precision = f.precision_given ? net::parse_precision(f.precision) : o.from_precision;
-  o.roofline.mfu = f.mfu;
-  o.roofline.optimizer = net::parse_optimizer(f.optimizer);
+  const net::MoveOptions o = move_options_of(f);
   const net::CodecBench codecs = net::load_codec_bench(dir + "/codecs-h100.json");
   net::Described d = net::move_profile(p, network, from, sys, o, codecs);
   extra.push_back("the profile was measured on " + from.name + " (" + (f.from_gpu.empty() ? "its provenance.device"
@@ -160,7 +168,7 @@ DescribedProfile combine_from_flags(const std::string& model_path, const std::st
   DescribedProfile out;
   out.loaded = std::move(c.loaded);
   if (c.model_device == c.system_device) return out;
-  const std::string dir = f.catalog_dir.empty() ? hw::default_catalog_dir() : f.catalog_dir;
+  const std::string dir = catalog_dir_of(f);
   const hw::Catalog cat = hw::load_catalog(dir);
   const hw::Gpu* from = nullptr;
   const hw::Gpu* to = nullptr;
@@ -177,11 +185,7 @@ DescribedProfile combine_from_flags(const std::string& model_path, const std::st
   if (from == to) return out;
   model::Profile& p = out.loaded.profile;
   const net::Network network = net::make_network(f.model.empty() ? p.model.name : f.model);
-  net::MoveOptions o;
-  o.from_precision = net::parse_precision(f.from_precision);
-  o.to_precision = f.precision_given ? net::parse_precision(f.precision) : o.from_precision;
-  o.roofline.mfu = f.mfu;
-  const net::MovedCompute moved = net::move_compute(p.model, network, *from, *to, o);
+  const net::MovedCompute moved = net::move_compute(p.model, network, *from, *to, move_options_of(f));
   p.model.compute = moved.compute;
   model::validate_profile(p);
   out.assumptions = moved.assumptions;

@@ -51,18 +51,6 @@ cw::BucketLayout estimate_two_tensors(int64_t n) {
   return l;
 }
 
-// `name` is this GPU's catalog name or one of its aliases (case-insensitive).
-bool estimate_same_gpu(const hw::Gpu& gpu, const std::string& name) {
-  auto lower = [](std::string s) {
-    for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return s;
-  };
-  if (lower(gpu.name) == lower(name)) return true;
-  for (const auto& a : gpu.aliases)
-    if (lower(a) == lower(name)) return true;
-  return false;
-}
-
 double estimate_median(std::vector<double> v) {
   if (v.empty()) return kDefaultMemoryEfficiency;
   std::sort(v.begin(), v.end());
@@ -184,7 +172,7 @@ std::map<std::string, CodecFit> codec_fits_from_work(const hw::Gpu& gpu, const C
     if (measured_on)
       line += "; each scheme's achieved fraction of memory bandwidth measured on one " + measured_on->device + " (" +
               measured_on->source + ", the largest size)" +
-              (estimate_same_gpu(gpu, measured_on->gpu) ? "" : " and assumed on the " + gpu.name) +
+              (hw::answers_to(gpu, measured_on->gpu) ? "" : " and assumed on the " + gpu.name) +
               "; on the H100 the model is within 25% of every measured round trip (docs/described.md)";
     else
       line += "; " + estimate_num(100 * kDefaultMemoryEfficiency) + "% of memory bandwidth for every scheme (assumed)";

@@ -9,11 +9,6 @@
 namespace gcu::model::net {
 namespace {
 
-std::string move_lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
 std::string move_num(double v) {
   char b[64];
   std::snprintf(b, sizeof b, "%.4g", v);
@@ -41,14 +36,14 @@ void check_same_tensors(const Model& m, const Network& n) {
 }  // namespace
 
 const hw::Gpu& gpu_named_in(const hw::Catalog& c, const std::string& device) {
-  const std::string d = move_lower(device);
+  const std::string d = hw::lower_case(device);
   const hw::Gpu* best = nullptr;
   size_t best_len = 0;
   for (const auto& g : c.gpus) {
     std::vector<std::string> names = g.aliases;
     names.push_back(g.name);
     for (const auto& a : names) {
-      const std::string k = move_lower(a);
+      const std::string k = hw::lower_case(a);
       if (k.size() > best_len && d.find(k) != std::string::npos) best = &g, best_len = k.size();
     }
   }
