@@ -65,6 +65,7 @@ struct Fields {
   double ts = NAN, dur = 0;
   bool has_ts = false, has_dur = false;
   int64_t correlation = -1, elements = -1;
+  int64_t dims_elements = -1;  // the product of args["Input Dims"][0] (older Kineto: the bucket's size)
   void reset() { *this = Fields{}; }
 };
 
@@ -109,7 +110,11 @@ bool classify(const Fields& f, TraceEvent* e) {
   } else if (n == "record_param_comms") {
     e->kind = EventKind::CommsInfo;
     e->collective = collective_from(f.collective);
-    e->elements = f.elements;
+    e->elements = f.elements >= 0 ? f.elements : f.dims_elements;
+  } else if (starts_with(n, "nccl:")) {  // ProcessGroupNCCL's own record (CPU side): its input's size
+    e->kind = EventKind::CommsInfo;
+    e->collective = collective_from(n.substr(5));
+    e->elements = f.dims_elements;
   } else if (starts_with(n, "gloo:")) {
     e->kind = EventKind::CollectiveWork;
     e->collective = collective_from(n.substr(5));
@@ -174,11 +179,22 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
       saw_events_ = true;
     } else if (stack_.back() == Ctx::Top && key_ == "deviceProperties") {
       next = Ctx::DevProps;
+    } else if (stack_.back() == Ctx::Args && key_ == "Input Dims") {
+      next = Ctx::Dims;
+      dims_done_ = false;
+    } else if (stack_.back() == Ctx::Dims && !dims_done_) {
+      next = Ctx::DimsFirst;
+      dims_product_ = 1;
+      dims_count_ = 0;
     }
     stack_.push_back(next);
     return true;
   }
   bool end_array() override {
+    if (stack_.back() == Ctx::DimsFirst) {
+      dims_done_ = true;
+      f_.dims_elements = dims_count_ > 0 ? dims_product_ : -1;
+    }
     stack_.pop_back();
     return true;
   }
@@ -192,7 +208,7 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   bool saw_events() const { return saw_events_; }
 
  private:
-  enum class Ctx { Top, Events, Event, Args, DistInfo, DevProps, DevProp, Skip };
+  enum class Ctx { Top, Events, Event, Args, Dims, DimsFirst, DistInfo, DevProps, DevProp, Skip };
 
   [[noreturn]] void fail(const std::string& what) { throw TraceError("trace: " + what); }
 
@@ -213,6 +229,13 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
       case Ctx::Args:
         if (key_ == "correlation") f_.correlation = finite_count(v);
         else if (key_ == "In msg nelems" || key_ == "In msg size") f_.elements = finite_count(v);
+        break;
+      case Ctx::DimsFirst:
+        ++dims_count_;
+        if (dims_product_ >= 0) {
+          const int64_t d = finite_count(v);
+          dims_product_ = d < 0 || (d > 0 && dims_product_ > (int64_t{1} << 50) / d) ? -1 : dims_product_ * d;
+        }
         break;
       case Ctx::DistInfo:
         if (key_ == "world_size" && std::isfinite(v) && v >= 1 && v <= 1e7) out_->world_size = static_cast<int>(v);
@@ -279,7 +302,8 @@ class Handler : public nlohmann::json_sax<nlohmann::json> {
   std::vector<Ctx> stack_;
   std::string key_;
   Fields f_;
-  bool saw_events_ = false, seen_devprop_ = false;
+  bool saw_events_ = false, seen_devprop_ = false, dims_done_ = false;
+  int64_t dims_product_ = 1, dims_count_ = 0;
   std::unordered_map<std::string, int32_t> thread_ids_;
 };
 

@@ -35,7 +35,8 @@ enum class EventKind : uint8_t {
   OptimizerStep,     // "Optimizer.step#<Class>.step"
   ZeroGrad,          // "Optimizer.zero_grad#<Class>.zero_grad"
   CollectiveLaunch,  // "c10d::allreduce_", "c10d::allgather_", ...: a collective entered
-  CommsInfo,         // "record_param_comms" (Kineto): the collective's name and elements
+  CommsInfo,         // "record_param_comms" (Kineto), or ProcessGroupNCCL's CPU-side "nccl:all_reduce":
+                     // the collective's name and elements ("In msg nelems", else "Input Dims")
   CollectiveWork,    // "gloo:all_reduce", "nccl:all_reduce", ...: the collective's work
   Kernel,            // a GPU kernel, memcpy or memset (cat kernel, gpu_memcpy, gpu_memset)
   CommKernel,        // a GPU kernel whose name starts with "nccl"
@@ -53,7 +54,7 @@ struct TraceEvent {
   double ts_us = 0;          // start, as written
   double dur_us = 0;         // >= 0
   int64_t correlation = -1;  // kernels and runtime launches: the pair's id
-  int64_t elements = -1;     // CommsInfo: "In msg nelems"; -1 unknown
+  int64_t elements = -1;     // CommsInfo: "In msg nelems", or the first "Input Dims"' product; -1 unknown
 };
 
 struct TraceEvents {

@@ -158,9 +158,15 @@ TracedJob analyze_trace(const TraceEvents& t) {
                      "DDP without communication?)");
 
   // Comm kernels by their launch's CPU time.
-  std::unordered_map<int64_t, double> launch_cpu_us;
+  // NCCL kernels with their launches, by the launch's CPU time.
+  std::unordered_map<int64_t, const TraceEvent*> launch_of;
   for (const TraceEvent& e : t.events)
-    if (e.kind == EventKind::RuntimeLaunch) launch_cpu_us[e.correlation] = e.ts_us;
+    if (e.kind == EventKind::RuntimeLaunch) launch_of[e.correlation] = &e;
+  std::vector<std::pair<const TraceEvent*, const TraceEvent*>> comm_launched;  // (launch, kernel)
+  for (const TraceEvent* k : comm_kernels)
+    if (const auto l = launch_of.find(k->correlation); l != launch_of.end()) comm_launched.emplace_back(l->second, k);
+  std::sort(comm_launched.begin(), comm_launched.end(),
+            [](const auto& x, const auto& y) { return x.first->ts_us < y.first->ts_us; });
 
   const Spans spans = iteration_spans(steps, forwards, optimizers);
   if (spans.spans.size() > 10000)
@@ -260,14 +266,25 @@ TracedJob analyze_trace(const TraceEvents& t) {
     it.data_s = std::max(0.0, (fwd_us - a) * 1e-6 - zero_s);
     it.iteration_s = (b - a) * 1e-6;
 
-    // The collectives as measured.
+    // The collectives as measured. On a GPU the NCCL kernels, their kind from the kernel's
+    // name or else from the c10d collective that launched it; the iteration on the GPU's
+    // clock: its first kernel's start to its last kernel's end (the CPU runs ahead).
     const Events launched = starting_in(launches, a, b);
     if (clock.gpu()) {
-      for (const TraceEvent* k : comm_kernels) {
-        const auto l = launch_cpu_us.find(k->correlation);
-        if (l == launch_cpu_us.end() || l->second < a || l->second >= b) continue;
-        it.collectives.push_back({k->collective, (k->ts_us - dev_bwd0) * 1e-6, k->dur_us * 1e-6, -1});
+      double last_end = clock.at(b);
+      auto lo = std::lower_bound(comm_launched.begin(), comm_launched.end(), a,
+                                 [](const auto& x, double v) { return x.first->ts_us < v; });
+      for (auto p = lo; p != comm_launched.end() && p->first->ts_us < b; ++p) {
+        const TraceEvent* k = p->second;
+        Collective kind = k->collective;
+        if (kind == Collective::Other)
+          for (const TraceEvent* c : launched)
+            if (inside(p->first, c)) kind = c->collective;
+        it.collectives.push_back({kind, (k->ts_us - dev_bwd0) * 1e-6, k->dur_us * 1e-6, -1});
+        last_end = std::max(last_end, end_us(k));
       }
+      const double first = clock.first_start(a, b);
+      if (!std::isnan(first) && last_end > first) it.iteration_s = (last_end - first) * 1e-6;
     } else {
       for (const TraceEvent* w : starting_in(works, a, b))
         it.collectives.push_back({w->collective, (w->ts_us - bwd0_us) * 1e-6, w->dur_us * 1e-6, -1});
