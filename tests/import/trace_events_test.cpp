@@ -75,6 +75,22 @@ TEST(TraceEvents, ReadsKinetoTraceWithGpuKernelsAndCommsSizes) {
   EXPECT_EQ(t.events_read, 26);  // complete events only: the flow event ("ph": "f") is not one
 }
 
+TEST(TraceEvents, OlderKinetoSizesComeFromNcclsInputDims) {
+  // PyTorch 2.0's ProcessGroupNCCL records its input's shape, not "In msg nelems"; the
+  // GPU-side annotation of the same name is not read (its kernels say it).
+  const TraceEvents t = read_text(R"({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "nccl:all_reduce", "pid": 1, "tid": 1, "ts": 5, "dur": 2,
+     "args": {"Input Dims": [[10, 100], [], [7]]}},
+    {"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 1, "tid": 1, "ts": 6, "dur": 1,
+     "args": {"Input Dims": [[], [], []]}},
+    {"ph": "X", "cat": "gpu_user_annotation", "name": "nccl:all_reduce", "pid": 0, "tid": 7, "ts": 9, "dur": 4}]})");
+  ASSERT_EQ(t.events.size(), 2u);
+  EXPECT_EQ(t.events[0].kind, EventKind::CommsInfo);
+  EXPECT_EQ(t.events[0].collective, Collective::AllReduce);
+  EXPECT_EQ(t.events[0].elements, 1000);
+  EXPECT_EQ(t.events[1].elements, -1);  // an empty first shape says nothing
+}
+
 TEST(TraceEvents, MalformedInputIsATraceErrorNamingTheProblem) {
   const std::string good = testing::slurp(testing::traces_dir() + "cpu-gloo-2rank-cnn.json");
   EXPECT_NE(error_of(good.substr(0, good.size() / 2)).find("truncated JSON at byte"), std::string::npos);
