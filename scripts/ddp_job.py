@@ -255,8 +255,12 @@ def main(argv):
             with open(args.json, "w") as f:
                 json.dump(out, f, indent=1)
                 f.write("\n")
-    dist.destroy_process_group()
-    return 0
+    # Leave without destroy_process_group: in PyTorch 1.13 it can spin forever after the
+    # PowerSGD hook (its future callbacks still hold Gloo's threads). Every rank has passed
+    # the barrier above, and rank 0's JSON is written.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
