@@ -34,6 +34,13 @@ bool inside(const TraceEvent* inner, const TraceEvent* outer) {
   return inner->thread == outer->thread && inner->ts_us >= outer->ts_us && inner->ts_us <= end_us(outer);
 }
 
+// The elements a collective launch carries: the first sized CommsInfo inside it; -1 when none.
+int64_t launch_elements(const Events& infos, const TraceEvent* launch) {
+  for (const TraceEvent* info : starting_in(infos, launch->ts_us, end_us(launch) + 1e-9))
+    if (inside(info, launch) && info->elements >= 0) return info->elements;
+  return -1;
+}
+
 // The GPU's clock seen from the CPU (trace_job.h). On a CPU trace the identity.
 class DeviceClock {
  public:
@@ -110,6 +117,13 @@ Spans iteration_spans(const Events& steps, const Events& forwards, const Events&
   return s;
 }
 
+// An iteration's structure: its gradient count, then each bucket's.
+std::vector<int> structure(const TracedIteration& it) {
+  std::vector<int> key{static_cast<int>(it.tensor_ready_s.size())};
+  for (const TracedBucket& b : it.buckets) key.push_back(b.tensors);
+  return key;
+}
+
 std::string counts_text(const std::vector<int>& v) {
   std::string s = "(";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
@@ -174,8 +188,7 @@ TracedJob analyze_trace(const TraceEvents& t) {
                      " iterations traced; gcu reads at most 10000 (a few are enough: torch.profiler's active=3)");
   job.iterations_traced = static_cast<int>(spans.spans.size());
   std::vector<TracedIteration> all;
-  std::vector<std::vector<int>> keys;
-  std::vector<int> numbers;
+  std::vector<int> numbers;  // each of `all`'s iteration number
   for (size_t i = 0; i < spans.spans.size(); ++i) {
     const auto [a, b] = spans.spans[i];
     const std::string label = "iteration " + std::to_string(i);
@@ -231,11 +244,7 @@ TracedJob analyze_trace(const TraceEvents& t) {
       TracedBucket bk;
       bk.tensors = static_cast<int>(c - counted);
       bk.ready_s = (clock.at(l->ts_us) - dev_bwd0) * 1e-6;
-      for (const TraceEvent* info : starting_in(infos, l->ts_us, end_us(l) + 1e-9))
-        if (inside(info, l) && info->elements >= 0) {
-          bk.elements = info->elements;
-          break;
-        }
+      bk.elements = launch_elements(infos, l);
       counted = c;
       it.buckets.push_back(bk);
     }
@@ -291,15 +300,7 @@ TracedJob analyze_trace(const TraceEvents& t) {
     }
     // Sizes in launch order, per kind (record_param_comms inside each launch).
     std::map<Collective, std::vector<int64_t>> sizes;
-    for (const TraceEvent* l : launched) {
-      int64_t n = -1;
-      for (const TraceEvent* info : starting_in(infos, l->ts_us, end_us(l) + 1e-9))
-        if (inside(info, l) && info->elements >= 0) {
-          n = info->elements;
-          break;
-        }
-      sizes[l->collective].push_back(n);
-    }
+    for (const TraceEvent* l : launched) sizes[l->collective].push_back(launch_elements(infos, l));
     std::map<Collective, size_t> used_sizes;
     for (TracedCollective& c : it.collectives) {
       auto& v = sizes[c.kind];
@@ -307,9 +308,6 @@ TracedJob analyze_trace(const TraceEvents& t) {
       if (k < v.size()) c.elements = v[k++];
     }
 
-    std::vector<int> key{static_cast<int>(it.tensor_ready_s.size())};
-    for (const TracedBucket& bk : it.buckets) key.push_back(bk.tensors);
-    keys.push_back(key);
     numbers.push_back(static_cast<int>(i));
     all.push_back(std::move(it));
   }
@@ -321,16 +319,17 @@ TracedJob analyze_trace(const TraceEvents& t) {
 
   // The most common structure (the first iteration may still have DDP's initial buckets).
   std::map<std::vector<int>, int> count;
-  for (const auto& k : keys) ++count[k];
+  for (const TracedIteration& it : all) ++count[structure(it)];
   const std::vector<int> best =
       std::max_element(count.begin(), count.end(), [](const auto& x, const auto& y) { return x.second < y.second; })->first;
   for (size_t i = 0; i < all.size(); ++i) {
-    if (keys[i] == best) {
+    const std::vector<int> key = structure(all[i]);
+    if (key == best) {
       job.used.push_back(all[i]);
       continue;
     }
-    std::vector<int> mine(keys[i].begin() + 1, keys[i].end()), common(best.begin() + 1, best.end());
-    job.notes.push_back("iteration " + std::to_string(numbers[i]) + " left out: " + std::to_string(keys[i][0]) +
+    std::vector<int> mine(key.begin() + 1, key.end()), common(best.begin() + 1, best.end());
+    job.notes.push_back("iteration " + std::to_string(numbers[i]) + " left out: " + std::to_string(key[0]) +
                         " gradients in buckets " + counts_text(mine) + ", the most common being " +
                         std::to_string(best[0]) + " in " + counts_text(common));
   }

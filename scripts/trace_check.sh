@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # trace_check.sh: checks `gcu profile from-trace` + `gcu simulate` against measurements
-# (issue 64 item 4). One calibration gives the testbed's system part; a PyTorch profiler
+# (docs/accuracy.md "Your own job"). One calibration gives the testbed's system part; a PyTorch profiler
 # trace of a plain DDP job (scripts/ddp_job.py) at one rate gives each model's model part;
 # gcu simulate then predicts the job's iteration time per (model, rate, hook), and the
 # table compares it with the job's measured median iteration time at every rate
@@ -61,7 +61,7 @@
 # table.txt, table.csv, summary.json, commands.txt (every command, shell-quoted),
 # timings.txt.
 #
-# Runtime on the 2-core VM (2026-12-08): calibrate ~100 s (it finishes its steps well
+# Runtime on a 2-core VM: calibrate ~100 s (it finishes its steps well
 # inside the 300 s budget), probe ~20 s, cnn ~4 min, transformer ~7 min, predict ~1 s:
 # about 13 min in all. Needs root (network namespaces, scripts/netbed.sh) and
 # /usr/bin/python3 with torch. Run nothing else heavy beside it: a compile beside the

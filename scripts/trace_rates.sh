@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# trace_rates.sh: the "user's own DDP job" experiment (README job 4): record a PyTorch
+# trace_rates.sh: the "user's own DDP job" experiment: record a PyTorch
 # profiler trace of a plain DDP job (scripts/ddp_job.py) on the shaped-network testbed at
 # one rate, then measure that job's median iteration time at several rates with PyTorch's
 # own comm hooks (none, fp16, powersgd), so that `gcu profile from-trace` + `gcu simulate`
