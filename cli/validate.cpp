@@ -76,7 +76,19 @@ Examples:
       ->capture_default_str();
   sub->add_option("--threads", o.threads, "intra-op threads per rank")->capture_default_str();
   sub->add_option("--seed", o.seed, "seed of the cell order")->capture_default_str();
-  sub->add_option("--testbed", o.testbed, "auto, netns or loopback")->capture_default_str();
+  sub->add_option("--testbed", o.testbed,
+                  "auto, netns, loopback, or launcher (your cluster's launcher, --launcher: the network as it is)")
+      ->capture_default_str();
+  sub->add_option("--launcher", o.launcher,
+                  "with --testbed launcher: how your cluster starts ranks, {cmd} standing alone where the rank command "
+                  "goes; whole-job ('mpirun -np {ranks} {cmd}', 'srun -N2 --ntasks-per-node=4 {cmd}') or per rank, "
+                  "with {rank} ('ssh node{rank} {cmd}'; gcu launch starts one each)");
+  sub->add_option("--master-addr", o.master_addr, "with --testbed launcher: rank 0's address (MASTER_ADDR)")
+      ->capture_default_str();
+  sub->add_option("--shape-cmd", o.shape_cmd,
+                  "with --testbed launcher: a command that shapes the links to {rate} (tc's rate in kbit, e.g. 200000kbit; "
+                  "{ranks} too), run before a shaped link's cells; without it only unlimited links run");
+  sub->add_option("--unshape-cmd", o.unshape_cmd, "with --testbed launcher: puts the links back (after --shape-cmd)");
   sub->add_option("--protocol", o.protocol,
                   "user: what a user gets: one calibration (before the grid, or -p), then each cell predicted "
                   "with the link's rate as a point-to-point probe measures it (one TCP stream each way at once, "

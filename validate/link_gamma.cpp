@@ -138,9 +138,7 @@ LinkGamma measure_link_gamma(const Testbed& bed, const ValidateOptions& o, const
   std::error_code ec;
   std::filesystem::create_directories(o.out_dir + "/links", ec);
   std::remove(state.c_str());
-  std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
-  const std::vector<std::string> c = link_gamma_args(o, stem + ".json");
-  a.insert(a.end(), c.begin(), c.end());
+  const std::vector<std::string> a = bed.command(o.gcu, ranks, link_gamma_args(o, stem + ".json"));
   log << "gcu validate: gamma on link " << link.name << " (" << ranks << " ranks, backward beside its bucket all-reduces)"
       << std::flush;
   const ProcessResult r = run_process(a, out, kLinkGammaTimeoutS);

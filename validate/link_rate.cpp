@@ -114,8 +114,7 @@ void measure_link_probe(LinkRate& lr, const Testbed& bed, const std::string& gcu
   std::error_code ec;
   std::filesystem::create_directories(out_dir + "/links", ec);
   for (int r = 0; r < 2; ++r) std::remove((stem + ".rank" + std::to_string(r)).c_str());
-  std::vector<std::string> a = bed.launch_prefix(gcu, 2);
-  a.insert(a.end(), {python, script, stem, std::to_string(seconds)});
+  const std::vector<std::string> a = bed.command(gcu, 2, {python, script, stem, std::to_string(seconds)});
   log << "gcu validate: probing link " << lr.link.name << " point to point (both directions, " << seconds << " s)"
       << std::flush;
   const ProcessResult r = run_process(a, stem + ".out", static_cast<int>(seconds) + 60);
@@ -136,12 +135,11 @@ LinkRate measure_link_rate(const Testbed& bed, const std::string& gcu, int ranks
   std::error_code ec;
   std::filesystem::create_directories(out_dir + "/links", ec);
   std::remove((stem + ".json.state.json").c_str());
-  std::vector<std::string> a = bed.launch_prefix(gcu, ranks);
   const int budget_s = link_sweep_budget_s(link);
   // 16 KiB-32 MiB per rank, every collective kind, each call after a 10 ms idle gap (as a
   // training step's calls follow idle time): the rate from 1 MiB up, the per-size fits for
   // --predict-rate link-fits (link_fits.h).
-  a.insert(a.end(), {gcu, "calibrate", "--model", "cnn", "--skip",
+  const std::vector<std::string> a = bed.command(gcu, ranks, {gcu, "calibrate", "--model", "cnn", "--skip",
                      "compute,gamma,codecs,errors,codec-gradients,contention,convergence", "--min-bytes",
                      std::to_string(kLinkSweepMinBytes), "--max-bytes", std::to_string(kLinkSweepMaxBytes),
                      "--budget-s", std::to_string(budget_s), "--collective-gap-ms",

@@ -107,9 +107,7 @@ void run_round(RoundsRun& s, size_t idx, int round, const std::string& stem, con
     r.message = e.what();
     return;
   }
-  std::vector<std::string> a = s.bed.launch_prefix(o.gcu, c.ranks);
-  const auto t = train_command(o, c, tlog);
-  a.insert(a.end(), t.begin(), t.end());
+  const std::vector<std::string> a = s.bed.command(o.gcu, c.ranks, train_command(o, c, tlog));
   const double load = load_average();
   s.log << "gcu validate: [" << s.run_no << "/" << s.total_runs << "] round " << round + 1 << ": " << c.label()
         << " (load " << load << ")" << std::flush;
@@ -156,9 +154,7 @@ void run_probe(RoundsRun& s, int round) {
         << " ranks, unshaped)" << std::flush;
   try {
     s.bed.configure(ranks, parse_link("unlimited"));
-    std::vector<std::string> a = s.bed.launch_prefix(o.gcu, ranks);
-    const auto c = probe_args(o, out);
-    a.insert(a.end(), c.begin(), c.end());
+    const std::vector<std::string> a = s.bed.command(o.gcu, ranks, probe_args(o, out));
     const ProcessResult r = run_process(a, out + ".log", o.cell_timeout_s);
     p.wall_s = r.wall_s;
     if (r.interrupted) {

@@ -95,6 +95,13 @@ ValidateOptions checked_options(const ValidateOptions& opt) {
   if (o.device != "cpu" && o.device != "cuda")
     throw ValidateError("device '" + o.device + "': expected cpu or cuda");
   if (o.netbed.empty()) o.netbed = default_netbed();
+  if (o.testbed == "launcher") {
+    if (o.launcher.empty())
+      throw ValidateError("--testbed launcher needs --launcher TEMPLATE, e.g. 'mpirun -np {ranks} {cmd}'");
+    parse_launcher_template(o.launcher);  // its problem named before anything runs
+  } else if (!o.launcher.empty()) {
+    throw ValidateError("--launcher needs --testbed launcher");
+  }
   if (o.repeats < 1 || o.iters < 1 || o.warmup < 0 || o.warmup >= o.iters)
     throw ValidateError("need --repeats >= 1 and 0 <= --warmup < --iters");
   if (o.statistic != "mean" && o.statistic != "median")
@@ -171,9 +178,7 @@ void run_calibration(ValidateOptions& o, const std::vector<Cell>& cells, Testbed
   if (o.profile.empty()) o.profile = o.out_dir + "/profile.json";
   const int ranks = cells.front().ranks;
   bed.configure(ranks, parse_link("unlimited"));
-  std::vector<std::string> a = bed.launch_prefix(o.gcu, ranks);
-  const auto c = calibrate_args(o, cells);
-  a.insert(a.end(), c.begin(), c.end());
+  const std::vector<std::string> a = bed.command(o.gcu, ranks, calibrate_args(o, cells));
   log << "gcu validate: calibrating " << o.grid.model << " on " << ranks << " ranks (" << testbed << ", budget "
       << o.calibrate_budget_s << " s) -> " << o.profile << "\n";
   const ProcessResult r = run_process(a, o.out_dir + "/calibrate.log", o.calibrate_budget_s * 3 + 120);
@@ -243,8 +248,8 @@ void finish_cells(const ValidateOptions& o, const Report& rep, const model::Prof
   for (size_t i = 0; i < res.size(); ++i) {
     CellResult& r = res[i];
     r.load_average = load_sum[i] / o.repeats;
-    r.rate_used_gbps = rate_for(o, r.cell, rep.links, rep.testbed == "netns", &r.measured_link_gbps);
-    if (rep.testbed != "netns" && !r.cell.link.unlimited())
+    r.rate_used_gbps = rate_for(o, r.cell, rep.links, rep.testbed != "loopback", &r.measured_link_gbps);
+    if (rep.testbed == "loopback" && !r.cell.link.unlimited())
       r.message += std::string(r.message.empty() ? "" : "; ") + "link " + r.cell.link.name +
                    " NOT shaped (loopback testbed): predicted at the measured loopback rate, or the profile's";
     r.link_fits = preds[i]->link_in_profile();
@@ -307,8 +312,8 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   install_signal_handlers();
 
   Report rep;
-  Testbed bed(o.testbed, o.netbed, o.out_dir);
-  rep.testbed = bed.shaped() ? "netns" : "loopback";
+  Testbed bed(TestbedSpec{o.testbed, o.netbed, o.out_dir, o.launcher, o.master_addr, o.shape_cmd, o.unshape_cmd});
+  rep.testbed = bed.name();
   rep.testbed_note = bed.note();
   if (!bed.note().empty()) log << "gcu validate: " << bed.note() << "\n";
 
@@ -322,7 +327,7 @@ Report run_validate(const ValidateOptions& opt, std::ostream& log) {
   // Every cell's predictor from `p`: the profile's, or a shaped link's own fits.
   const auto cell_predictors = [&](const model::Profile& p) {
     std::vector<std::unique_ptr<CellPredictor>> preds = predictors(p, cells);
-    if (o.predict_rate == "link-fits" && rep.testbed == "netns") apply_link_fits(p, cells, rep.links, preds);
+    if (o.predict_rate == "link-fits" && rep.testbed != "loopback") apply_link_fits(p, cells, rep.links, preds);
     apply_link_gamma(cells, rep.links, preds);
     return preds;
   };

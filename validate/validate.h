@@ -33,7 +33,10 @@ struct ValidateOptions {
   int repeats = 2;                 // rounds over all cells, each in a fresh random order
   int threads = 1;                 // gcu train --threads (and OMP_NUM_THREADS)
   uint64_t seed = 1;               // cell order
-  std::string testbed = "auto";    // auto | netns | loopback
+  std::string testbed = "auto";    // auto | netns | loopback | launcher
+  // --testbed launcher (runner.h TestbedSpec): the cluster's launcher template, rank 0's
+  // address, and shaping commands where the user has them.
+  std::string launcher, master_addr = "127.0.0.1", shape_cmd, unshape_cmd;
   bool measure_links = true;       // collective sweep through each shaped link (link_rate.h)
   // on: the gamma step run through each link too, and its cells predicted with that
   // link's gamma and comm_contention (link_gamma.h); off: the profile's everywhere.
@@ -287,7 +290,7 @@ std::vector<double> round_drift(const std::vector<CellResult>& cells, int rounds
 
 struct Report {
   ValidateOptions options;
-  std::string testbed;          // "netns" | "loopback"
+  std::string testbed;          // "netns" | "loopback" | "launcher"
   std::string testbed_note;
   std::string profile_path, profile_model;
   std::string profile_date;                 // the profile's provenance.date, as given

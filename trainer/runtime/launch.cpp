@@ -131,10 +131,24 @@ std::string describe(int status) {
   return "ended with status " + std::to_string(status);
 }
 
+}  // namespace
+
+std::vector<std::string> rank_command(const std::vector<std::string>& command, int rank, int nproc) {
+  std::vector<std::string> out = command;
+  for (std::string& a : out)
+    for (const auto& [key, value] : {std::pair<std::string, std::string>{"{rank}", std::to_string(rank)},
+                                     {"{nproc}", std::to_string(nproc)}})
+      for (size_t at = a.find(key); at != std::string::npos; at = a.find(key, at + value.size()))
+        a.replace(at, key.size(), value);
+  return out;
+}
+
+namespace {
+
 // The child's side of the fork: its own process group, the pipes as stdout and stderr,
 // the torchrun-style variables, then exec (never returns).
-[[noreturn]] void exec_rank(const LaunchOptions& opt, const std::string& program, int r, int port,
-                            const int out[2], const int err[2]) {
+[[noreturn]] void exec_rank(const LaunchOptions& opt, const std::vector<std::string>& command,
+                            const std::string& program, int r, int port, const int out[2], const int err[2]) {
   ::setpgid(0, 0);  // own process group: signals reach what the rank starts too
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   ::dup2(out[1], 1);
@@ -147,7 +161,7 @@ std::string describe(int status) {
   ::setenv("MASTER_ADDR", opt.master_addr.c_str(), 1);
   ::setenv("MASTER_PORT", std::to_string(port).c_str(), 1);
   std::vector<char*> argv;
-  for (const auto& a : opt.command) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   ::execv(program.c_str(), argv.data());
   if (program.find('/') == std::string::npos) ::execvp(program.c_str(), argv.data());
@@ -163,10 +177,11 @@ std::vector<Child> spawn_ranks(const LaunchOptions& opt, const std::string& prog
     int out[2], err[2];
     if (::pipe(out) != 0 || ::pipe(err) != 0)
       throw TrainError(std::string("pipe failed: ") + std::strerror(errno));
+    const std::vector<std::string> command = rank_command(opt.command, r, opt.nproc);  // before fork: no allocation after it
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) throw TrainError(std::string("fork failed: ") + std::strerror(errno));
-    if (pid == 0) exec_rank(opt, program, r, port, out, err);
+    if (pid == 0) exec_rank(opt, command, program, r, port, out, err);
     ::setpgid(pid, pid);  // also here: no race with the kill() calls below
     ::close(out[1]);
     ::close(err[1]);

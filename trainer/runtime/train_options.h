@@ -83,7 +83,10 @@ struct LaunchOptions {
 // Starts opt.nproc copies of opt.command on this machine with RANK, WORLD_SIZE,
 // LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR and MASTER_PORT set; returns 0 when all
 // exit 0, else a non-zero code after naming the first failing rank on stderr.
+// "{rank}" and "{nproc}" in the command are replaced by each rank's number and the rank
+// count (per-rank launcher templates: `gcu launch -n 2 -- ip netns exec ns{rank} gcu train`).
 int run_launch(const LaunchOptions& opt);
+std::vector<std::string> rank_command(const std::vector<std::string>& command, int rank, int nproc);
 
 // A TCP port on 127.0.0.1 that was free a moment ago (bind to port 0, read it back).
 int pick_free_port();

@@ -2,6 +2,7 @@
 // /bin/sh children: environment, output prefixes, exit codes, stopping the other ranks
 // when one fails, and forwarding SIGINT/SIGTERM to the ranks (SIGKILL after the grace).
 #include "tests/trainer/runtime/spawn.h"
+#include "trainer/runtime/train_options.h"
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,18 @@ TEST(Launch, SetsRankEnvironmentAndPrefixesOutput) {
                             " w=3 l=" + std::to_string(k) + " a=127.0.0.1 p=set"),
               std::string::npos)
         << r.output;
+}
+
+TEST(Launch, RankAndCountInTheCommandAreEachRanks) {
+  // A per-rank launcher template: {rank} and {nproc} in any argument.
+  TempDir d("launch_template");
+  const auto r = run({GCU_EXE, "launch", "-n", "2", "--", "/bin/sh", "-c", "echo host=node{rank} of {nproc}"},
+                     d / "out", 30);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("[rank 0] host=node0 of 2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[rank 1] host=node1 of 2"), std::string::npos) << r.output;
+  EXPECT_EQ(rank_command({"a{rank}{rank}", "{nproc}", "{ran"}, 12, 16),
+            (std::vector<std::string>{"a1212", "16", "{ran"}));
 }
 
 TEST(Launch, FailingRankStopsTheOthersAndNamesIt) {

@@ -80,3 +80,43 @@ TEST(Rendezvous, ClearErrors) {
 
 }  // namespace
 }  // namespace gcu::trainer
+
+namespace gcu::trainer {
+namespace {
+
+TEST(Rendezvous, SrunGivesRankZerosHostAndAPortFromTheJob) {
+  const auto s = rank_info_from_env(fake({{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "3"},
+                                          {"SLURM_STEP_NODELIST", "gpu[007-008]"}, {"SLURM_JOB_NODELIST", "gpu[001-009]"},
+                                          {"SLURM_JOB_ID", "123456"}}));
+  EXPECT_EQ(s.master_addr, "gpu007");
+  EXPECT_EQ(s.master_port, 29500 + 456);
+  EXPECT_EQ(s.master_from, "SLURM_STEP_NODELIST (its first host)");
+  // MASTER_ADDR and MASTER_PORT, when set, win.
+  const auto e = rank_info_from_env(fake({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"},
+                                          {"SLURM_JOB_NODELIST", "n1,n2"}, {"MASTER_ADDR", "head"}, {"MASTER_PORT", "4000"}}));
+  EXPECT_EQ(e.master_addr, "head");
+  EXPECT_EQ(e.master_port, 4000);
+  EXPECT_EQ(e.master_from, "MASTER_ADDR");
+}
+
+TEST(Rendezvous, MpirunOnOneNodeUsesLoopbackAndAcrossNodesAsksForMasterAddr) {
+  const auto m = rank_info_from_env(fake({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
+                                          {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
+  EXPECT_EQ(m.master_addr, "127.0.0.1");
+  EXPECT_EQ(m.master_port, 29500);
+  expect_error({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}},
+               "the ranks span several nodes");
+}
+
+TEST(Rendezvous, FirstSlurmHost) {
+  EXPECT_EQ(first_slurm_host("node01"), "node01");
+  EXPECT_EQ(first_slurm_host("gpu[003-006,9],login1"), "gpu003");
+  EXPECT_EQ(first_slurm_host("rack[2-3]-n[01-04]"), "rack2-n01");
+  EXPECT_EQ(first_slurm_host("a,b"), "a");
+  EXPECT_EQ(first_slurm_host("bad[1-2"), std::nullopt);
+  EXPECT_EQ(first_slurm_host("x;rm -rf /"), std::nullopt);
+  EXPECT_EQ(first_slurm_host(""), std::nullopt);
+}
+
+}  // namespace
+}  // namespace gcu::trainer
