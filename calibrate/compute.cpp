@@ -40,9 +40,10 @@ std::unique_ptr<trainer::BatchSource> make_source(const ComputeOptions& o, const
   if (o.data != "fashion-mnist")
     throw std::invalid_argument("compute: data '" + o.data + "' (expected synthetic or fashion-mnist)");
   const auto shape = net.input_shape(1);
-  if (shape.size() != 4 || shape[2] < 28 || shape[2] != shape[3])
+  if (net.input_kind() != trainer::InputKind::kImage || shape.size() != 4 || shape[2] < 28 || shape[2] != shape[3] ||
+      net.input_dtype() != torch::kFloat32 || net.num_classes() < 10)
     throw std::invalid_argument("compute: --compute-data fashion-mnist needs a model that takes square images of "
-                                "28x28 or larger; " + o.model_spec + " does not (use --compute-data synthetic)");
+                                "28x28 or larger (float32, >= 10 classes); " + o.model_spec + " does not (use --compute-data synthetic)");
   trainer::LoaderOptions lo;
   lo.rank = rank;
   lo.world_size = world;
@@ -96,7 +97,7 @@ struct Trainee {
       params[i].register_hook([this, i](const torch::Tensor&) { ready[i] = now_s() - bwd_start; });
   }
   torch::Tensor forward() {
-    return torch::nn::functional::cross_entropy(net->forward(batch.input), batch.target);
+    return net->loss_on(batch);
   }
   // `ro`: the device hooks of the trainer's GPU path (thread_init, device_sync, marks),
   // empty on the CPU; the mode is set here.

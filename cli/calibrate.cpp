@@ -4,6 +4,7 @@
 #include "calibrate/calibrate.h"
 #include "command.h"
 #include "descriptions.h"
+#include "model_flags.h"
 
 #include <cstdio>
 #include <fstream>
@@ -25,6 +26,7 @@ std::string full_command_line() {
 
 struct CalibrateCli {
   calibrate::CalibrateOptions o;
+  trainer::ScriptedFlags model_flags;
   std::string command;
 };
 
@@ -38,8 +40,10 @@ void setup_calibrate(CLI::App& app) {
   sub->add_option("--system-part", o.system_part,
                   "Also write the profile's system part (gcu.system-part/1: cluster, codec costs) here; `gcu "
                   "simulate -p MODEL --system SYSTEM` combines any two");
-  sub->add_option("--model", o.model_spec, "Model spec, e.g. cnn, resnet18:classes=10,channels=1,image=28")
+  sub->add_option("--model", o.model_spec, "Model spec, e.g. cnn, resnet18:classes=10,channels=1,image=28, or your own: "
+                  "torchscript:FILE.pt with --input-shape")
       ->capture_default_str();
+  add_scripted_model_flags(sub, &opt->model_flags);
   sub->add_option("--batch-sizes", o.batch_sizes, "Per-rank batch sizes to time")->delimiter(',')->capture_default_str();
   sub->add_option("--warmup", o.warmup, "Warm-up iterations discarded per measurement")->capture_default_str();
   sub->add_option("--iters", o.iters, "Timed iterations per measurement")->capture_default_str();
@@ -137,6 +141,7 @@ void setup_calibrate(CLI::App& app) {
   sub->callback([opt]() {
     auto& o = opt->o;
     o.command_line = full_command_line();
+    o.model_spec = model_spec_with_flags(o.model_spec, opt->model_flags);
     try {
       auto r = calibrate::run_calibration(o, [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); });
       if (r.wrote_profile) std::printf("%s", r.report.c_str());

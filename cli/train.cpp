@@ -2,6 +2,7 @@
 // Rank and world come from the environment (torchrun, gcu launch, mpirun or srun).
 #include "command.h"
 #include "descriptions.h"
+#include "model_flags.h"
 
 #include "trainer/runtime/train_options.h"
 
@@ -31,7 +32,8 @@ Schemes: `gcu schemes` lists them (any registry spec works, e.g. "ef(topk:k=0.01
 
 // Network, data, batch, length, seed and threads.
 void add_workload_options(CLI::App* sub, gcu::trainer::TrainOptions* opt) {
-  sub->add_option("--model", opt->model, "network spec (cnn, resnet18, resnet50, vgg19, bert:...)")
+  sub->add_option("--model", opt->model, "network spec (cnn, resnet18, resnet50, vgg19, bert:..., or your own: torchscript:FILE.pt "
+                  "with --input-shape)")
       ->capture_default_str();
   sub->add_option("--data", opt->data,
                   "fashion-mnist; synthetic (timing runs: a fixed random input per rank, fresh random labels every "
@@ -128,7 +130,10 @@ void setup_train(CLI::App& app) {
   add_reporting_options(sub, opt.get());
   add_checkpoint_options(sub, opt.get());
   add_testing_options(sub, opt.get());
-  sub->callback([opt] {
+  auto flags = std::make_shared<gcu::trainer::ScriptedFlags>();
+  gcu::cli::add_scripted_model_flags(sub, flags.get());
+  sub->callback([opt, flags] {
+    opt->model = gcu::cli::model_spec_with_flags(opt->model, *flags);
     try {
       const int rc = gcu::trainer::run_train(*opt);
       if (rc != 0) throw CLI::RuntimeError(rc);

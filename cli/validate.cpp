@@ -2,6 +2,7 @@
 // cell with the model and report predicted vs measured per component (validate/validate.h).
 #include "command.h"
 #include "descriptions.h"
+#include "model_flags.h"
 
 #include "model/profile_json.h"
 #include "model/units.h"
@@ -22,6 +23,7 @@ struct ValidateCli {
   validate::ValidateOptions o;
   std::vector<std::string> links = {"unlimited"};
   bool no_plots = false, no_measure = false, no_calibration_noise = false;
+  trainer::ScriptedFlags model_flags;
 };
 
 std::string command_line() {
@@ -63,7 +65,9 @@ Examples:
                                               "where the new profile goes)");
   sub->add_flag("--calibrate", o.calibrate, "run `gcu calibrate` first, in the same placement (unshaped links)");
   sub->add_option("--calibrate-budget-s", o.calibrate_budget_s, "calibration time budget")->capture_default_str();
-  sub->add_option("--model", o.grid.model, "gcu train --model spec")->capture_default_str();
+  sub->add_option("--model", o.grid.model, "gcu train --model spec (or your own: torchscript:FILE.pt with --input-shape)")
+      ->capture_default_str();
+  add_scripted_model_flags(sub, &opt->model_flags);
   sub->add_option("--schemes", o.grid.schemes, "';'-separated scheme specs")->delimiter(';')->capture_default_str();
   sub->add_option("--links", opt->links, "link rates: unlimited, 1gbit, 200mbit, or Gbit/s")
       ->delimiter(',')->capture_default_str();
@@ -176,6 +180,7 @@ Examples:
     o.calibration_noise = !opt->no_calibration_noise;
     o.measure_links = !opt->no_measure;
     o.command_line = command_line();
+    o.grid.model = model_spec_with_flags(o.grid.model, opt->model_flags);
     try {
       o.grid.links.clear();
       for (const auto& l : opt->links) o.grid.links.push_back(validate::parse_link(l));

@@ -47,7 +47,8 @@ bool load_real_data(const ConvergenceOptions& o, const trainer::Net& net,
   const int p = o.workers;
   bool real = false;
   const auto shape = net.input_shape(1);
-  if (o.compute.real_data && shape.size() == 4 && shape[1] == 1 && shape[2] == 28) {
+  if (o.compute.real_data && shape.size() == 4 && shape[1] == 1 && shape[2] == 28 && shape[3] == 28 &&
+      net.input_dtype() == torch::kFloat32 && net.num_classes() >= 10) {
     try {
       for (int r = 0; r < p; ++r) {
         trainer::LoaderOptions lo;
@@ -95,7 +96,7 @@ RunResult train(const ConvergenceOptions& o, const std::string& scheme, int max_
     for (int r = 0; r < p; ++r) {
       auto b = real ? data[r]->next_batch() : net->make_synthetic_batch(o.batch_size, torch::kCPU, 1000 * it + r);
       opt.zero_grad();
-      torch::nn::functional::cross_entropy(net->forward(b.input), b.target).backward();
+      net->loss_on(b).backward();
       int64_t off = 0;
       for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
         auto g = pi->grad().contiguous().view({-1});
@@ -116,7 +117,7 @@ RunResult train(const ConvergenceOptions& o, const std::string& scheme, int max_
     opt.step();
     if (it % o.eval_every == 0) {
       torch::NoGradGuard ng;
-      const double loss = torch::nn::functional::cross_entropy(net->forward(eval.input), eval.target).item<double>();
+      const double loss = net->loss_on(eval).item<double>();
       if (!std::isfinite(loss)) break;
       res.eval.push_back({it, loss});
       if (loss <= target) break;

@@ -120,7 +120,7 @@ double evaluate(trainer::Net& net, const TaskData& task, const PilotOptions& o, 
   net.eval();
   const auto logits = net.forward(task.eval.input);
   net.train();
-  const double loss = torch::nn::functional::cross_entropy(logits, task.eval.target).item<double>();
+  const double loss = net.loss(logits, task.eval.target).item<double>();
   const double acc = logits.argmax(1).eq(task.eval.target).to(torch::kDouble).mean().item<double>();
   nlohmann::ordered_json r{{"type", "eval"}, {"task", o.task}, {"scheme", spec}, {"seed", seed}, {"iteration", it}};
   r["loss"] = std::isfinite(loss) ? nlohmann::ordered_json(loss) : nlohmann::ordered_json(nullptr);
@@ -137,7 +137,7 @@ void worker_gradients(trainer::Net& net, torch::optim::SGD& opt, std::vector<tor
   for (int r = 0; r < w.p; ++r) {
     auto b = data[r]->next_batch();
     opt.zero_grad();
-    torch::nn::functional::cross_entropy(net.forward(b.input), b.target).backward();
+    net.loss_on(b).backward();
     int64_t off = 0;
     for (auto pi = params.rbegin(); pi != params.rend(); ++pi) {
       auto g = pi->grad().contiguous().view({-1});

@@ -4,9 +4,11 @@
 // (make_net) runs when every value is small (< 64), so that the fuzzer does not spend
 // its time allocating the parameters of huge networks a user could legitimately ask for.
 // Invariants: bad specs are ModelError (or c10::Error from LibTorch's own shape checks);
-// the canonical spec of a built net builds again into the same canonical spec.
+// the canonical spec of a built net builds again into the same canonical spec. TorchScript
+// specs ("torchscript:FILE|input=..") are parsed, never loaded.
 #include "fuzz/fuzz_util.h"
 #include "trainer/models/builders.h"
+#include "trainer/models/scripted_spec.h"
 
 #include <c10/util/Exception.h>
 #include <torch/torch.h>
@@ -21,6 +23,24 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace gcu::trainer;
   const std::string spec = gcu::fuzz::as_string(data, size);
+  // A TorchScript spec: parsed and composed only (a fuzzer never loads a file); its
+  // canonical form parses back into itself.
+  if (is_scripted_spec(spec)) {
+    ScriptedSpec s;
+    try {
+      s = parse_scripted_spec(spec);
+    } catch (const ModelError&) {
+      return 0;
+    }
+    const std::string canonical = s.canonical();
+    try {
+      GCU_FUZZ_CHECK(parse_scripted_spec(canonical).canonical() == canonical,
+                     "torchscript canonical spec not stable: " + canonical);
+    } catch (const ModelError& e) {
+      GCU_FUZZ_CHECK(false, "torchscript canonical spec '" + canonical + "' does not parse: " + e.what());
+    }
+    return 0;
+  }
   gcu::trainer::detail::ModelArgs args;
   try {
     args = gcu::trainer::detail::ModelArgs::parse(spec);

@@ -112,6 +112,19 @@ std::string system_label(const net::SystemSpec& sys) {
   return std::to_string(sys.nodes) + " x " + std::to_string(sys.gpus_per_node) + " " + sys.gpu.name;
 }
 
+// The profile's network: --model, else its model's name as a family spec or preset (a
+// model calibrated from a TorchScript file or a built-in trainer net has no such name).
+net::Network profile_network(const DescribeFlags& f, const model::Profile& p) {
+  if (!f.model.empty()) return net::make_network(f.model);
+  try {
+    return net::make_network(p.model.name);
+  } catch (const net::NetworkError& e) {
+    throw net::NetworkError("the profile's model '" + p.model.name.substr(0, 80) +
+                            "' is not a network gcu can describe: give --model SPEC with its tensors (" + e.what() +
+                            ")");
+  }
+}
+
 }  // namespace
 
 DescribedProfile describe_from_flags(const DescribeFlags& f) {
@@ -141,17 +154,7 @@ DescribedProfile move_from_flags(const LoadedProfile& measured, const DescribeFl
   const net::SystemSpec sys = system_from_flags(f, cat, extra);
   const model::Profile& p = measured.profile;
   const hw::Gpu& from = f.from_gpu.empty() ? net::gpu_named_in(cat, p.provenance.device) : cat.gpu(f.from_gpu);
-  // The profile's network: --model, else its model's name as a family spec or preset.
-  const std::string spec = f.model.empty() ? p.model.name : f.model;
-  net::Network network;
-  try {
-    network = net::make_network(spec);
-  } catch (const net::NetworkError& e) {
-    if (!f.model.empty()) throw;
-    throw net::NetworkError("the profile's model '" + p.model.name.substr(0, 80) +
-                            "' is not a network gcu can describe: give --model SPEC with its tensors (" + e.what() +
-                            ")");
-  }
+  const net::Network network = profile_network(f, p);
   const net::MoveOptions o = move_options_of(f);
   const net::CodecBench codecs = net::load_codec_bench(dir + "/codecs-h100.json");
   net::Described d = net::move_profile(p, network, from, sys, o, codecs);
@@ -184,7 +187,7 @@ DescribedProfile combine_from_flags(const std::string& model_path, const std::st
   }
   if (from == to) return out;
   model::Profile& p = out.loaded.profile;
-  const net::Network network = net::make_network(f.model.empty() ? p.model.name : f.model);
+  const net::Network network = profile_network(f, p);
   const net::MovedCompute moved = net::move_compute(p.model, network, *from, *to, move_options_of(f));
   p.model.compute = moved.compute;
   model::validate_profile(p);

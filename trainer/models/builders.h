@@ -39,5 +39,7 @@ std::shared_ptr<Net> make_cnn(const ModelArgs& args);
 std::shared_ptr<Net> make_resnet(const ModelArgs& args, int depth);  // 18, 50, 101
 std::shared_ptr<Net> make_vgg19(const ModelArgs& args, bool batch_norm);
 std::shared_ptr<Net> make_bert(const ModelArgs& args);
+// "torchscript:FILE.pt|input=...": loads the file (torchscript.cpp, scripted_spec.h).
+std::shared_ptr<Net> make_scripted(const std::string& spec);
 
 }  // namespace gcu::trainer::detail

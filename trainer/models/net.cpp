@@ -16,12 +16,16 @@ Batch Net::make_synthetic_batch(int64_t batch, const torch::Device& device,
   if (input_kind() == InputKind::kTokens) {
     out.input = torch::randint(0, vocab_size(), shape, gen, torch::kInt64);
   } else {
-    out.input = torch::randn(shape, gen, torch::kFloat32);
+    out.input = torch::randn(shape, gen, torch::kFloat32).to(input_dtype());
   }
   out.target = torch::randint(0, num_classes(), {batch}, gen, torch::kInt64);
   out.input = out.input.to(device);
   out.target = out.target.to(device);
   return out;
+}
+
+torch::Tensor Net::loss(const torch::Tensor& output, const torch::Tensor& target) {
+  return torch::nn::functional::cross_entropy(output, target);
 }
 
 std::vector<ParamInfo> Net::parameter_list() const {

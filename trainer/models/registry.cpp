@@ -1,6 +1,7 @@
 // trainer/models/registry.cpp: spec parsing (ModelArgs) and the name -> factory table
 // behind make_net().
 #include "trainer/models/builders.h"
+#include "trainer/models/scripted_spec.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -126,12 +127,14 @@ std::vector<std::string> known_models() {
 }
 
 std::shared_ptr<Net> make_net(const std::string& spec) {
+  if (is_scripted_spec(spec)) return detail::make_scripted(spec);
   const auto args = detail::ModelArgs::parse(spec);
   const auto it = factories().find(args.name());
   if (it == factories().end()) {
     std::string known;
     for (const auto& name : known_models()) known += (known.empty() ? "" : ", ") + name;
-    throw ModelError("unknown model '" + args.name() + "' (known models: " + known + ")");
+    throw ModelError("unknown model '" + args.name() + "' (known models: " + known +
+                     "; or your own, torchscript:FILE.pt with --input-shape)");
   }
   auto net = it->second(args);
   net->set_spec(args.canonical());

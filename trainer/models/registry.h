@@ -8,10 +8,13 @@
 //   vgg19, vgg19_bn           torchvision-exact VGG-19 (image >= 32)
 //   bert                      BERT-style encoder, HF-BERT parameter layout; defaults =
 //                             BERT-base (12 layers, hidden 768, 12 heads) with 2 labels
+//   torchscript:FILE.pt|...   the user's own TorchScript model (scripted_spec.h, torchscript.cpp)
 // Common spec keys for image models: classes, channels, image (height = width, pixels).
 // BERT keys: layers, hidden, heads, intermediate, vocab, positions, type_vocab, classes
 // (= number of labels), seq (input length), dropout.
 #pragma once
+
+#include "trainer/models/model_error.h"
 
 #include <torch/nn/module.h>
 #include <torch/types.h>
@@ -25,12 +28,6 @@
 #include <vector>
 
 namespace gcu::trainer {
-
-// Bad model spec (unknown model, unknown key, bad value): the message names the value.
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // One mini-batch: input (images NCHW float, or token ids int64 [batch, seq]) and target
 // (class indices int64 [batch]).
@@ -59,6 +56,15 @@ class Net : public torch::nn::Module {
   virtual int64_t num_classes() const = 0;
   // Token models: the vocabulary size (ids are drawn in [0, vocab)); 0 for image models.
   virtual int64_t vocab_size() const { return 0; }
+  // The element type of an image-like input (float32 for the built-in models).
+  virtual torch::ScalarType input_dtype() const { return torch::kFloat32; }
+
+  // The training loss of a forward's output against a batch's targets: cross-entropy
+  // over [batch, classes] logits for the built-in models; a TorchScript model may name
+  // another (scripted_spec.h).
+  virtual torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target);
+  // forward + loss on a batch.
+  torch::Tensor loss_on(const Batch& batch) { return loss(forward(batch.input), batch.target); }
 
   // Random inputs of input_shape(batch) (standard normal images, or uniform token ids)
   // and uniform targets, drawn from a private generator seeded with `seed` on the CPU and

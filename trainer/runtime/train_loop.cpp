@@ -99,7 +99,7 @@ double run_iteration(TrainRun& r) {
     r.comm->set_context("the buffer broadcast");
     broadcast_tensors(r.buffers, *r.comm, 0);
   }
-  auto loss = torch::nn::functional::cross_entropy(r.net->forward(batch.input), batch.target);
+  auto loss = r.net->loss_on(batch);
   r.sync();
   const auto t2 = RunClock::now();
   r.reducer->zero_grad();  // keeps the gradients as bucket views (reducer.h)

@@ -68,6 +68,11 @@ void setup_data(TrainRun& r) {
                                                    /*fresh_labels=*/o.data == "synthetic");
       return;
     }
+    if (r.net->input_kind() != InputKind::kImage || shape.size() != 4 || shape[2] < 28 || shape[2] != shape[3] ||
+        r.net->input_dtype() != torch::kFloat32 || r.net->num_classes() < 10) {
+      throw TrainError("--data " + o.data + " needs a model of square float32 images of 28x28 or larger with >= 10 "
+                       "classes; " + r.net->spec() + " is not one (use --data synthetic)");
+    }
     const auto dir = o.data_dir.empty() ? prepare_fashion_mnist()
                                         : prepare_fashion_mnist(fashion_mnist_package_dir(), o.data_dir);
     LoaderOptions lo;
