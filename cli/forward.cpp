@@ -47,12 +47,24 @@ std::string torch_binary_path() {
   return p.string();
 }
 
+bool needs_torch(int argc, char** argv) {
+  if (argc < 2) return false;
+  if (is_torch_subcommand(argv[1])) return true;
+  // `gcu profile from-trace --network torchscript:FILE.pt` reads the file with LibTorch.
+  if (std::string_view(argv[1]) != "profile") return false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view a(argv[i]);
+    if (a.rfind("torchscript:", 0) == 0 || a.rfind("--network=torchscript:", 0) == 0) return true;
+  }
+  return false;
+}
+
 int forward_to_torch(int argc, char** argv) {
-  if (argc < 2 || !is_torch_subcommand(argv[1])) return -1;
+  if (!needs_torch(argc, argv)) return -1;
   const std::string path = torch_binary_path();
   if (path.empty()) {
     std::fprintf(stderr,
-                 "gcu: error: '%s' trains or measures with LibTorch, and this build has no gcu-torch beside "
+                 "gcu: error: '%s' trains, measures or reads a TorchScript file with LibTorch, and this build has no gcu-torch beside "
                  "gcu: install libtorch-dev (bash scripts/install-deps.sh) and rebuild (bash scripts/build.sh). "
                  "gcu simulate and gcu schemes work without it.\n",
                  argv[1]);

@@ -15,6 +15,10 @@ namespace gcu::cli {
 // The subcommands that `gcu-torch` runs.
 bool is_torch_subcommand(std::string_view name);
 
+// Whether argv is for gcu-torch: a torch subcommand, or `gcu profile` with a TorchScript
+// file (an argument starting "torchscript:").
+bool needs_torch(int argc, char** argv);
+
 // `gcu-torch` in the directory of the running executable, or "" when it is not there
 // (a build without LibTorch).
 std::string torch_binary_path();

@@ -9,6 +9,9 @@
 #include "model/profile_json.h"
 #include "util/output_file.h"
 #include "util/text.h"
+#ifndef GCU_FRONT
+#include "scripted_network.h"
+#endif
 
 #include <cstdio>
 #include <filesystem>
@@ -72,11 +75,15 @@ void run_from_trace(const FromTraceOptions& o, const std::string& command) {
   try {
     std::optional<model::net::Network> network;
     if (!o.network.empty()) {
-      if (o.network.rfind("torchscript:", 0) == 0)
-        throw UsageError("--network " + util::quote(o.network) +
-                         ": TorchScript models are not read by `gcu profile` yet; give a family, a preset or "
-                         "tensors:FILE.csv");
-      network = model::net::make_network(o.network);
+      if (o.network.rfind("torchscript:", 0) == 0) {
+#ifdef GCU_FRONT  // main() hands such a command to gcu-torch first (cli/forward.h)
+        throw UsageError("--network " + util::quote(o.network) + " needs gcu-torch (a build with LibTorch)");
+#else
+        network = scripted_network(o.network);
+#endif
+      } else {
+        network = model::net::make_network(o.network);
+      }
     }
     // Check the outputs before reading a large trace.
     util::check_output_target(o.output);
@@ -128,7 +135,8 @@ void setup_profile(CLI::App& app) {
   ft->add_option("-o,--output", o->output, "Model part to write (gcu.model-part/1)")->required();
   ft->add_option("--network", o->network,
                  "The model's tensors: a family (transformer:..., resnet:depth=50), a preset (gcu simulate --model "
-                 "list), or tensors:FILE.csv|json; required when the trace has no sizes");
+                 "list), tensors:FILE.csv|json, or your TorchScript file torchscript:FILE.pt (its parameters, "
+                 "read with LibTorch; the file is not run); required when the trace has no sizes");
   ft->add_option("--batch", o->batch, "Per-rank batch size the traced job ran with")
       ->required()
       ->check(positive_count(1 << 24));

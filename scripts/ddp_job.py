@@ -130,6 +130,9 @@ def parse(argv):
                    help="rank 0 writes the trainable parameters as a gcu tensor list "
                         "(name,shape in backward order)")
     p.add_argument("--json", metavar="OUT.json", help="rank 0 writes the timings here")
+    p.add_argument("--script", metavar="OUT.pt",
+                   help="write the model as TorchScript (torch.jit.script) and exit: no process group, "
+                        "no training (gcu profile from-trace --network torchscript:OUT.pt)")
     # transformer size
     p.add_argument("--layers", type=int, default=2, help="transformer layers (default 2)")
     p.add_argument("--d-model", type=int, default=256, help="transformer width (default 256)")
@@ -186,6 +189,10 @@ def main(argv):
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)  # identical initial weights everywhere (DDP broadcasts rank 0's anyway)
 
+    if args.script:
+        model, _, _, _ = build(args)
+        torch.jit.script(model).save(args.script)
+        return
     dist.init_process_group("gloo", rank=args.rank, world_size=args.world)
 
     model, x, y, loss_fn = build(args)

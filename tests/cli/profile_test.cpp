@@ -86,7 +86,7 @@ TEST(ProfileCli, BadInputExitsTwoAndWritesNothing) {
   expect_refused("'" + (d / "missing.json") + "'" + net, "cannot read trace", d);
   expect_refused(kCliTraces + "cpu-gloo-2rank-cnn.json --batch 32", "--network", d);
   expect_refused(kCliTraces + "cpu-gloo-2rank-cnn.json --batch 32 --network resnet50", "12 gradients", d);
-  expect_refused(kCliTraces + "cpu-gloo-2rank-cnn.json --batch 32 --network torchscript:model.pt", "TorchScript", d);
+  expect_refused(kCliTraces + "cpu-gloo-2rank-cnn.json --batch 32 --network torchscript:model.pt", "cannot open 'model.pt'", d);
   const Result no_batch = gcu("profile from-trace " + kCliTraces + "cpu-gloo-2rank-cnn.json -o '" + (d / "x.json") + "'");
   EXPECT_EQ(no_batch.rc, 2) << no_batch.out;
   EXPECT_TRUE(trace_cli_has(no_batch.out, "--batch")) << no_batch.out;

@@ -91,6 +91,11 @@ class Net : public torch::nn::Module {
 // the global torch seed (call torch::manual_seed first for reproducibility).
 std::shared_ptr<Net> make_net(const std::string& spec);
 
+// The trainable parameters of the TorchScript module in `path` (named_parameters order,
+// a tied one once), without running it: what `gcu profile from-trace --network
+// torchscript:FILE.pt` fills a trace's buckets with. Throws ModelError when it does not load.
+std::vector<ParamInfo> scripted_parameter_list(const std::string& path);
+
 // Model names accepted by make_net, e.g. {"bert", "cnn", "resnet18", ...}.
 std::vector<std::string> known_models();
 

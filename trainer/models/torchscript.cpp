@@ -184,28 +184,43 @@ class ScriptedNet : public Net {
   std::set<const c10::TensorImpl*> seen_;
 };
 
+// The module in `path` on the CPU, in training mode; ModelError when it does not load.
+torch::jit::Module load_module(const std::string& path) {
+  {
+    std::ifstream f(path, std::ios::binary);
+    if (!f) throw ModelError("torchscript: cannot open '" + path + "'");
+  }
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(path, torch::kCPU);
+  } catch (const c10::Error& e) {
+    throw ModelError("torchscript: '" + path + "' does not load as a TorchScript module: " + first_line(e.what()));
+  } catch (const std::exception& e) {
+    throw ModelError("torchscript: '" + path + "' does not load as a TorchScript module: " + first_line(e.what()));
+  }
+  if (!module.find_method("forward")) throw ModelError("torchscript: '" + path + "' has no forward method");
+  module.train(true);
+  return module;
+}
+
 }  // namespace
 
 std::shared_ptr<Net> make_scripted(const std::string& text) {
   const ScriptedSpec spec = parse_scripted_spec(text);
-  {
-    std::ifstream f(spec.path, std::ios::binary);
-    if (!f) throw ModelError("torchscript: cannot open '" + spec.path + "'");
-  }
-  torch::jit::Module module;
-  try {
-    module = torch::jit::load(spec.path, torch::kCPU);
-  } catch (const c10::Error& e) {
-    throw ModelError("torchscript: '" + spec.path + "' does not load as a TorchScript module: " + first_line(e.what()));
-  } catch (const std::exception& e) {
-    throw ModelError("torchscript: '" + spec.path + "' does not load as a TorchScript module: " + first_line(e.what()));
-  }
-  if (!module.find_method("forward")) throw ModelError("torchscript: '" + spec.path + "' has no forward method");
-  module.train(true);
-  auto net = std::make_shared<ScriptedNet>(std::move(module), spec);
+  auto net = std::make_shared<ScriptedNet>(load_module(spec.path), spec);
   net->probe();
   net->set_spec(net->scripted().canonical());
   return net;
 }
 
 }  // namespace gcu::trainer::detail
+
+namespace gcu::trainer {
+
+std::vector<ParamInfo> scripted_parameter_list(const std::string& path) {
+  ScriptedSpec spec;
+  spec.path = path;
+  return detail::ScriptedNet(detail::load_module(path), spec).parameter_list();
+}
+
+}  // namespace gcu::trainer
